@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+// kbx: the command line of the KernelBench-X Workbench. Everything the GUI does, without a screen.
+#include "catalogue.h"
+#include "evaluator.h"
+#include "importers.h"
+#include "paths.h"
+#include "store.h"
+#include "taxonomy.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace {
+
+/// Documented in README.md ("Exit codes").
+enum Exit : int {
+    ExitOk = 0,
+    ExitUnjudged = 1,     ///< the run finished but some candidates could not be judged
+    ExitUsage = 2,
+    ExitInput = 3,        ///< bad path, unknown task, malformed file: nothing written
+    ExitEnvironment = 4,  ///< worker missing, Python/torch broken, task index unreadable
+    ExitDatabase = 5,
+    ExitInterrupted = 130,
+};
+
+std::atomic<bool> g_cancel{false};
+extern "C" void onSignal(int) { g_cancel.store(true); }
+
+std::string fmtDuration(double s)
+{
+    if (s < 60)
+        return fmt::format("{:.0f}s", s);
+    if (s < 3600)
+        return fmt::format("{}m{:02d}s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+    return fmt::format("{}h{:02d}m", static_cast<int>(s) / 3600, (static_cast<int>(s) % 3600) / 60);
+}
+
+kbx::TaskCatalogue loadCatalogue()
+{
+    return kbx::TaskCatalogue::load(kbx::findTasksDir());
+}
+
+int cmdTasks(const std::string& category, bool json)
+{
+    auto cat = loadCatalogue();
+    nlohmann::json arr = nlohmann::json::array();
+    std::map<std::string, int> counts;
+    for (const auto& t : cat.tasks()) {
+        if (!category.empty() && t.category != category)
+            continue;
+        counts[t.category]++;
+        if (json) {
+            arr.push_back({{"id", t.id}, {"category", t.category}, {"stem", t.stem}, {"entry", t.entry},
+                           {"signature", t.signature}, {"difficulty", t.difficulty}, {"comparison", t.comparison},
+                           {"tf32", t.tf32}, {"oracle", t.oracle.empty() ? nlohmann::json() : nlohmann::json(t.oracle)},
+                           {"tolerance", t.contract()["tolerance"]}, {"perf_shapes", t.perfShapes.size()},
+                           {"file", t.file}});
+        } else {
+            std::cout << fmt::format("{:<34} d{}  {}\n", t.id, t.difficulty, t.signature.substr(0, 90));
+        }
+    }
+    if (!category.empty() && counts.empty()) {
+        std::cerr << fmt::format("kbx: unknown category '{}' (known: {})\n", category, fmt::join(cat.categories(), ", "));
+        return ExitInput;
+    }
+    if (json) {
+        std::cout << arr.dump(1) << "\n";
+    } else {
+        int total = 0;
+        std::ostringstream os;
+        for (const auto& [c, n] : counts) {
+            os << fmt::format(" {} {}", c, n);
+            total += n;
+        }
+        std::cout << fmt::format("{} tasks:{}\n", total, os.str());
+    }
+    return ExitOk;
+}
+
+struct EvalArgs {
+    std::string source;
+    std::string method = "default";
+    int round = 0;
+    std::string db;
+    std::string device = "auto";
+    int jobs = 1;
+    bool json = false;
+    double timeout = 0;
+    std::vector<std::int64_t> seeds{0, 1};
+    std::optional<std::int64_t> secretSeed;
+    bool keepScratch = false;
+    std::string scratch;
+};
+
+int cmdEval(const EvalArgs& a)
+{
+    auto cat = loadCatalogue();
+    std::vector<kbx::Submission> subs;
+    try {
+        subs = kbx::loadSubmissions(a.source, cat);
+    } catch (const kbx::ImportError& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitInput;
+    }
+    kbx::WorkerConfig wc;
+    wc.worker = kbx::findWorker();
+    if (wc.worker.empty()) {
+        std::cerr << "kbx: kbx-worker not found (set KBX_WORKER or build with -DKBX_BUILD_WORKER=ON)\n";
+        return ExitEnvironment;
+    }
+    kbx::EvalOptions opt;
+    opt.jobs = a.jobs;
+    opt.method = a.method;
+    opt.round = a.round;
+    opt.publicSeeds = a.seeds;
+    opt.secretSeed = a.secretSeed;
+    opt.keepScratch = a.keepScratch;
+    if (!a.scratch.empty())
+        opt.scratchRoot = a.scratch;
+    const std::filesystem::path dbPath = a.db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(a.db);
+    std::unique_ptr<kbx::Store> store;
+    try {
+        store = std::make_unique<kbx::Store>(dbPath);
+    } catch (const kbx::StoreError& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitDatabase;
+    }
+    kbx::Evaluator probeEval(cat, *store, wc, opt);
+    nlohmann::json probe;
+    try {
+        probe = probeEval.probe();
+    } catch (const std::exception& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitEnvironment;
+    }
+    const bool cudaAvailable = probe.value("cuda_available", false);
+    if (a.device == "auto")
+        opt.device = cudaAvailable ? "cuda" : "cpu";
+    else
+        opt.device = a.device;
+    if (opt.device == "cuda" && !cudaAvailable) {
+        std::cerr << "kbx: --device cuda asked for, but the worker's torch sees no CUDA device\n";
+        return ExitEnvironment;
+    }
+    if (a.timeout > 0)
+        opt.candidateTimeout = a.timeout;
+    else
+        opt.candidateTimeout = opt.device == "cpu" ? 300 : 120;
+
+    std::cerr << fmt::format("kbx: evaluating {} candidate(s) from {} on {} ({}), {} job(s), database {}\n", subs.size(), a.source,
+                             opt.device, opt.device == "cuda" && !probe["devices"].empty() ? probe["devices"][0].value("name", "") : "Triton interpreter",
+                             opt.jobs, dbPath.string());
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    kbx::Evaluator ev(cat, *store, wc, opt);
+    const auto start = std::chrono::steady_clock::now();
+    const bool tty = isatty(2);
+    auto progress = [&](const kbx::Outcome& o, int done, int total) {
+        double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        double eta = done ? el / done * (total - done) : 0;
+        std::string verdict = o.harnessError ? "ERROR" : (o.record.pass ? "pass" : "fail");
+        std::string cls = o.harnessError ? o.harnessMessage.substr(0, 200) : o.record.failureClass.value_or("");
+        std::cerr << fmt::format("[{}/{}] {:<5} {:<32} {:<22} {:5.1f}s  ETA {}{}", done, total, verdict, o.taskId, cls, o.seconds,
+                                 fmtDuration(eta), tty ? "\n" : "\n");
+        if (a.json) {
+            nlohmann::json j = {{"task", o.taskId},
+                                {"verdict", o.harnessError ? "error" : (o.record.pass ? "pass" : "fail")},
+                                {"failure_class", o.record.failureClass ? nlohmann::json(*o.record.failureClass) : nlohmann::json()},
+                                {"detail", o.harnessError ? o.harnessMessage : o.record.failureDetail},
+                                {"call_ok", o.record.callOk},
+                                {"exe_ok", o.record.exeOk},
+                                {"method", o.method},
+                                {"round", o.round},
+                                {"origin", o.origin},
+                                {"code_hash", o.codeHash},
+                                {"candidate_id", o.candidateId},
+                                {"evaluation_id", o.evaluationId},
+                                {"new_candidate", o.newCandidate},
+                                {"device", opt.device},
+                                {"seconds", o.seconds}};
+            if (o.record.evidence.contains("first_failure"))
+                j["evidence"] = o.record.evidence["first_failure"];
+            std::cout << j.dump() << std::endl;
+        }
+    };
+    kbx::RunSummary sum;
+    try {
+        nlohmann::json args = {{"source", a.source}, {"method", a.method}, {"round", a.round}, {"device", opt.device}, {"jobs", a.jobs}};
+        sum = ev.run(subs, progress, &g_cancel, args);
+    } catch (const kbx::StoreError& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitDatabase;
+    } catch (const std::exception& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitEnvironment;
+    }
+    std::cerr << fmt::format("kbx: run {}: {} passed, {} failed, {} not judged, of {} in {}\n", sum.runId, sum.passed, sum.failed,
+                             sum.harnessErrors, sum.total, fmtDuration(sum.seconds));
+    if (sum.cancelled)
+        return ExitInterrupted;
+    return sum.harnessErrors ? ExitUnjudged : ExitOk;
+}
+
+int cmdReport(const std::string& db, bool json)
+{
+    const std::filesystem::path dbPath = db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(db);
+    if (!std::filesystem::exists(dbPath)) {
+        std::cerr << fmt::format("kbx: no database at {}\n", dbPath.string());
+        return ExitInput;
+    }
+    std::unique_ptr<kbx::Store> store;
+    try {
+        store = std::make_unique<kbx::Store>(dbPath);
+    } catch (const kbx::StoreError& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitDatabase;
+    }
+    auto rows = store->report();
+    if (json) {
+        for (const auto& r : rows)
+            std::cout << nlohmann::json{{"category", r.category}, {"method", r.method}, {"round", r.round}, {"total", r.total},
+                                        {"call_ok", r.callOk}, {"exe_ok", r.exeOk}}
+                             .dump()
+                      << "\n";
+        return ExitOk;
+    }
+    std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>12} {:>12}\n", "category", "method", "round", "total", "call", "exe");
+    int t = 0, c = 0, e = 0;
+    for (const auto& r : rows) {
+        std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>5} {:>5.1f}% {:>5} {:>5.1f}%\n", r.category, r.method, r.round, r.total, r.callOk,
+                                 100.0 * r.callOk / std::max(1, r.total), r.exeOk, 100.0 * r.exeOk / std::max(1, r.total));
+        t += r.total;
+        c += r.callOk;
+        e += r.exeOk;
+    }
+    std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>5} {:>5.1f}% {:>5} {:>5.1f}%\n", "all", "", "", t, c, 100.0 * c / std::max(1, t), e,
+                             100.0 * e / std::max(1, t));
+    return ExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"kbx — KernelBench-X Workbench command line: tasks, evaluation, reports"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "kbx 0.1.0");
+
+    std::string category;
+    bool tasksJson = false;
+    auto* tasks = app.add_subcommand("tasks", "List the benchmark's tasks");
+    tasks->add_option("--category", category, "Only this category");
+    tasks->add_flag("--json", tasksJson, "JSON array of tasks");
+
+    EvalArgs ea;
+    std::string seeds;
+    auto* eval = app.add_subcommand("eval", "Evaluate submissions (JSONL, .py named after a task, or a directory)");
+    eval->add_option("SOURCE", ea.source, "Submission file or directory")->required();
+    eval->add_option("--method", ea.method, "Method name stored with the results")->capture_default_str();
+    eval->add_option("--round", ea.round, "Round number when the source carries none")->capture_default_str();
+    eval->add_option("--db", ea.db, "Database (default: $KBX_DB or ~/.local/share/kbx/kbx.sqlite)");
+    eval->add_option("--device", ea.device, "auto, cpu (Triton interpreter) or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
+    eval->add_option("--jobs,-j", ea.jobs, "Candidates evaluated at once")->check(CLI::Range(1, 256))->capture_default_str();
+    eval->add_flag("--json", ea.json, "One JSON object per evaluated candidate on stdout");
+    eval->add_option("--timeout", ea.timeout, "Candidate stage time limit in seconds (default 300 on cpu, 120 on cuda)");
+    eval->add_option("--seeds", seeds, "Public seeds, comma-separated (default 0,1)");
+    eval->add_option("--secret-seed", ea.secretSeed, "Fix the secret seed (default: drawn per run)");
+    eval->add_flag("--keep-scratch", ea.keepScratch, "Keep the run's scratch directory");
+    eval->add_option("--scratch", ea.scratch, "Scratch directory for this run");
+
+    std::string reportDb;
+    bool reportJson = false;
+    auto* report = app.add_subcommand("report", "Per category x method call/exe counts (latest evaluation per submission)");
+    report->add_option("--db", reportDb, "Database");
+    report->add_flag("--json", reportJson, "One JSON object per row");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : ExitUsage;
+    }
+    try {
+        if (*tasks)
+            return cmdTasks(category, tasksJson);
+        if (*eval) {
+            if (!seeds.empty()) {
+                ea.seeds.clear();
+                std::stringstream ss(seeds);
+                std::string s;
+                while (std::getline(ss, s, ','))
+                    ea.seeds.push_back(std::stoll(s));
+            }
+            return cmdEval(ea);
+        }
+        if (*report)
+            return cmdReport(reportDb, reportJson);
+    } catch (const kbx::CatalogueError& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitEnvironment;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "kbx: bad number: " << e.what() << "\n";
+        return ExitUsage;
+    }
+    return ExitUsage;
+}

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+#include "evaluator.h"
+
+#include "protocol.h"
+#include "source.h"
+#include "taxonomy.h"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <random>
+#include <thread>
+
+namespace kbx {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(s.size() - n); }
+
+void writeText(const fs::path& p, const std::string& text)
+{
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    if (!out)
+        throw std::runtime_error(fmt::format("cannot write {}", p.string()));
+}
+
+const nlohmann::json* findFrame(const ProcessResult& r, const std::string& type)
+{
+    for (const auto& f : r.frames)
+        if (f.value("type", "") == type)
+            return &f;
+    return nullptr;
+}
+
+int precedence(const std::string& cls)
+{
+    if (auto c = failureClassFromString(cls))
+        return static_cast<int>(*c);
+    return 1000;
+}
+
+std::string hostName()
+{
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig worker, EvalOptions options)
+    : m_catalogue(catalogue), m_store(store), m_worker(std::move(worker)), m_opt(std::move(options))
+{
+    if (m_opt.jobs < 1)
+        m_opt.jobs = 1;
+}
+
+std::map<std::string, std::string> Evaluator::workerEnv() const
+{
+    auto env = m_worker.env;
+    env["PYTHONDONTWRITEBYTECODE"] = "1";
+    env["PYTHONUNBUFFERED"] = "1";
+    env["OMP_NUM_THREADS"] = "1";
+    if (m_opt.device == "cpu")
+        env["TRITON_INTERPRET"] = "1";
+    return env;
+}
+
+ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json& request, const fs::path& dir,
+                                   double timeout) const
+{
+    fs::create_directories(dir);
+    const auto reqPath = dir / (role + "-request.json");
+    writeText(reqPath, request.dump(2));
+    ProcessSpec spec;
+    spec.argv = {m_worker.worker.string(), role, "--request", reqPath.string(), "--protocol",
+                 std::to_string(protocol::kProtocolVersion)};
+    spec.env = workerEnv();
+    if (m_opt.device != "cpu")
+        spec.unsetEnv.push_back("TRITON_INTERPRET");
+    spec.cwd = dir;
+    spec.timeoutSeconds = timeout;
+    spec.cancel = m_cancel;
+    auto res = runProcess(spec);
+    if (!res.frames.empty() && res.protocolError.empty()) {
+        auto err = protocol::checkHello(res.frames.front());
+        if (!err.empty())
+            res.protocolError = err;
+    }
+    return res;
+}
+
+nlohmann::json Evaluator::probe() const
+{
+    if (m_worker.worker.empty() || !fs::exists(m_worker.worker))
+        throw std::runtime_error("kbx-worker not found (build with KBX_BUILD_WORKER=ON or set KBX_WORKER)");
+    ProcessSpec spec;
+    spec.argv = {m_worker.worker.string(), "probe"};
+    spec.env = m_worker.env;
+    spec.timeoutSeconds = 120;
+    auto res = runProcess(spec);
+    auto* result = findFrame(res, "result");
+    if (!result || res.exitCode != 0)
+        throw std::runtime_error(fmt::format("kbx-worker probe failed (exit {}, signal {}): {}", res.exitCode, res.signal,
+                                             tail(res.stderrText, 2000)));
+    return *result;
+}
+
+const Evaluator::RefBundle& Evaluator::reference(const TaskInfo& task)
+{
+    std::mutex* lock;
+    {
+        std::lock_guard g(m_refMutex);
+        auto& l = m_refLocks[task.id];
+        if (!l)
+            l = std::make_unique<std::mutex>();
+        lock = l.get();
+    }
+    std::lock_guard g(*lock);
+    {
+        std::lock_guard g2(m_refMutex);
+        if (auto it = m_refs.find(task.id); it != m_refs.end())
+            return *it->second;
+    }
+    auto bundle = std::make_unique<RefBundle>();
+    auto dir = m_scratch / "reference" / fmt::format("{}__{}", task.category, task.stem);
+    bundle->inputs = dir / "inputs.pt";
+    bundle->ref = dir / "reference.pt";
+    nlohmann::json req = {{"task_id", task.id},
+                          {"task_file", m_catalogue.taskFile(task).string()},
+                          {"device", m_opt.device},
+                          {"seeds", m_seeds},
+                          {"inputs_out", bundle->inputs.string()},
+                          {"ref_out", bundle->ref.string()}};
+    auto res = runWorker("reference", req, dir, m_opt.referenceTimeout);
+    auto* result = findFrame(res, "result");
+    if (res.exitCode == 0 && result && res.protocolError.empty()) {
+        bundle->ok = true;
+        bundle->cases = result->value("cases", 0);
+    } else {
+        std::string msg;
+        if (auto* e = findFrame(res, "error"))
+            msg = e->value("message", "");
+        if (res.timedOut)
+            msg = "reference timed out";
+        if (msg.empty())
+            msg = fmt::format("exit {} signal {} {}", res.exitCode, res.signal, res.protocolError);
+        bundle->error = fmt::format("reference for {} failed: {} | {}", task.id, msg, tail(res.stderrText, 1500));
+    }
+    std::lock_guard g2(m_refMutex);
+    return *(m_refs[task.id] = std::move(bundle));
+}
+
+Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    Outcome out;
+    out.taskId = sub.taskId;
+    out.origin = sub.origin;
+    out.method = m_opt.method;
+    out.round = sub.round.value_or(m_opt.round);
+    out.codeHash = sha256Hex(sub.code);
+    auto& rec = out.record;
+    rec.runId = runId;
+    rec.taskId = sub.taskId;
+    rec.startedAt = nowIso8601();
+    auto finish = [&](bool store) {
+        rec.finishedAt = nowIso8601();
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (store && !out.harnessError) {
+            auto [cid, isNew] = m_store.ensureCandidate(sub.taskId, sub.code);
+            out.candidateId = cid;
+            out.newCandidate = isNew;
+            rec.submissionId = m_store.ensureSubmission(cid, methodId, out.round, sub.origin);
+            out.evaluationId = m_store.addEvaluation(rec);
+        }
+        return out;
+    };
+    auto fail = [&](const std::string& cls, const std::string& detail) {
+        rec.pass = false;
+        rec.failureClass = cls;
+        rec.failureDetail = detail;
+    };
+
+    const TaskInfo* task = m_catalogue.find(sub.taskId);
+    if (!task) {
+        out.harnessError = true;
+        out.harnessMessage = "unknown task " + sub.taskId;
+        return finish(false);
+    }
+    if (sub.code.find_first_not_of(" \t\r\n") == std::string::npos) {
+        fail("empty", "the submission holds no code after removing fences and the test section");
+        return finish(true);
+    }
+    const auto& ref = reference(*task);
+    if (!ref.ok) {
+        out.harnessError = true;
+        out.harnessMessage = ref.error;
+        return finish(false);
+    }
+    rec.stageSeconds["reference_cases"] = ref.cases;
+
+    // Candidate stage: a fresh process, its own scratch directory.
+    const auto dir = m_scratch / "candidates" / fmt::format("{:05d}-{}", index, out.codeHash.substr(0, 12));
+    fs::create_directories(dir);
+    const auto source = dir / "candidate.py";
+    writeText(source, sub.code);
+    const auto outputs = dir / "outputs.pt";
+    nlohmann::json creq = {{"task_id", task->id},
+                           {"task_file", m_catalogue.taskFile(*task).string()},
+                           {"source_file", source.string()},
+                           {"inputs_file", ref.inputs.string()},
+                           {"outputs_file", outputs.string()},
+                           {"device", m_opt.device}};
+    auto cres = runWorker("candidate", creq, dir, m_opt.candidateTimeout);
+    rec.stageSeconds["candidate"] = cres.seconds;
+    nlohmann::json workerInfo = {{"exit_code", cres.exitCode}, {"signal", cres.signal}, {"timed_out", cres.timedOut},
+                                 {"stderr_tail", tail(cres.stderrText, 4000)}, {"stdout_tail", tail(cres.stdoutText, 2000)},
+                                 {"dropped_log_bytes", cres.droppedLogBytes}};
+    if (!cres.protocolError.empty())
+        workerInfo["protocol_error"] = cres.protocolError;
+    rec.evidence["worker"] = workerInfo;
+
+    std::map<int, nlohmann::json> candCases;
+    const nlohmann::json* staticFrame = nullptr;
+    const nlohmann::json* resultFrame = nullptr;
+    for (const auto& f : cres.frames) {
+        const auto type = f.value("type", "");
+        if (type == "static")
+            staticFrame = &f;
+        else if (type == "case")
+            candCases[f.value("index", -1)] = f;
+        else if (type == "result")
+            resultFrame = &f;
+        else if (type == "hello")
+            rec.evidence["versions"] = f.value("versions", nlohmann::json::object());
+    }
+    if (staticFrame)
+        rec.evidence["static"] = *staticFrame;
+    if (m_cancel && m_cancel->load()) {
+        out.harnessError = true;
+        out.harnessMessage = "cancelled";
+        return finish(false);
+    }
+    auto caseRecordsFromCandidate = [&] {
+        for (const auto& [i, f] : candCases) {
+            EvaluationRecord::Case c;
+            c.index = i;
+            c.name = f.value("name", "");
+            c.status = f.value("status", "") == "error" ? "error" : "ran";
+            if (f.contains("failure_class") && f["failure_class"].is_string())
+                c.failureClass = f["failure_class"].get<std::string>();
+            c.evidence = {{"message", f.value("message", "")}, {"seconds", f.value("seconds", 0.0)}};
+            if (f.contains("line"))
+                c.evidence["line"] = f["line"];
+            rec.cases.push_back(std::move(c));
+        }
+    };
+
+    if (cres.timedOut) {
+        fail("timeout", fmt::format("the candidate ran past the {:.0f} s limit and was killed with its process group", m_opt.candidateTimeout));
+        caseRecordsFromCandidate();
+        return finish(true);
+    }
+    if (cres.signal != 0) {
+        fail("crash", fmt::format("the worker died from {}{}", signalName(cres.signal),
+                                  cres.signal == SIGKILL ? " (killed from outside: often the out-of-memory killer)" : ""));
+        caseRecordsFromCandidate();
+        return finish(true);
+    }
+    if (staticFrame && !staticFrame->value("ok", false)) {
+        fail(staticFrame->value("failure_class", "runtime_error"), staticFrame->value("message", ""));
+        if (staticFrame->contains("line"))
+            rec.evidence["line"] = (*staticFrame)["line"];
+        return finish(true);
+    }
+    if (!resultFrame || !cres.protocolError.empty()) {
+        std::string why = !cres.protocolError.empty() ? "its protocol stream broke: " + cres.protocolError
+                                                      : fmt::format("it exited with code {} before reporting a result", cres.exitCode);
+        if (auto* e = findFrame(cres, "error"); e && e->value("failure_class", "") == "harness_error") {
+            out.harnessError = true;
+            out.harnessMessage = e->value("message", "") + " | " + tail(cres.stderrText, 1500);
+            return finish(false);
+        }
+        fail("crash", "the candidate's worker ended early: " + why);
+        caseRecordsFromCandidate();
+        return finish(true);
+    }
+    rec.evidence["launches"] = resultFrame->value("launches", nlohmann::json::object());
+    rec.evidence["triton_kernels"] = resultFrame->value("triton_kernels", nlohmann::json::array());
+    if (resultFrame->value("stage", "") == "import" || resultFrame->value("stage", "") == "static") {
+        fail(resultFrame->value("failure_class", "runtime_error"), resultFrame->value("message", ""));
+        rec.evidence["traceback"] = resultFrame->value("traceback", "");
+        if (resultFrame->contains("line"))
+            rec.evidence["line"] = (*resultFrame)["line"];
+        return finish(true);
+    }
+    bool callOk = true;
+    for (const auto& [i, f] : candCases)
+        if (f.value("status", "") == "error")
+            callOk = false;
+
+    // Compare stage: trusted C++ (LibTorch), in its own process.
+    nlohmann::json qreq = {{"ref_file", ref.ref.string()}, {"outputs_file", outputs.string()}, {"contract", task->contract()}};
+    auto qres = runWorker("compare", qreq, dir, m_opt.compareTimeout);
+    rec.stageSeconds["compare"] = qres.seconds;
+    auto* qresult = findFrame(qres, "result");
+    if (!qresult || qres.exitCode != 0) {
+        std::string msg;
+        if (auto* e = findFrame(qres, "error"))
+            msg = e->value("message", "");
+        if (callOk) {
+            out.harnessError = true;
+            out.harnessMessage = fmt::format("comparison failed: {} {}", msg, tail(qres.stderrText, 1500));
+            return finish(false);
+        }
+    }
+    std::string worst;
+    nlohmann::json worstEvidence;
+    std::string worstCase;
+    bool worstIsCall = false;
+    bool allPass = qresult && qresult->value("pass", false);
+    for (const auto& f : qres.frames) {
+        if (f.value("type", "") != "case")
+            continue;
+        EvaluationRecord::Case c;
+        c.index = f.value("index", 0);
+        c.name = f.value("name", "");
+        c.status = f.value("status", "");
+        c.evidence = f.value("evidence", nlohmann::json::object());
+        if (f.contains("failure_class") && f["failure_class"].is_string()) {
+            c.failureClass = f["failure_class"].get<std::string>();
+            if (auto it = candCases.find(c.index); it != candCases.end()) {
+                if (it->second.contains("line"))
+                    c.evidence["line"] = it->second["line"];
+                if (it->second.contains("traceback"))
+                    c.evidence["traceback"] = it->second["traceback"];
+            }
+            // Among call failures (the candidate raised) the first case wins; otherwise the
+            // exe failure of highest precedence (shape before dtype before values ...).
+            const bool isCall = c.status == "error" && *c.failureClass != "skipped";
+            const bool better = worst.empty() ? (c.status == "fail" || isCall)
+                                              : (isCall && !worstIsCall) || (!isCall && !worstIsCall && c.status == "fail" && precedence(*c.failureClass) < precedence(worst));
+            if (better) {
+                worst = *c.failureClass;
+                worstIsCall = isCall;
+                worstEvidence = c.evidence;
+                worstCase = c.name;
+            }
+        }
+        if (auto it = candCases.find(c.index); it != candCases.end())
+            c.evidence["seconds"] = it->second.value("seconds", 0.0);
+        rec.cases.push_back(std::move(c));
+    }
+    rec.callOk = callOk;
+    rec.exeOk = callOk && allPass;
+    if (!worst.empty()) {
+        fail(worst, fmt::format("case {}: {}", worstCase, worstEvidence.value("message", worstEvidence.value("reason", ""))));
+        rec.evidence["first_failure"] = {{"case", worstCase}, {"evidence", worstEvidence}};
+        if (worstEvidence.contains("line"))
+            rec.evidence["line"] = worstEvidence["line"];
+        return finish(true);
+    }
+    if (!rec.exeOk) {
+        fail("value_mismatch", "comparison did not pass");
+        return finish(true);
+    }
+    // Correct outputs: were they produced by a Triton kernel?
+    int launches = 0;
+    for (const auto& [name, n] : rec.evidence["launches"].items())
+        launches += n.get<int>();
+    if (launches == 0) {
+        rec.exeOk = true;
+        fail("not_triton_kernel",
+             rec.evidence["triton_kernels"].empty() ? "the code defines no @triton.jit kernel; the outputs came from PyTorch"
+                                                    : "a @triton.jit kernel is defined but none was launched; the outputs came from PyTorch");
+        return finish(true);
+    }
+    rec.pass = true;
+    return finish(true);
+}
+
+RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn& progress, const std::atomic<bool>* cancel,
+                          const nlohmann::json& args)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    m_cancel = cancel;
+    RunSummary sum;
+    sum.total = static_cast<int>(subs.size());
+    if (m_worker.worker.empty() || !fs::exists(m_worker.worker))
+        throw std::runtime_error("kbx-worker not found (build with KBX_BUILD_WORKER=ON or set KBX_WORKER)");
+    std::int64_t secret = 0;
+    if (m_opt.secretSeed) {
+        secret = *m_opt.secretSeed;
+    } else {
+        std::random_device rd;
+        secret = static_cast<std::int64_t>((static_cast<std::uint64_t>(rd()) << 31) ^ rd()) & 0x7fffffffffffLL;
+    }
+    m_seeds.clear();
+    for (auto s : m_opt.publicSeeds)
+        m_seeds.push_back({{"label", fmt::format("seed{}", s)}, {"seed", s}});
+    m_seeds.push_back({{"label", "secret"}, {"seed", secret}});
+
+    m_scratch = m_opt.scratchRoot;
+    if (m_scratch.empty()) {
+        auto base = fs::temp_directory_path() / fmt::format("kbx-run-{}-{}", getpid(), std::chrono::steady_clock::now().time_since_epoch().count());
+        m_scratch = base;
+    }
+    fs::create_directories(m_scratch);
+
+    nlohmann::json prov = probe();
+    prov["host"] = hostName();
+    prov["device"] = m_opt.device;
+    prov["kbx_version"] = "0.1.0";
+    prov["taxonomy_version"] = kTaxonomyVersion;
+    sum.provenance = prov;
+    const auto methodId = m_store.ensureMethod(m_opt.method);
+    sum.runId = m_store.beginRun(m_opt.device, prov, m_opt.publicSeeds, secret, args);
+
+    std::atomic<int> next{0};
+    std::atomic<int> done{0};
+    std::mutex progressMutex;
+    auto workerLoop = [&] {
+        for (;;) {
+            int i = next.fetch_add(1);
+            if (i >= sum.total || (cancel && cancel->load()))
+                return;
+            Outcome o;
+            try {
+                o = evaluateOne(subs[static_cast<std::size_t>(i)], sum.runId, methodId, i);
+            } catch (const std::exception& e) {
+                o.taskId = subs[static_cast<std::size_t>(i)].taskId;
+                o.origin = subs[static_cast<std::size_t>(i)].origin;
+                o.harnessError = true;
+                o.harnessMessage = e.what();
+            }
+            std::lock_guard g(progressMutex);
+            if (o.harnessError)
+                ++sum.harnessErrors;
+            else if (o.record.pass)
+                ++sum.passed;
+            else
+                ++sum.failed;
+            int d = ++done;
+            if (progress)
+                progress(o, d, sum.total);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int j = 0; j < std::min(m_opt.jobs, std::max(1, sum.total)); ++j)
+        threads.emplace_back(workerLoop);
+    for (auto& t : threads)
+        t.join();
+    sum.cancelled = cancel && cancel->load();
+    m_store.finishRun(sum.runId, sum.cancelled ? "cancelled" : (sum.harnessErrors ? "finished_with_errors" : "finished"), prov);
+    if (!m_opt.keepScratch) {
+        std::error_code ec;
+        fs::remove_all(m_scratch, ec);
+    }
+    sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return sum;
+}
+
+}  // namespace kbx

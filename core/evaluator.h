@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "catalogue.h"
+#include "importers.h"
+#include "process.h"
+#include "store.h"
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbx {
+
+/// How to start kbx-worker.
+struct WorkerConfig {
+    std::filesystem::path worker;                ///< kbx-worker executable
+    std::map<std::string, std::string> env;      ///< extra environment for every worker
+};
+
+struct EvalOptions {
+    std::string device = "cpu";                  ///< cpu (Triton interpreter) | cuda
+    int jobs = 1;                                ///< candidates evaluated at once
+    std::vector<std::int64_t> publicSeeds{0, 1};
+    std::optional<std::int64_t> secretSeed;      ///< drawn per run when unset
+    double referenceTimeout = 600;
+    double candidateTimeout = 300;
+    double compareTimeout = 300;
+    std::string method = "default";
+    int round = 0;                               ///< used when the submission carries none
+    std::filesystem::path scratchRoot;           ///< default: a fresh directory under $TMPDIR
+    bool keepScratch = false;
+};
+
+/// What one evaluation produced (also printed by `kbx eval --json`).
+struct Outcome {
+    std::string taskId;
+    std::string origin;
+    std::string method;
+    int round = 0;
+    std::string codeHash;
+    std::int64_t candidateId = 0;
+    std::int64_t evaluationId = 0;
+    bool newCandidate = false;
+    bool harnessError = false;    ///< could not be judged (reference failed, worker missing): not stored
+    std::string harnessMessage;
+    EvaluationRecord record;
+    double seconds = 0;
+};
+
+struct RunSummary {
+    std::int64_t runId = 0;
+    int total = 0;
+    int passed = 0;
+    int failed = 0;
+    int harnessErrors = 0;
+    bool cancelled = false;
+    double seconds = 0;
+    nlohmann::json provenance;
+};
+
+/// Runs the evaluation pipeline for a set of submissions:
+///   reference (once per task, clean process) -> candidate (own process, timeout, process-group
+///   kill) -> compare (C++/LibTorch) -> one transaction into the store.
+/// A crash, hang or CUDA error ends only that candidate's worker; the next candidate gets a new one.
+class Evaluator {
+public:
+    Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig worker, EvalOptions options);
+
+    /// Versions and devices as seen by a worker (kbx-worker probe). Throws std::runtime_error.
+    nlohmann::json probe() const;
+
+    using ProgressFn = std::function<void(const Outcome&, int done, int total)>;
+    RunSummary run(const std::vector<Submission>& submissions, const ProgressFn& progress,
+                   const std::atomic<bool>* cancel = nullptr, const nlohmann::json& args = {});
+
+private:
+    struct RefBundle {
+        bool ok = false;
+        std::string error;
+        std::filesystem::path inputs;
+        std::filesystem::path ref;
+        int cases = 0;
+    };
+    const RefBundle& reference(const TaskInfo& task);
+    Outcome evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index);
+    std::map<std::string, std::string> workerEnv() const;
+    ProcessResult runWorker(const std::string& role, const nlohmann::json& request, const std::filesystem::path& dir,
+                            double timeout) const;
+
+    const TaskCatalogue& m_catalogue;
+    Store& m_store;
+    WorkerConfig m_worker;
+    EvalOptions m_opt;
+    std::filesystem::path m_scratch;
+    std::vector<nlohmann::json> m_seeds;
+    std::mutex m_refMutex;
+    std::map<std::string, std::unique_ptr<RefBundle>> m_refs;
+    std::map<std::string, std::unique_ptr<std::mutex>> m_refLocks;
+    const std::atomic<bool>* m_cancel = nullptr;
+};
+
+}  // namespace kbx

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+#include "importers.h"
+
+#include "source.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace kbx {
+namespace fs = std::filesystem;
+namespace {
+
+std::string readFile(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        throw ImportError(fmt::format("{}: cannot open", p.string()));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+const TaskInfo& resolveOrThrow(const TaskCatalogue& cat, const std::string& name, const std::string& where)
+{
+    if (auto* t = cat.resolve(name))
+        return *t;
+    throw ImportError(fmt::format("{}: unknown task '{}'", where, name));
+}
+
+std::optional<int> roundFrom(const nlohmann::json& j)
+{
+    for (const char* key : {"to_round", "round"}) {
+        if (!j.contains(key))
+            continue;
+        const auto& v = j[key];
+        if (v.is_number_integer())
+            return v.get<int>();
+        if (v.is_string()) {
+            std::smatch m;
+            std::string s = v.get<std::string>();
+            if (std::regex_search(s, m, std::regex("(\\d+)")))
+                return std::stoi(m[1]);
+        }
+    }
+    return std::nullopt;
+}
+
+void loadJsonl(const fs::path& p, const TaskCatalogue& cat, std::vector<Submission>& out)
+{
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        throw ImportError(fmt::format("{}: cannot open", p.string()));
+    std::string line;
+    int lineNo = 0;
+    int records = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        const std::string where = fmt::format("{}:{}", p.string(), lineNo);
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(line);
+        } catch (const nlohmann::json::exception& e) {
+            throw ImportError(fmt::format("{}: malformed JSON ({})", where, e.what()));
+        }
+        if (!j.is_object())
+            throw ImportError(fmt::format("{}: expected a JSON object", where));
+        std::string code;
+        std::string taskName;
+        if (j.contains("predict")) {
+            if (!j["predict"].is_string())
+                throw ImportError(fmt::format("{}: \"predict\" is not a string", where));
+            code = j["predict"].get<std::string>();
+            if (j.contains("file") && j["file"].is_string())
+                taskName = j["file"].get<std::string>();
+            else if (j.contains("instruction") && j["instruction"].is_string())
+                taskName = entryFromInstruction(j["instruction"].get<std::string>());
+            if (taskName.empty())
+                throw ImportError(fmt::format("{}: record names no task (needs \"file\" or an \"instruction\" with 'Wrapper Entry Information')", where));
+        } else if (j.contains("after_code") && j.contains("task_id")) {
+            if (!j["after_code"].is_string() || !j["task_id"].is_string())
+                throw ImportError(fmt::format("{}: corpus record without after_code text", where));
+            code = j["after_code"].get<std::string>();
+            taskName = j["task_id"].get<std::string>();
+        } else {
+            throw ImportError(fmt::format("{}: not a submission record (no \"predict\" or \"after_code\")", where));
+        }
+        const auto& task = resolveOrThrow(cat, taskName, where);
+        out.push_back({task.id, cleanSubmission(code), where, roundFrom(j)});
+        ++records;
+    }
+    if (records == 0)
+        throw ImportError(fmt::format("{}: no submission records", p.string()));
+}
+
+void loadPy(const fs::path& p, const fs::path& base, const TaskCatalogue& cat, std::vector<Submission>& out)
+{
+    // Prefer Category/stem from the last two path components, then the bare stem.
+    std::string stem = p.stem().string();
+    std::string name = stem;
+    if (p.has_parent_path()) {
+        std::string withCat = p.parent_path().filename().string() + "/" + stem;
+        if (cat.find(withCat))
+            name = withCat;
+    }
+    (void)base;
+    const auto& task = resolveOrThrow(cat, name, p.string());
+    out.push_back({task.id, cleanSubmission(readFile(p)), p.string(), std::nullopt});
+}
+
+}  // namespace
+
+std::string entryFromInstruction(const std::string& instruction)
+{
+    static const std::regex re("Wrapper Entry Information:\\s*(?:def\\s+)?([A-Za-z_][A-Za-z0-9_]*)");
+    std::smatch m;
+    if (std::regex_search(instruction, m, re))
+        return m[1];
+    return {};
+}
+
+std::vector<Submission> loadSubmissions(const fs::path& source, const TaskCatalogue& cat)
+{
+    std::error_code ec;
+    if (!fs::exists(source, ec))
+        throw ImportError(fmt::format("{}: no such file or directory", source.string()));
+    std::vector<Submission> out;
+    auto loadOne = [&](const fs::path& p) {
+        auto ext = p.extension().string();
+        if (ext == ".jsonl" || ext == ".json")
+            loadJsonl(p, cat, out);
+        else if (ext == ".py")
+            loadPy(p, source, cat, out);
+        else
+            throw ImportError(fmt::format("{}: unsupported file type (expected .jsonl or .py)", p.string()));
+    };
+    if (fs::is_directory(source)) {
+        std::vector<fs::path> files;
+        for (const auto& e : fs::recursive_directory_iterator(source)) {
+            if (!e.is_regular_file())
+                continue;
+            auto ext = e.path().extension().string();
+            if (ext == ".py" || ext == ".jsonl")
+                files.push_back(e.path());
+        }
+        std::sort(files.begin(), files.end());
+        if (files.empty())
+            throw ImportError(fmt::format("{}: directory holds no .py or .jsonl submissions", source.string()));
+        for (const auto& f : files)
+            loadOne(f);
+    } else {
+        loadOne(source);
+    }
+    return out;
+}
+
+}  // namespace kbx

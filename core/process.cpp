@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+#include "process.h"
+
+#include "protocol.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+extern char** environ;
+
+namespace kbx {
+namespace {
+
+void setNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+/// Reads what is available; returns false at EOF.
+bool drain(int fd, std::string* sink, std::size_t cap, std::size_t& dropped)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n > 0) {
+            std::size_t take = 0;
+            if (sink && sink->size() < cap)
+                take = std::min<std::size_t>(static_cast<std::size_t>(n), cap - sink->size());
+            if (take)
+                sink->append(buf, take);
+            dropped += static_cast<std::size_t>(n) - take;
+            continue;
+        }
+        if (n == 0)
+            return false;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK;
+    }
+}
+
+}  // namespace
+
+std::string signalName(int sig)
+{
+    const char* d = sigdescr_np(sig);
+    const char* a = sigabbrev_np(sig);
+    return std::string("SIG") + (a ? a : std::to_string(sig)) + (d ? std::string(" (") + d + ")" : "");
+}
+
+ProcessResult runProcess(const ProcessSpec& spec)
+{
+    ProcessResult res;
+    const auto t0 = std::chrono::steady_clock::now();
+
+    // Everything the child needs is prepared before fork: only async-signal-safe calls after it.
+    std::map<std::string, std::string> envMap;
+    for (char** e = environ; *e; ++e) {
+        std::string kv(*e);
+        auto eq = kv.find('=');
+        if (eq != std::string::npos)
+            envMap[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    for (const auto& k : spec.unsetEnv)
+        envMap.erase(k);
+    for (const auto& [k, v] : spec.env)
+        envMap[k] = v;
+    std::vector<std::string> envStrings;
+    for (const auto& [k, v] : envMap)
+        envStrings.push_back(k + "=" + v);
+    std::vector<char*> envp;
+    for (auto& s : envStrings)
+        envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argvStrings = spec.argv;
+    std::vector<char*> argv;
+    for (auto& s : argvStrings)
+        argv.push_back(s.data());
+    argv.push_back(nullptr);
+    const std::string cwd = spec.cwd.string();
+
+    int outPipe[2], errPipe[2], protoPipe[2];
+    if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC) || pipe2(protoPipe, O_CLOEXEC)) {
+        res.spawnFailed = true;
+        res.stderrText = std::string("pipe: ") + std::strerror(errno);
+        return res;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        res.spawnFailed = true;
+        res.stderrText = std::string("fork: ") + std::strerror(errno);
+        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], protoPipe[0], protoPipe[1]})
+            close(fd);
+        return res;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        int devnull = open("/dev/null", O_RDONLY);
+        dup2(devnull, 0);
+        dup2(outPipe[1], 1);
+        dup2(errPipe[1], 2);
+        dup2(protoPipe[1], protocol::kProtocolFd);
+        // dup2 clears FD_CLOEXEC on the targets; everything else above fd 3 closes on exec.
+        if (!cwd.empty() && chdir(cwd.c_str()) != 0)
+            _exit(127);
+        execve(argv[0], argv.data(), envp.data());
+        const char msg[] = "kbx: execve failed\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        _exit(127);
+    }
+    setpgid(pid, pid);  // also from the parent: no race with an early kill
+    close(outPipe[1]);
+    close(errPipe[1]);
+    close(protoPipe[1]);
+    setNonBlocking(outPipe[0]);
+    setNonBlocking(errPipe[0]);
+    setNonBlocking(protoPipe[0]);
+
+    protocol::FrameDecoder decoder;
+    std::string protoBuf;
+    std::size_t dummyDropped = 0;
+    bool outOpen = true, errOpen = true, protoOpen = true;
+    bool exited = false;
+    int status = 0;
+    bool killed = false;
+    auto deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(spec.timeoutSeconds));
+    std::chrono::steady_clock::time_point exitSeen{};
+
+    auto killGroup = [&] {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        killed = true;
+    };
+
+    while (outOpen || errOpen || protoOpen || !exited) {
+        pollfd fds[3];
+        int nf = 0;
+        if (outOpen)
+            fds[nf++] = {outPipe[0], POLLIN, 0};
+        if (errOpen)
+            fds[nf++] = {errPipe[0], POLLIN, 0};
+        if (protoOpen)
+            fds[nf++] = {protoPipe[0], POLLIN, 0};
+        if (nf > 0)
+            poll(fds, static_cast<nfds_t>(nf), 50);
+        else
+            usleep(20000);
+        if (outOpen)
+            outOpen = drain(outPipe[0], &res.stdoutText, spec.maxLogBytes, res.droppedLogBytes);
+        if (errOpen)
+            errOpen = drain(errPipe[0], &res.stderrText, spec.maxLogBytes, res.droppedLogBytes);
+        if (protoOpen) {
+            protoBuf.clear();
+            protoOpen = drain(protoPipe[0], &protoBuf, SIZE_MAX, dummyDropped);
+            if (!protoBuf.empty() && res.protocolError.empty()) {
+                try {
+                    decoder.feed(protoBuf);
+                    while (decoder.hasMessage()) {
+                        auto m = decoder.take();
+                        if (spec.onFrame)
+                            spec.onFrame(m);
+                        res.frames.push_back(std::move(m));
+                    }
+                } catch (const std::exception& e) {
+                    res.protocolError = e.what();
+                }
+            }
+        }
+        if (!exited) {
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            if (w == pid) {
+                exited = true;
+                exitSeen = std::chrono::steady_clock::now();
+                // Anything the child left behind in its group goes too (and releases our pipes).
+                kill(-pid, SIGKILL);
+            }
+        } else if (std::chrono::steady_clock::now() - exitSeen > std::chrono::seconds(2)) {
+            break;  // a stray holder of the pipes outside the group: stop reading
+        }
+        auto now = std::chrono::steady_clock::now();
+        if (!exited && !killed && now > deadline) {
+            res.timedOut = true;
+            killGroup();
+        }
+        if (!exited && !killed && spec.cancel && spec.cancel->load()) {
+            res.cancelled = true;
+            killGroup();
+        }
+    }
+    close(outPipe[0]);
+    close(errPipe[0]);
+    close(protoPipe[0]);
+    if (!exited)
+        waitpid(pid, &status, 0);
+    if (WIFEXITED(status))
+        res.exitCode = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        res.signal = WTERMSIG(status);
+    if (decoder.pendingBytes() > 0 && res.protocolError.empty())
+        res.protocolError = "truncated frame at end of stream";
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+}
+
+}  // namespace kbx

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kbx {
+
+/// One child process: its own process group (so a timeout kills everything it started), stdout
+/// and stderr captured apart and capped, worker protocol frames read from a pipe at fd 3.
+struct ProcessSpec {
+    std::vector<std::string> argv;
+    std::map<std::string, std::string> env;   ///< added to / overriding the inherited environment
+    std::vector<std::string> unsetEnv;
+    std::filesystem::path cwd;
+    double timeoutSeconds = 60;
+    std::size_t maxLogBytes = 256 * 1024;     ///< per stream; the rest is drained and dropped
+    std::function<void(const nlohmann::json&)> onFrame;
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct ProcessResult {
+    int exitCode = -1;    ///< valid when signal == 0 and the process was not killed by us
+    int signal = 0;       ///< terminating signal, 0 if it exited
+    bool timedOut = false;
+    bool cancelled = false;
+    bool spawnFailed = false;
+    std::string stdoutText;
+    std::string stderrText;
+    std::size_t droppedLogBytes = 0;
+    std::vector<nlohmann::json> frames;
+    std::string protocolError;
+    double seconds = 0;
+};
+
+ProcessResult runProcess(const ProcessSpec& spec);
+std::string signalName(int sig);
+
+}  // namespace kbx

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+#include "store.h"
+
+#include "source.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <ctime>
+
+namespace kbx {
+namespace {
+
+/// Forward migrations: entry i brings a database from user_version i to i+1.
+const std::vector<const char*> kMigrations = {
+    R"SQL(
+CREATE TABLE methods(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE);
+CREATE TABLE candidates(
+  id INTEGER PRIMARY KEY,
+  task_id TEXT NOT NULL,
+  code_hash TEXT NOT NULL,
+  code TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE(task_id, code_hash));
+CREATE TABLE submissions(
+  id INTEGER PRIMARY KEY,
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  method_id INTEGER NOT NULL REFERENCES methods(id),
+  round INTEGER NOT NULL DEFAULT 0,
+  origin TEXT,
+  UNIQUE(candidate_id, method_id, round));
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  status TEXT NOT NULL,
+  device TEXT NOT NULL,
+  provenance TEXT NOT NULL,
+  public_seeds TEXT NOT NULL,
+  secret_seed INTEGER NOT NULL,
+  args TEXT NOT NULL);
+CREATE TABLE evaluations(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  submission_id INTEGER NOT NULL REFERENCES submissions(id),
+  task_id TEXT NOT NULL,
+  verdict TEXT NOT NULL CHECK (verdict IN ('pass', 'fail')),
+  call_ok INTEGER NOT NULL,
+  exe_ok INTEGER NOT NULL,
+  failure_class TEXT,
+  failure_detail TEXT,
+  evidence TEXT NOT NULL,
+  stage_seconds TEXT NOT NULL,
+  taxonomy_version INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL);
+CREATE TABLE case_results(
+  id INTEGER PRIMARY KEY,
+  evaluation_id INTEGER NOT NULL REFERENCES evaluations(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  failure_class TEXT,
+  evidence TEXT);
+CREATE TABLE timings(
+  id INTEGER PRIMARY KEY,
+  evaluation_id INTEGER NOT NULL REFERENCES evaluations(id) ON DELETE CASCADE,
+  shape TEXT NOT NULL,
+  candidate_ms REAL,
+  baseline_ms REAL,
+  samples TEXT);
+CREATE INDEX evaluations_task ON evaluations(task_id);
+CREATE INDEX evaluations_run ON evaluations(run_id);
+CREATE INDEX evaluations_submission ON evaluations(submission_id);
+CREATE INDEX case_results_evaluation ON case_results(evaluation_id);
+)SQL",
+};
+
+struct Stmt {
+    sqlite3_stmt* s = nullptr;
+    Stmt(sqlite3* db, const std::string& sql)
+    {
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
+            throw StoreError(fmt::format("SQL prepare failed: {} ({})", sqlite3_errmsg(db), sql.substr(0, 80)));
+    }
+    ~Stmt() { sqlite3_finalize(s); }
+    Stmt& bind(int i, const std::string& v)
+    {
+        sqlite3_bind_text(s, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    Stmt& bind(int i, std::int64_t v)
+    {
+        sqlite3_bind_int64(s, i, v);
+        return *this;
+    }
+    Stmt& bindNull(int i)
+    {
+        sqlite3_bind_null(s, i);
+        return *this;
+    }
+    bool step()
+    {
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW)
+            return true;
+        if (rc == SQLITE_DONE)
+            return false;
+        throw StoreError(fmt::format("SQL step failed: {}", sqlite3_errmsg(sqlite3_db_handle(s))));
+    }
+    std::int64_t i64(int c) { return sqlite3_column_int64(s, c); }
+    std::string text(int c)
+    {
+        auto* p = sqlite3_column_text(s, c);
+        return p ? reinterpret_cast<const char*>(p) : "";
+    }
+};
+
+class Transaction {
+public:
+    explicit Transaction(sqlite3* db) : m_db(db) { run("BEGIN IMMEDIATE"); }
+    ~Transaction()
+    {
+        if (!m_done)
+            sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+    void commit()
+    {
+        run("COMMIT");
+        m_done = true;
+    }
+
+private:
+    void run(const char* sql)
+    {
+        char* err = nullptr;
+        if (sqlite3_exec(m_db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+            std::string msg = err ? err : "?";
+            sqlite3_free(err);
+            throw StoreError(fmt::format("{} failed: {}", sql, msg));
+        }
+    }
+    sqlite3* m_db;
+    bool m_done = false;
+};
+
+}  // namespace
+
+std::string nowIso8601()
+{
+    auto now = std::chrono::system_clock::now();
+    std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+Store::Store(const std::filesystem::path& path) : m_path(path)
+{
+    std::error_code ec;
+    if (path.has_parent_path())
+        std::filesystem::create_directories(path.parent_path(), ec);
+    if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+        std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw StoreError(fmt::format("cannot open database {}: {}", path.string(), msg));
+    }
+    sqlite3_busy_timeout(m_db, 10000);
+    try {
+        exec("PRAGMA foreign_keys=ON");
+        // A non-database file fails here with "file is not a database".
+        exec("PRAGMA journal_mode=WAL");
+        exec("PRAGMA synchronous=NORMAL");
+        migrate();
+    } catch (...) {
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw;
+    }
+}
+
+Store::~Store()
+{
+    if (m_db)
+        sqlite3_close(m_db);
+}
+
+void Store::exec(const std::string& sql) const
+{
+    char* err = nullptr;
+    if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string msg = err ? err : "?";
+        sqlite3_free(err);
+        throw StoreError(fmt::format("{}: {}", m_path.string(), msg));
+    }
+}
+
+int Store::schemaVersion() const
+{
+    std::lock_guard lock(m_mutex);
+    Stmt st(m_db, "PRAGMA user_version");
+    st.step();
+    return static_cast<int>(st.i64(0));
+}
+
+void Store::migrate()
+{
+    int version = 0;
+    {
+        Stmt st(m_db, "PRAGMA user_version");
+        st.step();
+        version = static_cast<int>(st.i64(0));
+    }
+    if (version > kSchemaVersion)
+        throw StoreError(fmt::format("{} has schema version {}, newer than this kbx understands ({}); use a newer kbx",
+                                     m_path.string(), version, kSchemaVersion));
+    if (version == 0) {
+        // An empty version-0 file is new; anything else at version 0 is not ours.
+        Stmt st(m_db, "SELECT count(*) FROM sqlite_master");
+        st.step();
+        if (st.i64(0) != 0)
+            throw StoreError(fmt::format("{} is an SQLite database but not a kbx database", m_path.string()));
+    }
+    for (int v = version; v < kSchemaVersion; ++v) {
+        Transaction tx(m_db);
+        exec(kMigrations[static_cast<std::size_t>(v)]);
+        exec(fmt::format("PRAGMA user_version={}", v + 1));
+        tx.commit();
+    }
+}
+
+std::int64_t Store::ensureMethod(const std::string& name)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    Stmt(m_db, "INSERT OR IGNORE INTO methods(name) VALUES(?)").bind(1, name).step();
+    Stmt sel(m_db, "SELECT id FROM methods WHERE name=?");
+    sel.bind(1, name).step();
+    auto id = sel.i64(0);
+    tx.commit();
+    return id;
+}
+
+std::pair<std::int64_t, bool> Store::ensureCandidate(const std::string& taskId, const std::string& code)
+{
+    std::lock_guard lock(m_mutex);
+    const auto hash = sha256Hex(code);
+    Transaction tx(m_db);
+    Stmt ins(m_db, "INSERT OR IGNORE INTO candidates(task_id, code_hash, code, created_at) VALUES(?,?,?,?)");
+    ins.bind(1, taskId).bind(2, hash).bind(3, code).bind(4, nowIso8601()).step();
+    bool inserted = sqlite3_changes(m_db) > 0;
+    Stmt sel(m_db, "SELECT id FROM candidates WHERE task_id=? AND code_hash=?");
+    sel.bind(1, taskId).bind(2, hash).step();
+    auto id = sel.i64(0);
+    tx.commit();
+    return {id, inserted};
+}
+
+std::int64_t Store::ensureSubmission(std::int64_t candidateId, std::int64_t methodId, int round, const std::string& origin)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    Stmt(m_db, "INSERT OR IGNORE INTO submissions(candidate_id, method_id, round, origin) VALUES(?,?,?,?)")
+        .bind(1, candidateId).bind(2, methodId).bind(3, std::int64_t(round)).bind(4, origin).step();
+    Stmt sel(m_db, "SELECT id FROM submissions WHERE candidate_id=? AND method_id=? AND round=?");
+    sel.bind(1, candidateId).bind(2, methodId).bind(3, std::int64_t(round)).step();
+    auto id = sel.i64(0);
+    tx.commit();
+    return id;
+}
+
+std::int64_t Store::beginRun(const std::string& device, const nlohmann::json& provenance,
+                             const std::vector<std::int64_t>& publicSeeds, std::int64_t secretSeed, const nlohmann::json& args)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    Stmt(m_db, "INSERT INTO runs(started_at, status, device, provenance, public_seeds, secret_seed, args) VALUES(?,?,?,?,?,?,?)")
+        .bind(1, nowIso8601()).bind(2, std::string("running")).bind(3, device).bind(4, provenance.dump())
+        .bind(5, nlohmann::json(publicSeeds).dump()).bind(6, secretSeed).bind(7, args.dump()).step();
+    auto id = sqlite3_last_insert_rowid(m_db);
+    tx.commit();
+    return id;
+}
+
+void Store::finishRun(std::int64_t runId, const std::string& status, const nlohmann::json& provenance)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    Stmt(m_db, "UPDATE runs SET finished_at=?, status=?, provenance=? WHERE id=?")
+        .bind(1, nowIso8601()).bind(2, status).bind(3, provenance.dump()).bind(4, runId).step();
+    tx.commit();
+}
+
+std::int64_t Store::addEvaluation(const EvaluationRecord& r)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    Stmt ins(m_db, "INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, failure_class, "
+                   "failure_detail, evidence, stage_seconds, taxonomy_version, started_at, finished_at) "
+                   "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    ins.bind(1, r.runId).bind(2, r.submissionId).bind(3, r.taskId).bind(4, std::string(r.pass ? "pass" : "fail"))
+        .bind(5, std::int64_t(r.callOk)).bind(6, std::int64_t(r.exeOk));
+    if (r.failureClass)
+        ins.bind(7, *r.failureClass);
+    else
+        ins.bindNull(7);
+    ins.bind(8, r.failureDetail).bind(9, r.evidence.dump()).bind(10, r.stageSeconds.dump())
+        .bind(11, std::int64_t(1)).bind(12, r.startedAt).bind(13, r.finishedAt).step();
+    auto evalId = sqlite3_last_insert_rowid(m_db);
+    Stmt c(m_db, "INSERT INTO case_results(evaluation_id, idx, name, status, failure_class, evidence) VALUES(?,?,?,?,?,?)");
+    for (const auto& cs : r.cases) {
+        sqlite3_reset(c.s);
+        c.bind(1, evalId).bind(2, std::int64_t(cs.index)).bind(3, cs.name).bind(4, cs.status);
+        if (cs.failureClass)
+            c.bind(5, *cs.failureClass);
+        else
+            c.bindNull(5);
+        c.bind(6, cs.evidence.dump()).step();
+    }
+    tx.commit();
+    return evalId;
+}
+
+std::vector<ReportRow> Store::report() const
+{
+    std::lock_guard lock(m_mutex);
+    // The latest evaluation of every submission counts once.
+    Stmt st(m_db, R"SQL(
+SELECT substr(e.task_id, 1, instr(e.task_id, '/') - 1) AS category, m.name, s.round,
+       count(*), sum(e.call_ok), sum(e.exe_ok)
+FROM evaluations e
+JOIN (SELECT max(id) AS id FROM evaluations GROUP BY submission_id) latest ON latest.id = e.id
+JOIN submissions s ON s.id = e.submission_id
+JOIN methods m ON m.id = s.method_id
+GROUP BY category, m.name, s.round
+ORDER BY category, m.name, s.round)SQL");
+    std::vector<ReportRow> rows;
+    while (st.step())
+        rows.push_back({st.text(0), st.text(1), static_cast<int>(st.i64(2)), static_cast<int>(st.i64(3)),
+                        static_cast<int>(st.i64(4)), static_cast<int>(st.i64(5))});
+    return rows;
+}
+
+nlohmann::json Store::query(const std::string& sql) const
+{
+    std::lock_guard lock(m_mutex);
+    Stmt st(m_db, sql);
+    nlohmann::json rows = nlohmann::json::array();
+    while (st.step()) {
+        nlohmann::json row = nlohmann::json::object();
+        for (int c = 0; c < sqlite3_column_count(st.s); ++c) {
+            const char* name = sqlite3_column_name(st.s, c);
+            switch (sqlite3_column_type(st.s, c)) {
+            case SQLITE_INTEGER: row[name] = st.i64(c); break;
+            case SQLITE_FLOAT: row[name] = sqlite3_column_double(st.s, c); break;
+            case SQLITE_NULL: row[name] = nullptr; break;
+            default: row[name] = st.text(c);
+            }
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+}  // namespace kbx

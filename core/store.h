@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace kbx {
+
+inline constexpr int kSchemaVersion = 1;
+
+class StoreError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Everything the evaluator produces for one candidate in one run.
+struct EvaluationRecord {
+    std::int64_t runId = 0;
+    std::int64_t submissionId = 0;
+    std::string taskId;
+    bool pass = false;
+    bool callOk = false;
+    bool exeOk = false;
+    std::optional<std::string> failureClass;
+    std::string failureDetail;
+    nlohmann::json evidence = nlohmann::json::object();
+    nlohmann::json stageSeconds = nlohmann::json::object();
+    std::string startedAt;
+    std::string finishedAt;
+    struct Case {
+        int index = 0;
+        std::string name;
+        std::string status;  ///< pass | fail | error | skipped
+        std::optional<std::string> failureClass;
+        nlohmann::json evidence;
+    };
+    std::vector<Case> cases;
+};
+
+struct ReportRow {
+    std::string category;
+    std::string method;
+    int round = 0;
+    int total = 0;
+    int callOk = 0;
+    int exeOk = 0;
+};
+
+/// The SQLite result store. WAL journal, foreign keys on, every write in one transaction, schema
+/// versioned with PRAGMA user_version and forward migrations; a database from a newer kbx is refused.
+/// Thread-safe: one connection guarded by a mutex (writes are short).
+class Store {
+public:
+    explicit Store(const std::filesystem::path& path);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    int schemaVersion() const;
+    const std::filesystem::path& path() const { return m_path; }
+
+    std::int64_t ensureMethod(const std::string& name);
+    /// Inserts the candidate once per (task, code hash); returns its id and whether it was new.
+    std::pair<std::int64_t, bool> ensureCandidate(const std::string& taskId, const std::string& code);
+    std::int64_t ensureSubmission(std::int64_t candidateId, std::int64_t methodId, int round, const std::string& origin);
+
+    std::int64_t beginRun(const std::string& device, const nlohmann::json& provenance,
+                          const std::vector<std::int64_t>& publicSeeds, std::int64_t secretSeed,
+                          const nlohmann::json& args);
+    void finishRun(std::int64_t runId, const std::string& status, const nlohmann::json& provenance);
+    std::int64_t addEvaluation(const EvaluationRecord& rec);
+
+    std::vector<ReportRow> report() const;
+    /// Generic read helper for tests and reports: rows of a query as JSON objects.
+    nlohmann::json query(const std::string& sql) const;
+
+private:
+    void exec(const std::string& sql) const;
+    void migrate();
+
+    std::filesystem::path m_path;
+    sqlite3* m_db = nullptr;
+    mutable std::mutex m_mutex;
+};
+
+std::string nowIso8601();
+
+}  // namespace kbx

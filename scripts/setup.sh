@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One-command set-up for a fresh Debian 12, Debian 13 or Ubuntu 24.04 machine:
+#   scripts/setup.sh run    install what is missing, build, then start the main job
+#   scripts/setup.sh test   install what is missing, build, then run the whole test suite
+#   scripts/setup.sh build  install what is missing and build
+# Environment: KBX_PYTHON=/path/to/python   use an existing venv instead of .venv (e.g. a GPU image)
+#              KBX_SKIP_APT=1               never call apt (dependencies provided otherwise)
+#              KBX_CMAKE_ARGS="..."         extra configure arguments
+set -euo pipefail
+MODE=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+# ---- 1. system packages -------------------------------------------------------------------------
+PKGS="build-essential cmake ninja-build pkg-config ccache libsqlite3-dev libgtest-dev libgmock-dev
+nlohmann-json3-dev libcli11-dev libfmt-dev pybind11-dev python3-dev python3-venv python3-pip libssl-dev"
+if [[ "${KBX_SKIP_APT:-0}" != 1 ]] && command -v dpkg >/dev/null; then
+  missing=()
+  for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if ((${#missing[@]})); then
+    if [[ $(id -u) == 0 ]]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
+      say "missing packages: ${missing[*]} (run as root or install them)"; exit 4; fi
+    say "installing: ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+# ---- 2. Python venv (torch, triton, numpy) ------------------------------------------------------
+if [[ -n "${KBX_PYTHON:-}" ]]; then
+  PY=$KBX_PYTHON
+else
+  PY="$ROOT/.venv/bin/python"
+  if [[ ! -x "$PY" ]]; then
+    say "creating .venv"
+    /usr/bin/python3 -m venv "$ROOT/.venv"
+  fi
+  stamp="$ROOT/.venv/.kbx-requirements"
+  want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
+    say "installing Python requirements into .venv"
+    "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt
+    echo "$want" > "$stamp"
+  fi
+fi
+"$PY" -c 'import torch, triton, numpy' || { say "the venv at $PY cannot import torch/triton/numpy"; exit 4; }
+
+# ---- 3. configure and build ---------------------------------------------------------------------
+say "building (preset dev, build/)"
+# shellcheck disable=SC2086
+cmake --preset dev -DKBX_PYTHON="$PY" ${KBX_CMAKE_ARGS:-} >build.configure.log 2>&1 || { cat build.configure.log; exit 4; }
+grep -A40 -- "-- The following features" build.configure.log | grep -v '^$' | head -30 >&2 || true
+cmake --build build -j"$(nproc)"
+ls build/bin >&2
+
+# ---- 4. the job ----------------------------------------------------------------------------------
+case "$MODE" in
+  run)
+    say "evaluating the bundled example submission on the best device found"
+    exec build/bin/kbx eval examples/submission.jsonl --device auto --method example --db "${KBX_DB:-$ROOT/build/example.sqlite}" --jobs 2
+    ;;
+  test)
+    say "running the test suite"
+    exec ctest --test-dir build --output-on-failure -j2 --timeout 1500
+    ;;
+  build) ;;
+  *) say "unknown mode $MODE (run|test|build)"; exit 2 ;;
+esac

@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: MIT
+"""Candidate role: runs untrusted code in a process of its own. Inputs are loaded from the file the
+reference role wrote *before* the candidate module is imported, so nothing the module does at
+import time changes them. Every call gets fresh clones; the post-call state of every input tensor
+is saved, so the trusted comparison (C++) detects mutation. Verdicts are not decided here."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+import traceback
+
+import torch
+
+from . import static_checks
+from .common import (call_entry, case_output, clone_tree, flatten_output, load_task, send,
+                     tensors_in, to_device, versions)
+
+CUDA_STICKY = ("illegal memory access", "device-side assert", "misaligned address", "illegal instruction",
+               "unspecified launch failure", "cuda error", "cuda_error", "an illegal", "launch failure")
+
+_launches: dict[str, int] = {}
+
+
+def _count_launches():
+    """Counts Triton kernel launches (compiled and interpreted)."""
+    def wrap(cls):
+        orig = cls.run
+        if getattr(orig, "_kbx_wrapped", False):
+            return
+
+        def run(self, *a, **k):
+            name = getattr(getattr(self, "fn", None), "__name__", None) or getattr(self, "__name__", "kernel")
+            if not k.get("warmup", False):
+                _launches[name] = _launches.get(name, 0) + 1
+            return orig(self, *a, **k)
+        run._kbx_wrapped = True
+        cls.run = run
+    try:
+        from triton.runtime.jit import JITFunction
+        wrap(JITFunction)
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+        wrap(InterpretedFunction)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _candidate_line(tb, source_file):
+    line = None
+    for fs in traceback.extract_tb(tb):
+        if os.path.abspath(fs.filename) == os.path.abspath(source_file):
+            line = fs.lineno
+    return line
+
+
+def classify(e: BaseException) -> str:
+    chain, seen = [], set()
+    x = e
+    while x is not None and id(x) not in seen:
+        chain.append(x)
+        seen.add(id(x))
+        x = x.__cause__ or x.__context__
+    for x in chain:
+        if isinstance(x, (ModuleNotFoundError, ImportError)):
+            return "import_error"
+    for x in chain:
+        msg = str(x).lower()
+        if isinstance(x, MemoryError) or type(x).__name__ == "OutOfMemoryError" or "out of memory" in msg:
+            return "out_of_memory"
+    for x in chain:
+        msg = str(x).lower()
+        if any(s in msg for s in CUDA_STICKY) and "triton" not in type(x).__module__:
+            return "cuda_error"
+    for x in chain:
+        mod, name = type(x).__module__, type(x).__name__
+        if mod.startswith("triton.compiler") or name in ("CompilationError", "CompileTimeAssertionFailure",
+                                                         "OutOfResources", "UnsupportedLanguageConstruct"):
+            return "triton_compile_error"
+    # Interpreter mode: a semantic error raised from inside triton.language is a compile error on a GPU.
+    for x in chain:
+        if type(x).__name__ == "InterpreterError" and x.__cause__ is not None:
+            frames = traceback.extract_tb(x.__cause__.__traceback__)
+            if any(os.sep + os.path.join("triton", "language") + os.sep in f.filename for f in frames):
+                return "triton_compile_error"
+    return "runtime_error"
+
+
+def _poison(device, nbytes):
+    """Fills memory the caching allocator will hand out next with 0xFF (NaN for floats)."""
+    if device != "cuda":
+        return
+    try:
+        blk = torch.empty(int(nbytes), dtype=torch.uint8, device=device)
+        blk.fill_(0xFF)
+        del blk
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def run(req: dict) -> int:
+    send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "candidate", "versions": versions()})
+    device = req["device"]
+    task = load_task(req["task_file"], req["task_id"])
+    meta = task.META
+    bundle = torch.load(req["inputs_file"], weights_only=True, map_location="cpu")
+    cases = bundle["cases"]
+    with open(req["source_file"], encoding="utf-8", errors="replace") as f:
+        src = f.read()
+    quant_static = (meta.get("quantization") or {}).get("static") if meta.get("comparison") == "quantization" else None
+    st = static_checks.check(src, meta["entry"], quant_static)
+    send(dict(st, type="static"))
+    if not st["ok"]:
+        send({"type": "result", "stage": "static", "failure_class": st["failure_class"]})
+        return 0
+    _count_launches()
+    # Import the candidate as a module of its own; __name__ != "__main__" so demo blocks do not run.
+    try:
+        spec = importlib.util.spec_from_file_location("kbx_candidate", req["source_file"])
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["kbx_candidate"] = mod
+        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    except BaseException as e:  # noqa: BLE001
+        cls = "runtime_error" if isinstance(e, SystemExit) else classify(e)
+        send({"type": "result", "stage": "import", "failure_class": cls,
+              "message": f"{type(e).__name__}: {e}"[:2000], "traceback": traceback.format_exc()[-8000:],
+              "line": _candidate_line(e.__traceback__, req["source_file"])})
+        return 68 if cls == "cuda_error" else 0
+    fn = getattr(mod, st["entry"], None)
+    if not callable(fn):
+        send({"type": "result", "stage": "import", "failure_class": "no_entry_point",
+              "message": f"'{st['entry']}' is not callable"})
+        return 0
+    outputs = []
+    sticky = False
+    for i, c in enumerate(cases):
+        if sticky:
+            outputs.append({"name": c["name"], "error": "skipped", "message": "skipped after a CUDA error"})
+            continue
+        args = to_device(clone_tree(c["args"]), device)
+        kwargs = to_device(clone_tree(c["kwargs"]), device)
+        _poison(device, 4 * sum(t.numel() * t.element_size() for t in tensors_in(args)) + (1 << 20))
+        t0 = time.perf_counter()
+        try:
+            ret = call_entry(task, fn, args, kwargs)
+            if device == "cuda":
+                torch.cuda.synchronize()
+            structure, leaves, scalar = flatten_output(case_output(ret, args, c["mutates"]))
+            after = [t.detach().to("cpu").contiguous().clone() for t in tensors_in(args)]
+            outputs.append({"name": c["name"], "structure": structure, "tensors": leaves, "scalar": scalar,
+                            "args_after": after})
+            send({"type": "case", "index": i, "name": c["name"], "status": "ran",
+                  "seconds": time.perf_counter() - t0})
+        except BaseException as e:  # noqa: BLE001 - SystemExit and friends are candidate failures too
+            cls = "runtime_error" if isinstance(e, (SystemExit, KeyboardInterrupt)) else classify(e)
+            msg = (f"candidate called sys.exit({e.code})" if isinstance(e, SystemExit)
+                   else f"{type(e).__name__}: {e}")[:2000]
+            outputs.append({"name": c["name"], "error": cls, "message": msg})
+            send({"type": "case", "index": i, "name": c["name"], "status": "error", "failure_class": cls,
+                  "message": msg, "traceback": traceback.format_exc()[-8000:],
+                  "line": _candidate_line(e.__traceback__, req["source_file"]),
+                  "seconds": time.perf_counter() - t0})
+            if cls == "cuda_error":
+                sticky = True
+    torch.save({"version": 1, "cases": outputs}, req["outputs_file"])
+    send({"type": "result", "stage": "cases", "launches": dict(_launches),
+          "triton_kernels": st.get("triton_kernels", []), "sticky_cuda_error": sticky})
+    return 68 if sticky else 0
+
+
+def main(req: dict) -> int:
+    try:
+        return run(req)
+    except BaseException as e:  # noqa: BLE001
+        send({"type": "error", "failure_class": "harness_error",
+              "message": f"candidate harness failed: {type(e).__name__}: {e}", "traceback": traceback.format_exc()})
+        return 67

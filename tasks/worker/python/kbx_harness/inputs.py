@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+"""Harness-owned input generation.
+
+Every random tensor a task draws comes from an explicit ``torch.Generator`` owned by the harness,
+seeded from (task id, case group, seed). Nothing here touches the global torch RNG, so whatever a
+candidate's module code does (warm-ups with ``torch.randn``, leftover test code, ``manual_seed``)
+cannot change the inputs. Inputs are drawn on the CPU and moved to the evaluation device, so CPU and
+CUDA runs see bit-identical inputs.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import torch
+
+
+def derive_seed(*parts) -> int:
+    """A stable 63-bit seed from any printable parts (task id, group, seed)."""
+    h = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(h[:8], "little") & ((1 << 63) - 1)
+
+
+def _shape(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, torch.Size)):
+        return tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+class InputGen:
+    """Draws task inputs from a private generator. See docs/TASK_FORMAT.md."""
+
+    def __init__(self, seed: int, device: str = "cpu"):
+        self.seed = int(seed)
+        self.device = device
+        self._gen = torch.Generator(device="cpu")
+        self._gen.manual_seed(self.seed)
+
+    def _out(self, t: torch.Tensor, dtype=None) -> torch.Tensor:
+        if dtype is not None:
+            t = t.to(dtype)
+        return t.to(self.device)
+
+    def randn(self, *shape, dtype=torch.float32):
+        return self._out(torch.randn(_shape(shape), generator=self._gen, dtype=torch.float64), dtype)
+
+    def outlier(self, *shape, dtype=torch.float32, p=1e-3, scale=50.0):
+        s = _shape(shape)
+        base = torch.randn(s, generator=self._gen, dtype=torch.float64)
+        big = torch.randn(s, generator=self._gen, dtype=torch.float64) * scale
+        mask = torch.rand(s, generator=self._gen, dtype=torch.float64) < p
+        return self._out(torch.where(mask, big, base), dtype)
+
+    def rand(self, *shape, low=0.0, high=1.0, dtype=torch.float32):
+        u = torch.rand(_shape(shape), generator=self._gen, dtype=torch.float64)
+        return self._out(low + (high - low) * u, dtype)
+
+    def randint(self, low, high, *shape, dtype=torch.int64):
+        t = torch.randint(int(low), int(high), _shape(shape), generator=self._gen, dtype=torch.int64)
+        return self._out(t, dtype)
+
+    def bernoulli(self, *shape, p=0.5):
+        return self._out(torch.rand(_shape(shape), generator=self._gen, dtype=torch.float64) < p)
+
+    def perm(self, n):
+        return self._out(torch.randperm(int(n), generator=self._gen, dtype=torch.int64))
+
+    def tensor(self, data, dtype=torch.float32):
+        return torch.tensor(data, dtype=dtype, device=self.device)

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: MIT
+"""Reference role: runs in a clean process that never sees candidate code. Draws every case's
+inputs from the harness generator, computes the reference outputs (optionally in float64, the
+task's oracle), and writes two files: the inputs the candidate gets, and the reference bundle the
+C++ comparison reads (outputs plus the inputs' tensors, to detect mutation)."""
+from __future__ import annotations
+
+import time
+import traceback
+
+import torch
+
+from .common import (call_entry, case_output, clone_tree, draw_cases, flatten_output, load_task,
+                     send, tensors_in, versions)
+
+
+def _upcast(x):
+    if isinstance(x, torch.Tensor):
+        return x.double() if x.is_floating_point() else x.clone()
+    if isinstance(x, tuple):
+        return tuple(_upcast(v) for v in x)
+    if isinstance(x, list):
+        return [_upcast(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _upcast(v) for k, v in x.items()}
+    return x
+
+
+def _like(oracle, plain):
+    """Casts the float64 oracle leaves back to the plain reference's dtypes."""
+    if isinstance(plain, torch.Tensor) and isinstance(oracle, torch.Tensor):
+        return oracle.to(plain.dtype)
+    if isinstance(plain, (tuple, list)):
+        return type(plain)(_like(o, p) for o, p in zip(oracle, plain))
+    if isinstance(plain, dict):
+        return {k: _like(oracle[k], plain[k]) for k in plain}
+    return oracle
+
+
+def run(req: dict) -> int:
+    send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "reference", "versions": versions()})
+    device = req["device"]
+    task = load_task(req["task_file"], req["task_id"])
+    meta = task.META
+    cases = draw_cases(task, req["task_id"], req["seeds"], device)
+    inputs, refs = [], []
+    t0 = time.time()
+    for i, c in enumerate(cases):
+        args, kwargs = clone_tree(c["args"]), clone_tree(c["kwargs"])
+        out = call_entry(task, task.reference, args, kwargs)
+        plain = case_output(out, args, c["mutates"])
+        if meta.get("oracle") == "float64":
+            a64, k64 = _upcast(c["args"]), _upcast(c["kwargs"])
+            o64 = call_entry(task, task.reference, a64, k64)
+            plain = _like(case_output(o64, a64, c["mutates"]), plain)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        structure, leaves, scalar = flatten_output(plain)
+        in_tensors = [t.detach().to("cpu").contiguous().clone() for t in tensors_in(c["args"])]
+        # flat indices of tensors inside the arguments the op may modify
+        allowed, pos = [], 0
+        for ai, a in enumerate(c["args"]):
+            n = len(tensors_in(a))
+            if ai in c["mutates"]:
+                allowed.extend(range(pos, pos + n))
+            pos += n
+        inputs.append({"name": c["name"], "args": tuple(_cpu(c["args"])), "kwargs": _cpu(c["kwargs"]),
+                       "mutates": list(c["mutates"])})
+        refs.append({"name": c["name"], "structure": structure, "tensors": leaves, "scalar": scalar,
+                     "inputs": in_tensors, "mutable": allowed})
+        send({"type": "progress", "done": i + 1, "total": len(cases)})
+    torch.save({"version": 1, "task": req["task_id"], "device": device, "cases": inputs}, req["inputs_out"])
+    torch.save({"version": 1, "task": req["task_id"], "cases": refs}, req["ref_out"])
+    send({"type": "result", "cases": len(cases), "seconds": time.time() - t0,
+          "case_names": [c["name"] for c in cases]})
+    return 0
+
+
+def _cpu(x):
+    if isinstance(x, torch.Tensor):
+        return x.detach().to("cpu").contiguous().clone()
+    if isinstance(x, tuple):
+        return tuple(_cpu(v) for v in x)
+    if isinstance(x, list):
+        return [_cpu(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _cpu(v) for k, v in x.items()}
+    return x
+
+
+def main(req: dict) -> int:
+    try:
+        return run(req)
+    except BaseException as e:  # noqa: BLE001 - the reference must never fail silently
+        send({"type": "error", "failure_class": "harness_error",
+              "message": f"reference failed: {type(e).__name__}: {e}", "traceback": traceback.format_exc()})
+        return 67

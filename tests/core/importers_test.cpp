@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#include "importers.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace kbx;
+namespace fs = std::filesystem;
+
+namespace {
+struct TempDir {
+    fs::path path;
+    TempDir() : path(fs::temp_directory_path() / ("kbx-imp-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" + std::to_string(rand())))
+    {
+        fs::create_directories(path);
+    }
+    ~TempDir() { fs::remove_all(path); }
+    fs::path write(const std::string& name, const std::string& text) const
+    {
+        auto p = path / name;
+        fs::create_directories(p.parent_path());
+        std::ofstream(p) << text;
+        return p;
+    }
+};
+TaskCatalogue cat() { return TaskCatalogue::load(KBX_TEST_DATA "/tasks"); }
+std::string line(const nlohmann::json& j) { return j.dump() + "\n"; }
+}  // namespace
+
+TEST(Catalogue, LoadsAndResolves)
+{
+    auto c = cat();
+    EXPECT_EQ(c.tasks().size(), 3u);
+    EXPECT_NE(c.resolve("Activation/relu.py"), nullptr);
+    EXPECT_NE(c.resolve("relu"), nullptr);
+    EXPECT_EQ(c.resolve("add"), nullptr) << "ambiguous stem must not resolve";
+    EXPECT_EQ(c.resolve("Math/nope"), nullptr);
+}
+
+TEST(Catalogue, MissingIndexIsClearError)
+{
+    EXPECT_THROW(TaskCatalogue::load("/nonexistent-kbx"), CatalogueError);
+}
+
+TEST(Importers, JsonlFileAndInstructionAndCorpus)
+{
+    TempDir d;
+    const std::string sep(146, '#');
+    auto p = d.write("s.jsonl", line({{"predict", "```python\ndef relu(x):\n    return x\n" + sep + "\nprint(1)\n```"}, {"file", "Activation/relu.py"}})
+                                + "\n" + line({{"predict", "def add(a, b): pass"}, {"instruction", "Functional Description: adds\nWrapper Entry Information: add(input, other) -> Tensor"}})
+                                + line({{"task_id", "Activation/relu.py"}, {"after_code", "def relu(x): pass"}, {"to_round", "round_3"}}));
+    auto c = cat();
+    // "add" is ambiguous in this catalogue: the instruction line must fail precisely.
+    try {
+        loadSubmissions(p, c);
+        FAIL() << "expected ImportError";
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("s.jsonl:3"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("unknown task 'add'"), std::string::npos) << e.what();
+    }
+    auto p2 = d.write("t.jsonl", line({{"predict", "```python\ndef relu(x):\n    return x\n" + sep + "\nprint(1)\n```"}, {"file", "Activation/relu.py"}})
+                                 + line({{"task_id", "Activation/relu.py"}, {"after_code", "def relu(x): pass"}, {"to_round", "round_3"}}));
+    auto subs = loadSubmissions(p2, c);
+    ASSERT_EQ(subs.size(), 2u);
+    EXPECT_EQ(subs[0].taskId, "Activation/relu");
+    EXPECT_EQ(subs[0].code, "def relu(x):\n    return x\n");
+    EXPECT_EQ(subs[1].round, 3);
+}
+
+TEST(Importers, MalformedLineNamesFileAndLine)
+{
+    TempDir d;
+    auto p = d.write("bad.jsonl", line({{"predict", "x"}, {"file", "Activation/relu.py"}}) + "{not json\n");
+    try {
+        loadSubmissions(p, cat());
+        FAIL();
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("bad.jsonl:2: malformed JSON"), std::string::npos) << e.what();
+    }
+    auto q = d.write("nofile.jsonl", line({{"predict", "x"}}));
+    EXPECT_THROW(loadSubmissions(q, cat()), ImportError);
+    auto e = d.write("empty.jsonl", "\n\n");
+    EXPECT_THROW(loadSubmissions(e, cat()), ImportError);
+    EXPECT_THROW(loadSubmissions(d.path / "missing.jsonl", cat()), ImportError);
+    auto t = d.write("notes.txt", "x");
+    EXPECT_THROW(loadSubmissions(t, cat()), ImportError);
+}
+
+TEST(Importers, PyFileAndDirectory)
+{
+    TempDir d;
+    const std::string sep(146, '#');
+    d.write("sub/Activation/relu.py", "def relu(x):\n    return x\n" + sep + "\ndef test(): pass\n");
+    d.write("sub/Math/add.py", "def add(a, b):\n    return a\n");
+    auto subs = loadSubmissions(d.path / "sub", cat());
+    ASSERT_EQ(subs.size(), 2u);
+    EXPECT_EQ(subs[0].taskId, "Activation/relu");
+    EXPECT_EQ(subs[0].code, "def relu(x):\n    return x\n");
+    EXPECT_EQ(subs[1].taskId, "Math/add");
+    d.write("odd/whatever.py", "x");
+    EXPECT_THROW(loadSubmissions(d.path / "odd", cat()), ImportError);
+}
+
+TEST(Importers, EntryFromInstruction)
+{
+    EXPECT_EQ(entryFromInstruction("... Wrapper Entry Information: def fused_add_gelu(input, other)"), "fused_add_gelu");
+    EXPECT_EQ(entryFromInstruction("nothing"), "");
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include "store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+using namespace kbx;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path tempDb(const std::string& name)
+{
+    auto p = fs::temp_directory_path() / ("kbx-store-" + name + "-" + std::to_string(getpid()) + ".sqlite");
+    fs::remove(p);
+    fs::remove(p.string() + "-wal");
+    fs::remove(p.string() + "-shm");
+    return p;
+}
+EvaluationRecord rec(std::int64_t run, std::int64_t sub, bool pass)
+{
+    EvaluationRecord r;
+    r.runId = run;
+    r.submissionId = sub;
+    r.taskId = "Activation/relu";
+    r.pass = pass;
+    r.callOk = true;
+    r.exeOk = pass;
+    if (!pass)
+        r.failureClass = "value_mismatch";
+    r.startedAt = r.finishedAt = nowIso8601();
+    r.cases.push_back({0, "edge/zeros", pass ? "pass" : "fail", pass ? std::nullopt : std::optional<std::string>("value_mismatch"), {{"max_abs_err", 0.5}}});
+    return r;
+}
+}  // namespace
+
+TEST(Store, CreatesSchemaWithWal)
+{
+    auto p = tempDb("schema");
+    Store s(p);
+    EXPECT_EQ(s.schemaVersion(), kSchemaVersion);
+    EXPECT_EQ(s.query("PRAGMA journal_mode")[0]["journal_mode"], "wal");
+    EXPECT_EQ(s.query("PRAGMA integrity_check")[0]["integrity_check"], "ok");
+}
+
+TEST(Store, SameCodeStoredOnceWithTwoEvaluations)
+{
+    auto p = tempDb("dedup");
+    Store s(p);
+    auto m = s.ensureMethod("m1");
+    auto [c1, new1] = s.ensureCandidate("Activation/relu", "def relu(x): pass\n");
+    auto [c2, new2] = s.ensureCandidate("Activation/relu", "def relu(x): pass\n");
+    EXPECT_EQ(c1, c2);
+    EXPECT_TRUE(new1);
+    EXPECT_FALSE(new2);
+    auto sub = s.ensureSubmission(c1, m, 0, "a.jsonl:1");
+    EXPECT_EQ(sub, s.ensureSubmission(c1, m, 0, "a.jsonl:1"));
+    auto run = s.beginRun("cpu", {{"torch", "x"}}, {0, 1}, 42, {});
+    s.addEvaluation(rec(run, sub, false));
+    s.addEvaluation(rec(run, sub, true));
+    s.finishRun(run, "finished", {{"torch", "x"}});
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM candidates")[0]["n"], 1);
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM evaluations")[0]["n"], 2);
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM case_results")[0]["n"], 2);
+    auto rows = s.report();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].category, "Activation");
+    EXPECT_EQ(rows[0].total, 1) << "latest evaluation per submission counts once";
+    EXPECT_EQ(rows[0].exeOk, 1);
+}
+
+TEST(Store, DifferentCodeDifferentCandidates)
+{
+    auto p = tempDb("distinct");
+    Store s(p);
+    EXPECT_NE(s.ensureCandidate("Activation/relu", "a").first, s.ensureCandidate("Activation/relu", "b").first);
+    EXPECT_NE(s.ensureCandidate("Activation/relu", "a").first, s.ensureCandidate("Math/add", "a").first);
+}
+
+TEST(Store, RefusesNewerSchemaAndForeignDatabases)
+{
+    auto p = tempDb("newer");
+    {
+        Store s(p);
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(p.c_str(), &db), SQLITE_OK);
+    sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    try {
+        Store s(p);
+        FAIL() << "newer schema must be refused";
+    } catch (const StoreError& e) {
+        EXPECT_NE(std::string(e.what()).find("newer than this kbx"), std::string::npos) << e.what();
+    }
+    auto q = tempDb("foreign");
+    ASSERT_EQ(sqlite3_open(q.c_str(), &db), SQLITE_OK);
+    sqlite3_exec(db, "CREATE TABLE x(a)", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    EXPECT_THROW(Store{q}, StoreError);
+    auto t = tempDb("text");
+    std::ofstream(t) << "this is not a database at all, just text that is long enough to be a header........";
+    EXPECT_THROW(Store{t}, StoreError);
+}
+
+TEST(Store, FailedTransactionLeavesNothing)
+{
+    auto p = tempDb("atomic");
+    Store s(p);
+    auto r = rec(12345, 67890, true);  // foreign keys point nowhere: the insert must fail whole
+    EXPECT_THROW(s.addEvaluation(r), StoreError);
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM evaluations")[0]["n"], 0);
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM case_results")[0]["n"], 0);
+}
