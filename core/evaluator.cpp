@@ -38,6 +38,54 @@ const nlohmann::json* findFrame(const ProcessResult& r, const std::string& type)
     return nullptr;
 }
 
+std::string num(const nlohmann::json& j, const char* key)
+{
+    if (!j.contains(key))
+        return "?";
+    if (j[key].is_number_float())
+        return fmt::format("{:.3g}", j[key].get<double>());
+    return j[key].dump();
+}
+
+/// One line for people from a case's evidence (the full evidence stays in the database).
+std::string describe(const std::string& cls, const nlohmann::json& e)
+{
+    if (e.contains("message") && e["message"].is_string() && !e["message"].get<std::string>().empty())
+        return e["message"].get<std::string>();
+    if (cls == "shape_mismatch") {
+        if (e.contains("ref_structure"))
+            return fmt::format("output structure {} expected, got {}", e["ref_structure"].get<std::string>(), e["cand_structure"].get<std::string>());
+        return fmt::format("shape {} expected, got {}", num(e, "ref_shape"), num(e, "cand_shape"));
+    }
+    if (cls == "dtype_mismatch")
+        return fmt::format("dtype {} expected, got {}", num(e, "ref_dtype"), num(e, "cand_dtype"));
+    if (cls == "nan_inf_mismatch")
+        return fmt::format("NaN/Inf positions differ ({} NaN, {} Inf mismatches); first at {}: reference {}, candidate {}",
+                           num(e, "nan_mismatches"), num(e, "inf_mismatches"), num(e, "first_mismatch_index"), num(e, "ref_value"), num(e, "cand_value"));
+    if (cls == "input_mutated")
+        return fmt::format("input tensor {} was modified ({} elements changed)", num(e, "input_tensor"), num(e, "changed_elements"));
+    if (cls == "value_mismatch") {
+        if (e.contains("cosine_sim"))
+            return fmt::format("quantization metrics: cosine {} relL1 {} RMSE {} (thresholds {})", num(e, "cosine_sim"), num(e, "l1_relative"),
+                               num(e, "rmse"), e.value("thresholds", nlohmann::json()).dump());
+        if (e.contains("reason"))
+            return e["reason"].get<std::string>();
+        if (e.contains("low_signal_guard") && !e.contains("max_abs_err"))
+            return "low-signal guard: " + e["low_signal_guard"].dump();
+        if (e.contains("max_abs_err"))
+            return fmt::format("max abs err {} at {} (ref {}, cand {}); {} of {} elements outside atol={} rtol={}; would pass with atol={} or rtol={}",
+                               num(e, "max_abs_err"), num(e, "worst_index"), num(e, "ref_at_worst"), num(e, "cand_at_worst"),
+                               num(e, "mismatch_count"), num(e, "numel"), num(e, "atol"), num(e, "rtol"), num(e, "passing_atol_at_rtol"),
+                               num(e, "passing_rtol_at_atol"));
+        if (e.contains("mismatch_count"))
+            return fmt::format("{} elements differ (exact comparison); first at {}: ref {}, cand {}", num(e, "mismatch_count"),
+                               num(e, "first_mismatch_index"), num(e, "ref_value"), num(e, "cand_value"));
+    }
+    if (e.contains("reason"))
+        return e["reason"].get<std::string>();
+    return e.dump().substr(0, 300);
+}
+
 int precedence(const std::string& cls)
 {
     if (auto c = failureClassFromString(cls))
@@ -361,7 +409,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     rec.callOk = callOk;
     rec.exeOk = callOk && allPass;
     if (!worst.empty()) {
-        fail(worst, fmt::format("case {}: {}", worstCase, worstEvidence.value("message", worstEvidence.value("reason", ""))));
+        fail(worst, fmt::format("case {}: {}", worstCase, describe(worst, worstEvidence)));
         rec.evidence["first_failure"] = {{"case", worstCase}, {"evidence", worstEvidence}};
         if (worstEvidence.contains("line"))
             rec.evidence["line"] = worstEvidence["line"];
@@ -414,7 +462,8 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     }
     fs::create_directories(m_scratch);
 
-    nlohmann::json prov = probe();
+    nlohmann::json prov = m_probe.is_null() ? probe() : m_probe;
+    prov.erase("type");
     prov["host"] = hostName();
     prov["device"] = m_opt.device;
     prov["kbx_version"] = "0.1.0";

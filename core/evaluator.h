@@ -72,6 +72,8 @@ public:
 
     /// Versions and devices as seen by a worker (kbx-worker probe). Throws std::runtime_error.
     nlohmann::json probe() const;
+    /// Reuses a probe already made (kbx eval probes once to pick the device).
+    void setProbe(nlohmann::json probe) { m_probe = std::move(probe); }
 
     using ProgressFn = std::function<void(const Outcome&, int done, int total)>;
     RunSummary run(const std::vector<Submission>& submissions, const ProgressFn& progress,
@@ -101,6 +103,7 @@ private:
     std::map<std::string, std::unique_ptr<RefBundle>> m_refs;
     std::map<std::string, std::unique_ptr<std::mutex>> m_refLocks;
     const std::atomic<bool>* m_cancel = nullptr;
+    nlohmann::json m_probe;
 };
 
 }  // namespace kbx

@@ -49,11 +49,50 @@ def build(tasks_dir):
     return {"version": 1, "generator": "scripts/gen_task_index.py", "tasks": entries}
 
 
+def check_spec(tasks_dir, spec_path):
+    from kbx_harness.common import load_task
+    spec = {e["file"][:-3]: e for e in json.load(open(spec_path))}
+    bad = 0
+    n = 0
+    for cat, stem, path in task_files(tasks_dir):
+        n += 1
+        tid = f"{cat}/{stem}"
+        meta = load_task(path, tid).META
+        e = spec.get(tid)
+        if e is None:
+            print(f"{tid}: not in the specification", file=sys.stderr)
+            bad += 1
+            continue
+        # the spec's name is the torch API (torch.nn.functional.relu); its file stem is the entry
+        if e["category"] != cat or e["name"].split(".")[-1] != stem:
+            print(f"{tid}: spec says {e['category']} / {e['name']}", file=sys.stderr)
+            bad += 1
+        if meta["entry"] != stem:
+            print(f"{tid}: entry {meta['entry']} is not the task stem {stem}", file=sys.stderr)
+            bad += 1
+        if meta.get("difficulty") != e.get("difficulty"):
+            print(f"{tid}: difficulty {meta.get('difficulty')} differs from the spec's {e.get('difficulty')}", file=sys.stderr)
+            bad += 1
+        if meta.get("comparison") == "quantization":
+            th = e.get("precision_thresholds", {})
+            q = meta.get("quantization") or {}
+            for k, v in th.items():
+                if q.get(k) != v:
+                    print(f"{tid}: threshold {k}={q.get(k)} differs from the spec's {v}", file=sys.stderr)
+                    bad += 1
+    print(f"{n} tasks checked against {spec_path}: {bad} problem(s)")
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tasks-dir", default=os.path.join(ROOT, "tasks"))
     ap.add_argument("--check", action="store_true", help="fail when index.json is not up to date")
+    ap.add_argument("--spec", help="the seed's task specification (kernelbenchx-tasks.json): check that every "
+                    "task id, category and entry name matches it")
     a = ap.parse_args()
+    if a.spec:
+        return check_spec(a.tasks_dir, a.spec)
     text = json.dumps(build(a.tasks_dir), indent=1, sort_keys=True) + "\n"
     out = os.path.join(a.tasks_dir, "index.json")
     if a.check:

@@ -59,7 +59,7 @@ ls build/bin >&2
 case "$MODE" in
   run)
     say "evaluating the bundled example submission on the best device found"
-    exec build/bin/kbx eval examples/submission.jsonl --device auto --method example --db "${KBX_DB:-$ROOT/build/example.sqlite}" --jobs 2
+    exec build/bin/kbx eval resources/examples/submission.jsonl --device auto --method example --db "${KBX_DB:-$ROOT/build/example.sqlite}" --jobs 2
     ;;
   test)
     say "running the test suite"

@@ -162,6 +162,7 @@ int cmdEval(const EvalArgs& a)
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     kbx::Evaluator ev(cat, *store, wc, opt);
+    ev.setProbe(probe);
     const auto start = std::chrono::steady_clock::now();
     const bool tty = isatty(2);
     auto progress = [&](const kbx::Outcome& o, int done, int total) {

@@ -69,7 +69,8 @@ def classify(e: BaseException) -> str:
             return "import_error"
     for x in chain:
         msg = str(x).lower()
-        if isinstance(x, MemoryError) or type(x).__name__ == "OutOfMemoryError" or "out of memory" in msg:
+        if isinstance(x, MemoryError) or type(x).__name__ == "OutOfMemoryError" or any(
+                s in msg for s in ("out of memory", "can't allocate memory", "not enough memory", "cannot allocate memory")):
             return "out_of_memory"
     for x in chain:
         msg = str(x).lower()

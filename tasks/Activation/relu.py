@@ -1,0 +1,73 @@
+import torch
+
+META = {
+    "id": "Activation/relu",
+    "category": "Activation",
+    "stem": "relu",
+    "entry": "relu",
+    "signature": "relu(input, inplace=False) -> Tensor",
+    "description": (
+        "Element-wise rectified linear unit: every element greater than zero is kept, every other "
+        "element becomes zero; NaN stays NaN. The output has the shape and dtype of the input. With "
+        "inplace=True the input tensor itself is overwritten with the result and returned."
+    ),
+    "difficulty": 2,
+    "comparison": "allclose",
+    "tolerance": {
+        "float64": [1e-12, 1e-12],
+        "float32": [1e-5, 1e-5],
+        "float16": [5e-3, 1e-2],
+        "bfloat16": [5e-3, 1e-2],
+    },
+    "tolerance_note": "ReLU is exact in every dtype (a select between x and 0), so the defaults leave a wide margin.",
+    "tf32": False,
+    "oracle": None,
+    "quantization": None,
+    "uniform": None,
+    "perf_shapes": [
+        {"name": "1M_f32", "params": {"shape": [1024, 1024], "dtype": "float32"}},
+        {"name": "16M_f32", "params": {"shape": [4096, 4096], "dtype": "float32"}},
+        {"name": "16M_f16", "params": {"shape": [4096, 4096], "dtype": "float16"}},
+        {"name": "64M_f32", "params": {"shape": [8192, 8192], "dtype": "float32"}},
+        {"name": "64M_f32_inplace", "params": {"shape": [8192, 8192], "dtype": "float32", "inplace": True}},
+    ],
+}
+
+
+def reference(input, inplace=False):
+    return torch.nn.functional.relu(input, inplace=inplace)
+
+
+def edge_cases(g):
+    inf, nan = float("inf"), float("nan")
+    special = [0.0, -0.0, 1.0, -1.0, inf, -inf, nan, 1e-38, -1e-38, 3.0e38, -3.0e38, 1e-45]
+    yield {"name": "special_values_f32", "args": (g.tensor(special),), "kwargs": {}}
+    yield {"name": "special_values_f16",
+           "args": (g.tensor([0.0, -0.0, inf, -inf, nan, 6.0e-8, -6.0e-8, 65504.0, -65504.0],
+                             dtype=torch.float16),), "kwargs": {}}
+    yield {"name": "all_zeros", "args": (g.tensor([[0.0] * 7] * 3),), "kwargs": {}}
+    yield {"name": "all_negative", "args": (-g.rand(5, 9, low=0.1, high=4.0),), "kwargs": {}}
+    yield {"name": "single_element", "args": (g.tensor([[[-2.5]]]),), "kwargs": {}}
+    yield {"name": "scalar_0d", "args": (g.tensor(3.25),), "kwargs": {}}
+    yield {"name": "inplace_f32", "args": (g.randn(17, 33),), "kwargs": {"inplace": True},
+           "mutates": [0]}
+    yield {"name": "inplace_bf16_special",
+           "args": (g.tensor([-1.0, 2.0, -inf, inf, nan, -0.0, 0.0], dtype=torch.bfloat16),),
+           "kwargs": {"inplace": True}, "mutates": [0]}
+    yield {"name": "non_contiguous_transposed", "args": (g.randn(24, 40).t(),), "kwargs": {}}
+
+
+def random_cases(g):
+    yield {"name": "randn_1d_odd", "args": (g.randn(1000),), "kwargs": {}}
+    yield {"name": "randn_2d_odd", "args": (g.randn(37, 129),), "kwargs": {}}
+    yield {"name": "outlier_3d", "args": (g.outlier(4, 33, 65),), "kwargs": {}}
+    yield {"name": "randn_f16", "args": (g.randn(64, 100, dtype=torch.float16),), "kwargs": {}}
+    yield {"name": "outlier_bf16", "args": (g.outlier(3, 7, 311, dtype=torch.bfloat16),), "kwargs": {}}
+    yield {"name": "randn_inplace_f16", "args": (g.randn(5, 1023, dtype=torch.float16),),
+           "kwargs": {"inplace": True}, "mutates": [0]}
+
+
+def perf_inputs(g, params):
+    dtype = getattr(torch, params.get("dtype", "float32"))
+    x = g.randn(*params["shape"], dtype=dtype)
+    return (x,), {"inplace": bool(params.get("inplace", False))}

@@ -1,0 +1,94 @@
+import torch
+
+META = {
+    "id": "Convolution/conv2d",
+    "category": "Convolution",
+    "stem": "conv2d",
+    "entry": "conv2d",
+    "signature": "conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor",
+    "description": (
+        "2-D cross-correlation of an NCHW input (N, C_in, H, W) with filters (C_out, C_in/groups, kH, kW), "
+        "plus an optional per-output-channel bias. stride, padding and dilation are an int or an "
+        "(h, w) pair; padding may also be 'valid' (no padding) or 'same' (output spatial size equals "
+        "the input's, stride 1; for an even total padding split the extra row/column goes to the "
+        "bottom/right). groups splits input and output channels into independent groups "
+        "(groups == C_in is a depthwise convolution). Output: (N, C_out, H_out, W_out) in the input dtype. "
+        "Real dtypes only (float32/float16/bfloat16)."
+    ),
+    "difficulty": 4,
+    "comparison": "allclose",
+    "tolerance": {
+        "float64": [1e-9, 1e-9],
+        "float32": [5e-2, 1e-2],
+        "float16": [1e-2, 1e-2],
+        "bfloat16": [3e-2, 2e-2],
+    },
+    "tolerance_note": (
+        "Judged against a float64 oracle; TF32 allowed for float32: operands truncated to a 10-bit "
+        "mantissa (up to 2^-10 relative each) give a random error of about 1e-3*sqrt(K) over "
+        "K = C_in/groups*kH*kW <= 160 with N(0,1) data, so atol 5e-2 (about 4 sigma) + rtol 1e-2; "
+        "half-precision inputs multiply exactly with float32 accumulation, only the output rounding counts."
+    ),
+    "tf32": True,
+    "oracle": "float64",
+    "quantization": None,
+    "uniform": None,
+    "perf_shapes": [
+        {"name": "resnet_3x3_c64_56", "params": {"N": 8, "C": 64, "H": 56, "W": 56, "OC": 64, "k": 3, "stride": 1, "padding": 1}},
+        {"name": "resnet_3x3_c128_28_s2", "params": {"N": 16, "C": 128, "H": 56, "W": 56, "OC": 128, "k": 3, "stride": 2, "padding": 1}},
+        {"name": "pointwise_1x1_c256_28", "params": {"N": 16, "C": 256, "H": 28, "W": 28, "OC": 512, "k": 1, "stride": 1, "padding": 0}},
+        {"name": "depthwise_3x3_c256_56", "params": {"N": 16, "C": 256, "H": 56, "W": 56, "OC": 256, "k": 3, "stride": 1, "padding": 1, "groups": 256}},
+        {"name": "resnet_3x3_c256_14_bf16", "params": {"N": 32, "C": 256, "H": 14, "W": 14, "OC": 256, "k": 3, "stride": 1, "padding": 1, "dtype": "bfloat16"}},
+    ],
+}
+
+
+def reference(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return torch.nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _case(name, g, x_shape, w_shape, bias=False, dtype=torch.float32, mode="randn", **kw):
+    draw = g.randn if mode == "randn" else g.outlier
+    x = draw(*x_shape, dtype=dtype)
+    w = draw(*w_shape, dtype=dtype)
+    b = draw(w_shape[0], dtype=dtype) if bias else None
+    return {"name": name, "args": (x, w, b), "kwargs": kw}
+
+
+def edge_cases(g):
+    yield _case("pointwise_1x1_no_bias", g, (1, 3, 5, 5), (4, 3, 1, 1))
+    yield _case("bias_stride2_pad1", g, (2, 3, 9, 9), (5, 3, 3, 3), bias=True, stride=2, padding=1)
+    yield _case("padding_valid_string", g, (1, 2, 7, 6), (3, 2, 3, 2), padding="valid")
+    yield _case("padding_same_odd_kernel", g, (1, 4, 8, 9), (6, 4, 3, 3), bias=True, padding="same")
+    yield _case("padding_same_even_kernel", g, (2, 3, 7, 7), (4, 3, 4, 2), padding="same")
+    yield _case("padding_same_dilated", g, (1, 3, 10, 9), (4, 3, 3, 3), padding="same", dilation=2)
+    yield _case("tuple_stride_pad_dilation", g, (2, 3, 11, 12), (4, 3, 3, 3), bias=True,
+                stride=(1, 2), padding=(2, 0), dilation=(2, 1))
+    yield _case("groups_2", g, (2, 4, 8, 8), (6, 2, 3, 3), bias=True, padding=1, groups=2)
+    yield _case("depthwise", g, (2, 5, 9, 7), (5, 1, 3, 3), bias=True, padding=1, groups=5)
+    yield _case("depthwise_multiplier_2", g, (1, 3, 6, 6), (6, 1, 3, 3), groups=3)
+    yield _case("kernel_1x7_wide", g, (1, 2, 4, 15), (3, 2, 1, 7), padding=(0, 3))
+    yield _case("kernel_covers_input", g, (3, 2, 3, 3), (4, 2, 3, 3), bias=True)
+    yield _case("spatial_1x1_padded", g, (2, 3, 1, 1), (2, 3, 3, 3), padding=1)
+    yield _case("single_channel_large_stride", g, (1, 1, 13, 13), (1, 1, 2, 2), stride=4)
+
+
+def random_cases(g):
+    yield _case("randn_pad1_bias_odd", g, (2, 4, 15, 17), (8, 4, 3, 3), bias=True, padding=1)
+    yield _case("randn_K144", g, (1, 16, 12, 11), (20, 16, 3, 3), bias=True, padding=1)
+    yield _case("outlier_stride2", g, (2, 6, 13, 13), (10, 6, 3, 3), mode="outlier", stride=2, padding=1)
+    yield _case("randn_5x5_dilated", g, (1, 3, 16, 16), (7, 3, 5, 5), bias=True, padding=2, dilation=(1, 2))
+    yield _case("f16_same", g, (1, 8, 12, 13), (16, 8, 3, 3), bias=True, dtype=torch.float16, padding="same")
+    yield _case("bf16_groups_4", g, (2, 8, 10, 9), (12, 2, 3, 3), bias=True, dtype=torch.bfloat16,
+                padding=1, groups=4)
+    yield _case("outlier_f16_1x1", g, (2, 24, 7, 9), (17, 24, 1, 1), mode="outlier", dtype=torch.float16)
+
+
+def perf_inputs(g, params):
+    dtype = getattr(torch, params.get("dtype", "float32"))
+    groups = params.get("groups", 1)
+    k = params["k"]
+    x = g.randn(params["N"], params["C"], params["H"], params["W"], dtype=dtype)
+    w = g.randn(params["OC"], params["C"] // groups, k, k, dtype=dtype) * (1.0 / (params["C"] // groups * k * k) ** 0.5)
+    b = g.randn(params["OC"], dtype=dtype)
+    return (x, w, b), {"stride": params["stride"], "padding": params["padding"], "groups": groups}

@@ -1,0 +1,85 @@
+import torch
+
+META = {
+    "id": "Math/mul",
+    "category": "Math",
+    "stem": "mul",
+    "entry": "mul",
+    "signature": "mul(input, other, *, out=None) -> Tensor",
+    "description": (
+        "Element-wise product input * other, where other is a tensor or a Python number. Tensors "
+        "broadcast to a common shape and the result dtype follows PyTorch's type promotion "
+        "(torch.result_type: float16 * float32 tensor -> float32, int tensor * float number -> "
+        "float32, a 0-dim tensor does not raise the dtype of a dimensioned one). Integer products "
+        "must be exact; IEEE rules apply (0 * inf = NaN, signs of zeros). Complex inputs are not tested."
+    ),
+    "difficulty": 3,
+    "comparison": "allclose",
+    "tolerance": {
+        "float64": [1e-12, 1e-12],
+        "float32": [1e-5, 1e-5],
+        "float16": [5e-3, 1e-2],
+        "bfloat16": [5e-3, 1e-2],
+    },
+    "tolerance_note": "A single correctly rounded product per element: the defaults are ample.",
+    "tf32": False,
+    "oracle": None,
+    "quantization": None,
+    "uniform": None,
+    "perf_shapes": [
+        {"name": "1M_f32", "params": {"a": [1024, 1024], "b": [1024, 1024], "dtype": "float32"}},
+        {"name": "16M_f32", "params": {"a": [4096, 4096], "b": [4096, 4096], "dtype": "float32"}},
+        {"name": "16M_f32_col_bcast", "params": {"a": [4096, 4096], "b": [4096, 1], "dtype": "float32"}},
+        {"name": "16M_f16", "params": {"a": [4096, 4096], "b": [4096, 4096], "dtype": "float16"}},
+        {"name": "64M_f32", "params": {"a": [8192, 8192], "b": [8192, 8192], "dtype": "float32"}},
+    ],
+}
+
+
+def reference(input, other, *, out=None):
+    return torch.mul(input, other, out=out)
+
+
+def edge_cases(g):
+    inf, nan = float("inf"), float("nan")
+    a = g.tensor([0.0, -0.0, 0.0, inf, inf, -inf, nan, 2.0, 3.0e38, 1e-30, -5.0])
+    b = g.tensor([-0.0, -0.0, inf, -inf, 2.0, -inf, 1.0, nan, 10.0, 1e-30, 0.0])
+    yield {"name": "special_values", "args": (a, b), "kwargs": {}}
+    yield {"name": "bcast_col_row", "args": (g.randn(5, 1), g.randn(1, 7)), "kwargs": {}}
+    yield {"name": "bcast_other_more_dims", "args": (g.randn(7), g.randn(3, 1, 7)), "kwargs": {}}
+    yield {"name": "bcast_middle", "args": (g.randn(3, 4, 5), g.randn(3, 1, 5)), "kwargs": {}}
+    yield {"name": "scalar_float_other", "args": (g.randn(4, 9), -1.25), "kwargs": {}}
+    yield {"name": "scalar_zero_other", "args": (g.tensor([1.0, -1.0, inf, nan]), 0.0), "kwargs": {}}
+    yield {"name": "int64_exact", "args": (g.randint(-30000, 30000, 40, dtype=torch.int64),
+                                          g.randint(-30000, 30000, 40, dtype=torch.int64)), "kwargs": {}}
+    yield {"name": "int32_times_int_scalar", "args": (g.randint(-50, 50, 8, 5, dtype=torch.int32), -7),
+           "kwargs": {}}
+    yield {"name": "int32_times_float_scalar_promotes",
+           "args": (g.randint(-50, 50, 33, dtype=torch.int32), 0.5), "kwargs": {}}
+    yield {"name": "f16_times_f32_promotes", "args": (g.randn(9, 17, dtype=torch.float16), g.randn(9, 17)),
+           "kwargs": {}}
+    yield {"name": "bf16_times_0d_f32_stays_bf16",
+           "args": (g.randn(9, 17, dtype=torch.bfloat16), g.tensor(-3.5)), "kwargs": {}}
+    yield {"name": "int64_times_f32_tensor", "args": (g.randint(-9, 9, 3, 11, dtype=torch.int64), g.randn(3, 11)),
+           "kwargs": {}}
+    yield {"name": "empty_rows", "args": (g.randn(0, 5), g.randn(5)), "kwargs": {}}
+    yield {"name": "single_element", "args": (g.tensor([[1.5]]), g.tensor([[-2.25]])), "kwargs": {}}
+    yield {"name": "non_contiguous_inputs", "args": (g.randn(20, 30).t(), g.randn(30, 40)[:, ::2]),
+           "kwargs": {}}
+
+
+def random_cases(g):
+    yield {"name": "randn_1d_odd", "args": (g.randn(1000), g.randn(1000)), "kwargs": {}}
+    yield {"name": "randn_2d_odd", "args": (g.randn(37, 129), g.randn(37, 129)), "kwargs": {}}
+    yield {"name": "outlier_3d_bcast", "args": (g.outlier(4, 33, 65), g.outlier(33, 1)), "kwargs": {}}
+    yield {"name": "randn_f16", "args": (g.randn(64, 100, dtype=torch.float16), g.randn(64, 100, dtype=torch.float16)),
+           "kwargs": {}}
+    yield {"name": "outlier_bf16", "args": (g.outlier(3, 7, 311, dtype=torch.bfloat16),
+                                           g.outlier(3, 7, 311, dtype=torch.bfloat16)), "kwargs": {}}
+    yield {"name": "randint_int64_bcast", "args": (g.randint(-10**4, 10**4, 17, 31), g.randint(-10**4, 10**4, 31)),
+           "kwargs": {}}
+
+
+def perf_inputs(g, params):
+    dtype = getattr(torch, params.get("dtype", "float32"))
+    return (g.randn(*params["a"], dtype=dtype), g.randn(*params["b"], dtype=dtype)), {}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+// End-to-end: kbx eval on the real Triton fixtures, through the worker, on the CPU (Triton's
+// interpreter) or, with KBX_TEST_DEVICE=cuda, on a GPU (the test is labelled "gpu" and skips
+// itself when the worker's torch sees no CUDA device).
+#include "store.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kFixtures = KBX_FIXTURES_DIR;
+
+std::string device()
+{
+    const char* d = std::getenv("KBX_TEST_DEVICE");
+    return d && *d ? d : "cpu";
+}
+
+struct Cmd {
+    int rc = -1;
+    std::string out;
+};
+
+Cmd run(const std::string& cmd)
+{
+    Cmd r;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p)
+        return r;
+    std::array<char, 65536> buf{};
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+        r.out.append(buf.data(), n);
+    int st = pclose(p);
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+std::string kbxBin() { return KBX_BIN; }
+
+std::vector<nlohmann::json> jsonLines(const std::string& text)
+{
+    std::vector<nlohmann::json> v;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+        if (!line.empty() && line[0] == '{')
+            v.push_back(nlohmann::json::parse(line));
+    return v;
+}
+
+std::string readFile(const fs::path& p)
+{
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+fs::path tempPath(const std::string& name)
+{
+    auto p = fs::temp_directory_path() / ("kbx-it-" + std::to_string(getpid()) + "-" + device() + "-" + name);
+    fs::remove_all(p);
+    return p;
+}
+
+bool cudaAvailable()
+{
+    auto r = run(std::string(KBX_WORKER_BIN) + " probe 3>&1 1>/dev/null 2>/dev/null | tr -c '[:print:]' '\\n' | grep -c '\"cuda_available\":true'");
+    return r.out.find('1') != std::string::npos;
+}
+
+// GTEST_SKIP returns from the current function only: keep it in the test body.
+#define REQUIRE_DEVICE()                                    \
+    do {                                                    \
+        if (device() == "cuda" && !cudaAvailable())         \
+            GTEST_SKIP() << "no CUDA device visible to the worker"; \
+    } while (0)
+
+struct Fixture {
+    fs::path file;
+    std::string task;
+    std::set<std::string> expect;
+    std::set<std::string> devices{"cpu", "cuda"};
+};
+
+std::vector<Fixture> badFixtures()
+{
+    std::vector<Fixture> v;
+    const std::regex header("# kbx-fixture: task=(\\S+) expect=(\\S+)(?: devices=(\\S+))?");
+    for (const auto& e : fs::directory_iterator(kFixtures / "variants")) {
+        if (e.path().extension() != ".py")
+            continue;
+        std::ifstream in(e.path());
+        std::string first;
+        std::getline(in, first);
+        std::smatch m;
+        if (!std::regex_search(first, m, header))
+            ADD_FAILURE() << e.path() << ": no kbx-fixture header";
+        Fixture f{e.path(), m[1], {}, {}};
+        std::stringstream ex(m[2]);
+        for (std::string s; std::getline(ex, s, '|');)
+            f.expect.insert(s);
+        if (m[3].matched) {
+            std::stringstream dv(m[3]);
+            for (std::string s; std::getline(dv, s, ',');)
+                f.devices.insert(s);
+        } else {
+            f.devices = {"cpu", "cuda"};
+        }
+        v.push_back(f);
+    }
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
+    return v;
+}
+
+}  // namespace
+
+TEST(Eval, TasksJsonListsEveryTaskWithItsFields)
+{
+    auto r = run(kbxBin() + " tasks --json");
+    ASSERT_EQ(r.rc, 0);
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_GE(j.size(), 32u);
+    for (const auto& t : j) {
+        EXPECT_EQ(t["id"].get<std::string>(), t["category"].get<std::string>() + "/" + t["stem"].get<std::string>());
+        EXPECT_FALSE(t["signature"].get<std::string>().empty());
+    }
+}
+
+TEST(Eval, EveryKnownGoodFixturePasses)
+{
+    REQUIRE_DEVICE();
+    auto tasks = nlohmann::json::parse(run(kbxBin() + " tasks --json").out);
+    auto jsonl = tempPath("good.jsonl");
+    std::ofstream out(jsonl);
+    std::set<std::string> ids;
+    for (const auto& t : tasks) {
+        auto f = kFixtures / "good" / (t["id"].get<std::string>() + ".py");
+        ASSERT_TRUE(fs::exists(f)) << "no known-good solution for " << t["id"];
+        out << nlohmann::json{{"predict", readFile(f)}, {"file", t["id"].get<std::string>() + ".py"}}.dump() << "\n";
+        ids.insert(t["id"]);
+    }
+    out.close();
+    auto db = tempPath("good.sqlite");
+    auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 2 --method known-good --device " + device() + " --db " + db.string());
+    EXPECT_EQ(r.rc, 0) << r.out;
+    auto lines = jsonLines(r.out);
+    EXPECT_EQ(lines.size(), ids.size());
+    int pass = 0;
+    for (const auto& l : lines) {
+        EXPECT_EQ(l["verdict"], "pass") << l.dump(1);
+        pass += l["verdict"] == "pass";
+        EXPECT_TRUE(l["failure_class"].is_null());
+    }
+    std::cout << "known-good: " << pass << "/" << ids.size() << " pass on " << device() << "\n";
+}
+
+TEST(Eval, EveryKnownBadFixtureGetsItsClass)
+{
+    REQUIRE_DEVICE();
+    auto fixtures = badFixtures();
+    ASSERT_GE(fixtures.size(), 12u);
+    auto jsonl = tempPath("bad.jsonl");
+    std::ofstream out(jsonl);
+    std::vector<Fixture> used;
+    for (const auto& f : fixtures) {
+        if (!f.devices.count(device()))
+            continue;
+        out << nlohmann::json{{"predict", readFile(f.file)}, {"file", f.task + ".py"}}.dump() << "\n";
+        used.push_back(f);
+    }
+    out.close();
+    auto db = tempPath("bad.sqlite");
+    const int timeout = 30;
+    auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 2 --method known-bad --timeout " + std::to_string(timeout) +
+                 " --device " + device() + " --db " + db.string());
+    EXPECT_EQ(r.rc, 0) << r.out;
+    auto lines = jsonLines(r.out);
+    ASSERT_EQ(lines.size(), used.size());
+    std::map<int, nlohmann::json> byLine;
+    for (const auto& l : lines) {
+        auto origin = l["origin"].get<std::string>();
+        byLine[std::stoi(origin.substr(origin.rfind(':') + 1))] = l;
+    }
+    std::set<std::string> classes;
+    for (size_t i = 0; i < used.size(); ++i) {
+        const auto& l = byLine[static_cast<int>(i + 1)];
+        const auto& f = used[i];
+        std::string got = l["verdict"] == "pass" ? "pass" : l["failure_class"].is_string() ? l["failure_class"].get<std::string>() : "?";
+        EXPECT_TRUE(f.expect.count(got)) << f.file.filename() << ": expected " << *f.expect.begin() << ", got " << got << "\n" << l.dump(1);
+        classes.insert(got);
+        if (got == "timeout") {
+            EXPECT_LT(l["seconds"].get<double>(), timeout + 20.0) << "a hang must end within its limit";
+        }
+    }
+    EXPECT_GE(classes.size(), 12u) << "the bad fixtures must cover at least 12 classes";
+}
+
+TEST(Eval, SameSubmissionTwiceIsStoredOnceWithTwoEvaluations)
+{
+    REQUIRE_DEVICE();
+    auto db = tempPath("twice.sqlite");
+    auto src = kFixtures / "good" / "Activation" / "relu.py";
+    for (int i = 0; i < 2; ++i) {
+        auto r = run(kbxBin() + " eval " + src.string() + " --json --method twice --device " + device() + " --db " + db.string());
+        ASSERT_EQ(r.rc, 0) << r.out;
+        auto l = jsonLines(r.out);
+        ASSERT_EQ(l.size(), 1u);
+        EXPECT_EQ(l[0]["new_candidate"], i == 0);
+    }
+    kbx::Store s(db);
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM candidates")[0]["n"], 1);
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM evaluations")[0]["n"], 2);
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM runs WHERE status='finished'")[0]["n"], 2);
+    EXPECT_EQ(s.query("SELECT count(DISTINCT secret_seed) AS n FROM runs")[0]["n"], 2) << "one secret seed per run";
+    auto rep = run(kbxBin() + " report --json --db " + db.string());
+    ASSERT_EQ(rep.rc, 0);
+    auto rows = jsonLines(rep.out);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["total"], 1);
+    EXPECT_EQ(rows[0]["exe_ok"], 1);
+}
+
+TEST(Eval, BadSourcesFailCleanlyAndWriteNothing)
+{
+    auto dir = tempPath("badsrc");
+    fs::create_directories(dir);
+    auto db = dir / "db.sqlite";
+    std::ofstream(dir / "broken.jsonl") << R"({"predict": "x", "file": "Activation/relu.py"})" << "\n{oops\n";
+    auto r = run(kbxBin() + " eval " + (dir / "broken.jsonl").string() + " --db " + db.string() + " 2>&1");
+    EXPECT_EQ(r.rc, 3) << r.out;
+    EXPECT_NE(r.out.find("broken.jsonl:2: malformed JSON"), std::string::npos) << r.out;
+    std::ofstream(dir / "unknown.jsonl") << R"({"predict": "x", "file": "Activation/no_such_task.py"})" << "\n";
+    r = run(kbxBin() + " eval " + (dir / "unknown.jsonl").string() + " --db " + db.string() + " 2>&1");
+    EXPECT_EQ(r.rc, 3);
+    EXPECT_NE(r.out.find("unknown task"), std::string::npos) << r.out;
+    r = run(kbxBin() + " eval " + (dir / "missing.jsonl").string() + " --db " + db.string() + " 2>&1");
+    EXPECT_EQ(r.rc, 3);
+    EXPECT_NE(r.out.find("no such file"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(db)) << "nothing is written for a bad source";
+    r = run(kbxBin() + " eval --device tpu x.jsonl 2>&1");
+    EXPECT_EQ(r.rc, 2);
+}
