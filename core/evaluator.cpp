@@ -44,6 +44,8 @@ std::string num(const nlohmann::json& j, const char* key)
         return "?";
     if (j[key].is_number_float())
         return fmt::format("{:.3g}", j[key].get<double>());
+    if (j[key].is_string())
+        return j[key].get<std::string>();
     return j[key].dump();
 }
 

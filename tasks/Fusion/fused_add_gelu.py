@@ -5,7 +5,7 @@ META = {
     "category": "Fusion",
     "stem": "fused_add_gelu",
     "entry": "fused_add_gelu",
-    "signature": "fused_add_gelu(input, other, alpha=1, approximate='none', out=None) -> Tensor",
+    "signature": "def fused_add_gelu(input, other, alpha=1, approximate='none', out=None) -> Tensor",
     "description": (
         "Computes GELU(input + alpha * other) element-wise in one pass. other is a tensor "
         "(broadcast against input) or a Python number; the result dtype follows PyTorch's type "

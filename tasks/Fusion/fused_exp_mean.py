@@ -5,7 +5,7 @@ META = {
     "category": "Fusion",
     "stem": "fused_exp_mean",
     "entry": "fused_exp_mean",
-    "signature": "fused_exp_mean(input, dim=None, keepdim=False, dtype=None, out=None) -> Tensor",
+    "signature": "def fused_exp_mean(input, dim=None, keepdim=False, dtype=None, out=None) -> Tensor",
     "description": (
         "Mean of exp(input): exponentiate every element, then average over dim (an int or a tuple "
         "of ints; None means over all elements), keeping reduced dims as size 1 when keepdim=True. "

@@ -5,7 +5,7 @@ META = {
     "category": "LinearAlgebra",
     "stem": "cholesky",
     "entry": "cholesky",
-    "signature": "linalg.cholesky(A, *, upper=False, out=None) -> Tensor",
+    "signature": "def linalg.cholesky(A, *, upper=False, out=None) -> Tensor",
     "description": (
         "Cholesky factor of a real symmetric positive-definite matrix A = L L^T, L lower "
         "triangular with a positive diagonal and exact zeros above it. A has shape (*, n, n) "

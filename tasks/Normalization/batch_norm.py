@@ -77,12 +77,14 @@ def edge_cases(g):
     w, b = _affine(g, 4)
     yield {"name": "train_4d_momentum_eps", "args": (g.randn(3, 4, 6, 5), rm, rv, w, b),
            "kwargs": {"training": True, "momentum": 0.3, "eps": 1e-3}, "mutates": [1, 2]}
-    # channel 1 is constant: zero batch variance, the output there is exactly the bias
+    # channel 1 is all zeros (a dead channel): zero batch variance, so the output there is exactly
+    # the bias. (Zero, not another constant: a one-ulp error in a nonzero mean, e.g. from an
+    # approximate division, would be amplified by 1/sqrt(eps) ~ 316.)
     x = g.randn(6, 3, 10)
-    x[:, 1, :] = 2.5
+    x[:, 1, :] = 0.0
     rm, rv = _stats(g, 3)
     w, b = _affine(g, 3)
-    yield {"name": "train_constant_channel", "args": (x, rm, rv, w, b), "kwargs": {"training": True},
+    yield {"name": "train_zero_variance_channel", "args": (x, rm, rv, w, b), "kwargs": {"training": True},
            "mutates": [1, 2]}
     # two values per channel: the smallest batch for which the unbiased variance exists
     rm, rv = _stats(g, 5)

@@ -88,6 +88,16 @@ nlohmann::json unravel(int64_t flat, at::IntArrayRef sizes)
 
 double num(const at::Tensor& t) { return t.item<double>(); }
 
+/// JSON has no NaN/Inf: non-finite evidence values travel as the strings "nan", "inf", "-inf".
+nlohmann::json jnum(double v)
+{
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    return v;
+}
+
 LeafVerdict compareQuantization(const at::Tensor& r64, const at::Tensor& c64, const Contract& c)
 {
     LeafVerdict v;
@@ -245,8 +255,8 @@ LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const
             v.failureClass = "value_mismatch";
             int64_t first = at::argmax(neq.flatten().to(at::kInt)).item<int64_t>();
             v.evidence["first_mismatch_index"] = unravel(first, ref.sizes());
-            v.evidence["ref_value"] = num(ref.flatten()[first].to(at::kDouble));
-            v.evidence["cand_value"] = num(cand.flatten()[first].to(at::kDouble));
+            v.evidence["ref_value"] = jnum(num(ref.flatten()[first].to(at::kDouble)));
+            v.evidence["cand_value"] = jnum(num(cand.flatten()[first].to(at::kDouble)));
             v.evidence["mismatch_fraction"] = static_cast<double>(bad) / static_cast<double>(std::max<int64_t>(1, ref.numel()));
         }
         return v;
@@ -275,8 +285,8 @@ LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const
         v.evidence["nan_mismatches"] = nanBad;
         v.evidence["inf_mismatches"] = infBad;
         v.evidence["first_mismatch_index"] = unravel(first, r.sizes());
-        v.evidence["ref_value"] = num(r.flatten()[first]);
-        v.evidence["cand_value"] = num(x.flatten()[first]);
+        v.evidence["ref_value"] = jnum(num(r.flatten()[first]));
+        v.evidence["cand_value"] = jnum(num(x.flatten()[first]));
         return v;
     }
     auto [atol, rtol] = c.tol(refIn.scalar_type());
@@ -303,8 +313,8 @@ LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const
         v.evidence["max_abs_err"] = maxAbs;
         v.evidence["max_rel_err"] = maxRel;
         v.evidence["worst_index"] = unravel(worst, r.sizes());
-        v.evidence["ref_at_worst"] = num(rf.flatten()[worst]);
-        v.evidence["cand_at_worst"] = num(xf.flatten()[worst]);
+        v.evidence["ref_at_worst"] = jnum(num(rf.flatten()[worst]));
+        v.evidence["cand_at_worst"] = jnum(num(xf.flatten()[worst]));
         v.evidence["mismatch_count"] = nbad;
         v.evidence["mismatch_fraction"] = static_cast<double>(nbad) / static_cast<double>(n);
         v.evidence["passing_atol_at_rtol"] = neededAtol;
