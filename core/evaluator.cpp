@@ -146,13 +146,13 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     return res;
 }
 
-nlohmann::json Evaluator::probe() const
+nlohmann::json Evaluator::probe(const WorkerConfig& worker)
 {
-    if (m_worker.worker.empty() || !fs::exists(m_worker.worker))
+    if (worker.worker.empty() || !fs::exists(worker.worker))
         throw std::runtime_error("kbx-worker not found (build with KBX_BUILD_WORKER=ON or set KBX_WORKER)");
     ProcessSpec spec;
-    spec.argv = {m_worker.worker.string(), "probe"};
-    spec.env = m_worker.env;
+    spec.argv = {worker.worker.string(), "probe"};
+    spec.env = worker.env;
     spec.timeoutSeconds = 120;
     auto res = runProcess(spec);
     auto* result = findFrame(res, "result");

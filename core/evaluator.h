@@ -71,7 +71,8 @@ public:
     Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig worker, EvalOptions options);
 
     /// Versions and devices as seen by a worker (kbx-worker probe). Throws std::runtime_error.
-    nlohmann::json probe() const;
+    static nlohmann::json probe(const WorkerConfig& worker);
+    nlohmann::json probe() const { return probe(m_worker); }
     /// Reuses a probe already made (kbx eval probes once to pick the device).
     void setProbe(nlohmann::json probe) { m_probe = std::move(probe); }
 

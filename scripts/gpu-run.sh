@@ -30,22 +30,15 @@ cmake --build build-gpu -j"$(nproc)" > /tmp/kbx-build.log 2>&1 || { grep -E "err
 echo "build: $(( $(date +%s) - t0 )) s"
 export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The verdict table: every known-good fixture and every variant, one run each, on the GPU.
-"$PY" - "$ROOT" "$OUT" <<'PY'
-import json, os, re, sys, glob
-root, out = sys.argv[1], sys.argv[2]
-with open("/tmp/kbx-fixtures.jsonl", "w") as f:
-    for p in sorted(glob.glob(os.path.join(root, "tests/fixtures/good/*/*.py"))):
-        tid = os.path.relpath(p, os.path.join(root, "tests/fixtures/good"))
-        f.write(json.dumps({"predict": open(p).read(), "file": tid, "kind": "good", "name": tid}) + "\n")
-    for p in sorted(glob.glob(os.path.join(root, "tests/fixtures/variants/*.py"))):
-        src = open(p).read(); m = re.search(r"task=(\S+) expect=(\S+)", src.splitlines()[0])
-        f.write(json.dumps({"predict": src, "file": m[1] + ".py", "kind": "variant", "name": os.path.basename(p), "expect": m[2]}) + "\n")
-PY
+"$PY" scripts/fixture_set.py build "$OUT/fixtures.jsonl" --device cuda
 t1=$(date +%s)
 # Correctness work only: the verdict table and the test suite may share the GPU.
-( build-gpu/bin/kbx eval /tmp/kbx-fixtures.jsonl --device cuda --json --jobs 4 --timeout 60 --method fixtures --db "$OUT/h200-fixtures.sqlite" \
+( build-gpu/bin/kbx eval "$OUT/fixtures.jsonl" --device cuda --json --jobs 4 --timeout 60 --method fixtures --db "$OUT/h200-fixtures.sqlite" \
   > "$OUT/verdicts.jsonl" 2> "$OUT/eval.log"; echo "kbx eval rc=$? wall $(( $(date +%s) - t1 )) s" > "$OUT/eval.rc" ) &
 ctest --test-dir build-gpu -L "unit|gpu" --output-on-failure -j3 --timeout 900 > "$OUT/ctest-gpu.log" 2>&1
 echo "ctest (unit + gpu): rc=$? after $(( $(date +%s) - t1 )) s"; grep -E "tests passed|Failed|known-good" "$OUT/ctest-gpu.log" | tail -12
 wait
 cat "$OUT/eval.rc"; tail -3 "$OUT/eval.log"
+"$PY" scripts/fixture_set.py table "$OUT/fixtures.jsonl" "$OUT/verdicts.jsonl" --env "$OUT/environment.txt" \
+  --title "kbx eval --device cuda on the fixture set" --wall "$(cut -d' ' -f5- "$OUT/eval.rc")" > "$OUT/verdicts.md"
+echo "verdict table rc=$?"; head -8 "$OUT/verdicts.md"

@@ -126,18 +126,9 @@ int cmdEval(const EvalArgs& a)
     opt.keepScratch = a.keepScratch;
     if (!a.scratch.empty())
         opt.scratchRoot = a.scratch;
-    const std::filesystem::path dbPath = a.db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(a.db);
-    std::unique_ptr<kbx::Store> store;
-    try {
-        store = std::make_unique<kbx::Store>(dbPath);
-    } catch (const kbx::StoreError& e) {
-        std::cerr << "kbx: " << e.what() << "\n";
-        return ExitDatabase;
-    }
-    kbx::Evaluator probeEval(cat, *store, wc, opt);
     nlohmann::json probe;
     try {
-        probe = probeEval.probe();
+        probe = kbx::Evaluator::probe(wc);
     } catch (const std::exception& e) {
         std::cerr << "kbx: " << e.what() << "\n";
         return ExitEnvironment;
@@ -150,6 +141,14 @@ int cmdEval(const EvalArgs& a)
     if (opt.device == "cuda" && !cudaAvailable) {
         std::cerr << "kbx: --device cuda asked for, but the worker's torch sees no CUDA device\n";
         return ExitEnvironment;
+    }
+    const std::filesystem::path dbPath = a.db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(a.db);
+    std::unique_ptr<kbx::Store> store;
+    try {
+        store = std::make_unique<kbx::Store>(dbPath);
+    } catch (const kbx::StoreError& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitDatabase;
     }
     if (a.timeout > 0)
         opt.candidateTimeout = a.timeout;

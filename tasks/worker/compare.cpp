@@ -347,14 +347,29 @@ nlohmann::json compareFiles(const std::string& refFile, const std::string& candF
 {
     static const std::vector<std::string> precedence = {"shape_mismatch", "dtype_mismatch", "nan_inf_mismatch",
                                                         "value_mismatch", "input_mutated"};
-    auto ref = loadPickle(refFile);
-    auto cand = loadPickle(candFile);
+    auto ref = loadPickle(refFile);  // ours: a failure here is a harness error (thrown)
     auto refCases = field(ref, "cases").toListRef();
-    auto candCasesV = field(cand, "cases");
-    if (candCasesV.isNone())
-        throw std::runtime_error("candidate outputs have no cases");
-    auto candCases = candCasesV.toListRef();
     nlohmann::json out = {{"cases", nlohmann::json::array()}};
+    // The candidate's process wrote its outputs file and could have written anything there: an
+    // unreadable file is the candidate's failure, never a reason to leave it unjudged.
+    c10::IValue cand;
+    std::string unreadable;
+    try {
+        cand = loadPickle(candFile);
+        if (!cand.isGenericDict() || field(cand, "cases").isNone() || !field(cand, "cases").isList())
+            unreadable = "no case list";
+    } catch (const std::exception& e) {
+        unreadable = e.what();
+    }
+    if (!unreadable.empty()) {
+        for (size_t i = 0; i < refCases.size(); ++i)
+            out["cases"].push_back({{"index", i}, {"name", field(refCases[i], "name").toStringRef()}, {"status", "error"},
+                                    {"failure_class", "runtime_error"},
+                                    {"evidence", {{"reason", "candidate outputs unreadable: " + unreadable.substr(0, 300)}}}});
+        out["pass"] = false;
+        return out;
+    }
+    auto candCases = field(cand, "cases").toListRef();
     bool allPass = true;
     for (size_t i = 0; i < refCases.size(); ++i) {
         const auto& rc = refCases[i];
