@@ -410,6 +410,13 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     }
     rec.callOk = callOk;
     rec.exeOk = callOk && allPass;
+    if (worst == "interpreter_unsupported") {
+        // Not the candidate's fault and no verdict either way: say so, store nothing.
+        out.harnessError = true;
+        out.harnessMessage = fmt::format("not judged on the CPU: Triton's interpreter cannot run case {} ({}); evaluate with --device cuda",
+                                         worstCase, describe(worst, worstEvidence));
+        return finish(false);
+    }
     if (!worst.empty()) {
         fail(worst, fmt::format("case {}: {}", worstCase, describe(worst, worstEvidence)));
         rec.evidence["first_failure"] = {{"case", worstCase}, {"evidence", worstEvidence}};

@@ -47,7 +47,8 @@ def table(fixtures, verdicts, title, env, wall):
     rows = []
     for i, f in enumerate(fx, 1):
         j = got.get(i)
-        verdict = "missing" if j is None else ("pass" if j["verdict"] == "pass" else j["failure_class"] or j["verdict"])
+        verdict = ("missing" if j is None else "pass" if j["verdict"] == "pass"
+                   else "not_judged" if j["verdict"] == "error" else j["failure_class"] or j["verdict"])
         match = verdict in f["expect"].split("|")
         ok += match
         detail = "" if j is None else (j.get("detail") or "").replace("|", "\\|").replace("\n", " ")[:110]

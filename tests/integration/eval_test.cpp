@@ -9,6 +9,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -188,7 +189,9 @@ TEST(Eval, EveryKnownBadFixtureGetsItsClass)
     const int timeout = 30;
     auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 2 --method known-bad --timeout " + std::to_string(timeout) +
                  " --device " + device() + " --db " + db.string());
-    EXPECT_EQ(r.rc, 0) << r.out;
+    // Exit code 1: the run finished but some candidates were not judged (CPU interpreter gaps).
+    const bool anyUnjudged = std::any_of(used.begin(), used.end(), [](const Fixture& f) { return f.expect.count("not_judged") > 0; });
+    EXPECT_EQ(r.rc, anyUnjudged ? 1 : 0) << r.out;
     auto lines = jsonLines(r.out);
     ASSERT_EQ(lines.size(), used.size());
     std::map<int, nlohmann::json> byLine;
@@ -200,7 +203,10 @@ TEST(Eval, EveryKnownBadFixtureGetsItsClass)
     for (size_t i = 0; i < used.size(); ++i) {
         const auto& l = byLine[static_cast<int>(i + 1)];
         const auto& f = used[i];
-        std::string got = l["verdict"] == "pass" ? "pass" : l["failure_class"].is_string() ? l["failure_class"].get<std::string>() : "?";
+        std::string got = l["verdict"] == "pass"    ? "pass"
+                          : l["verdict"] == "error" ? "not_judged"
+                          : l["failure_class"].is_string() ? l["failure_class"].get<std::string>()
+                                                           : "?";
         EXPECT_TRUE(f.expect.count(got)) << f.file.filename() << ": expected " << *f.expect.begin() << ", got " << got << "\n" << l.dump(1);
         classes.insert(got);
         if (got == "timeout") {
