@@ -25,11 +25,17 @@ std::string readFile(const fs::path& p)
     return ss.str();
 }
 
-const TaskInfo& resolveOrThrow(const TaskCatalogue& cat, const std::string& name, const std::string& where)
+/// Unknown tasks: thrown, or listed in *skipped (then nullptr is returned).
+const TaskInfo* resolveTask(const TaskCatalogue& cat, const std::string& name, const std::string& where,
+                            std::vector<std::string>* skipped)
 {
     if (auto* t = cat.resolve(name))
-        return *t;
-    throw ImportError(fmt::format("{}: unknown task '{}'", where, name));
+        return t;
+    auto msg = fmt::format("{}: unknown task '{}'", where, name);
+    if (!skipped)
+        throw ImportError(msg);
+    skipped->push_back(msg);
+    return nullptr;
 }
 
 std::optional<int> roundFrom(const nlohmann::json& j)
@@ -50,7 +56,7 @@ std::optional<int> roundFrom(const nlohmann::json& j)
     return std::nullopt;
 }
 
-void loadJsonl(const fs::path& p, const TaskCatalogue& cat, std::vector<Submission>& out)
+void loadJsonl(const fs::path& p, const TaskCatalogue& cat, std::vector<Submission>& out, std::vector<std::string>* skipped)
 {
     std::ifstream in(p, std::ios::binary);
     if (!in)
@@ -84,22 +90,24 @@ void loadJsonl(const fs::path& p, const TaskCatalogue& cat, std::vector<Submissi
             if (taskName.empty())
                 throw ImportError(fmt::format("{}: record names no task (needs \"file\" or an \"instruction\" with 'Wrapper Entry Information')", where));
         } else if (j.contains("after_code") && j.contains("task_id")) {
-            if (!j["after_code"].is_string() || !j["task_id"].is_string())
-                throw ImportError(fmt::format("{}: corpus record without after_code text", where));
-            code = j["after_code"].get<std::string>();
+            // A corpus record whose round produced no code (after_code null) is an empty submission.
+            if (!(j["after_code"].is_string() || j["after_code"].is_null()) || !j["task_id"].is_string())
+                throw ImportError(fmt::format("{}: corpus record with a malformed after_code or task_id", where));
+            code = j["after_code"].is_string() ? j["after_code"].get<std::string>() : std::string();
             taskName = j["task_id"].get<std::string>();
         } else {
             throw ImportError(fmt::format("{}: not a submission record (no \"predict\" or \"after_code\")", where));
         }
-        const auto& task = resolveOrThrow(cat, taskName, where);
-        out.push_back({task.id, cleanSubmission(code), where, roundFrom(j)});
         ++records;
+        const auto* task = resolveTask(cat, taskName, where, skipped);
+        if (task)
+            out.push_back({task->id, cleanSubmission(code), where, roundFrom(j)});
     }
     if (records == 0)
         throw ImportError(fmt::format("{}: no submission records", p.string()));
 }
 
-void loadPy(const fs::path& p, const fs::path& base, const TaskCatalogue& cat, std::vector<Submission>& out)
+void loadPy(const fs::path& p, const TaskCatalogue& cat, std::vector<Submission>& out, std::vector<std::string>* skipped)
 {
     // Prefer Category/stem from the last two path components, then the bare stem.
     std::string stem = p.stem().string();
@@ -109,9 +117,8 @@ void loadPy(const fs::path& p, const fs::path& base, const TaskCatalogue& cat, s
         if (cat.find(withCat))
             name = withCat;
     }
-    (void)base;
-    const auto& task = resolveOrThrow(cat, name, p.string());
-    out.push_back({task.id, cleanSubmission(readFile(p)), p.string(), std::nullopt});
+    if (const auto* task = resolveTask(cat, name, p.string(), skipped))
+        out.push_back({task->id, cleanSubmission(readFile(p)), p.string(), std::nullopt});
 }
 
 }  // namespace
@@ -127,6 +134,11 @@ std::string entryFromInstruction(const std::string& instruction)
 
 std::vector<Submission> loadSubmissions(const fs::path& source, const TaskCatalogue& cat)
 {
+    return loadSubmissions(source, cat, nullptr);
+}
+
+std::vector<Submission> loadSubmissions(const fs::path& source, const TaskCatalogue& cat, std::vector<std::string>* skipped)
+{
     std::error_code ec;
     if (!fs::exists(source, ec))
         throw ImportError(fmt::format("{}: no such file or directory", source.string()));
@@ -134,9 +146,9 @@ std::vector<Submission> loadSubmissions(const fs::path& source, const TaskCatalo
     auto loadOne = [&](const fs::path& p) {
         auto ext = p.extension().string();
         if (ext == ".jsonl" || ext == ".json")
-            loadJsonl(p, cat, out);
+            loadJsonl(p, cat, out, skipped);
         else if (ext == ".py")
-            loadPy(p, source, cat, out);
+            loadPy(p, cat, out, skipped);
         else
             throw ImportError(fmt::format("{}: unsupported file type (expected .jsonl or .py)", p.string()));
     };

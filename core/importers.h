@@ -34,6 +34,12 @@ public:
 /// naming the file and line, so callers write nothing for a bad source.
 std::vector<Submission> loadSubmissions(const std::filesystem::path& source, const TaskCatalogue& catalogue);
 
+/// Same, but records naming a task the catalogue does not have are left out and listed in
+/// `skipped` ("origin: unknown task 'x'") instead of failing the whole source. Malformed
+/// records still throw.
+std::vector<Submission> loadSubmissions(const std::filesystem::path& source, const TaskCatalogue& catalogue,
+                                        std::vector<std::string>* skipped);
+
 /// Extracts the entry name from a seed instruction text, or "" when none.
 std::string entryFromInstruction(const std::string& instruction);
 

@@ -99,16 +99,24 @@ struct EvalArgs {
     std::optional<std::int64_t> secretSeed;
     bool keepScratch = false;
     std::string scratch;
+    bool skipUnknown = false;
 };
 
 int cmdEval(const EvalArgs& a)
 {
     auto cat = loadCatalogue();
     std::vector<kbx::Submission> subs;
+    std::vector<std::string> skipped;
     try {
-        subs = kbx::loadSubmissions(a.source, cat);
+        subs = kbx::loadSubmissions(a.source, cat, a.skipUnknown ? &skipped : nullptr);
     } catch (const kbx::ImportError& e) {
         std::cerr << "kbx: " << e.what() << "\n";
+        return ExitInput;
+    }
+    for (const auto& s : skipped)
+        std::cerr << "kbx: skipped " << s << "\n";
+    if (subs.empty()) {
+        std::cerr << "kbx: " << a.source << ": no submission for a known task\n";
         return ExitInput;
     }
     kbx::WorkerConfig wc;
@@ -277,6 +285,7 @@ int main(int argc, char** argv)
     eval->add_option("--secret-seed", ea.secretSeed, "Fix the secret seed (default: drawn per run)");
     eval->add_flag("--keep-scratch", ea.keepScratch, "Keep the run's scratch directory");
     eval->add_option("--scratch", ea.scratch, "Scratch directory for this run");
+    eval->add_flag("--skip-unknown", ea.skipUnknown, "Leave out records for tasks this benchmark does not have (default: refuse the source)");
 
     std::string reportDb;
     bool reportJson = false;

@@ -108,3 +108,21 @@ TEST(Importers, EntryFromInstruction)
     EXPECT_EQ(entryFromInstruction("... Wrapper Entry Information: def fused_add_gelu(input, other)"), "fused_add_gelu");
     EXPECT_EQ(entryFromInstruction("nothing"), "");
 }
+
+TEST(Importers, SkipUnknownListsInsteadOfFailing)
+{
+    TempDir d;
+    auto p = d.write("mixed.jsonl", line({{"predict", "def relu(x): pass"}, {"file", "Activation/relu.py"}})
+                                    + line({{"predict", "x"}, {"file", "Fusion/not_here.py"}})
+                                    + line({{"task_id", "Activation/relu.py"}, {"after_code", nullptr}, {"to_round", 2}}));
+    EXPECT_THROW(loadSubmissions(p, cat()), ImportError);
+    std::vector<std::string> skipped;
+    auto subs = loadSubmissions(p, cat(), &skipped);
+    ASSERT_EQ(subs.size(), 2u);
+    ASSERT_EQ(skipped.size(), 1u);
+    EXPECT_NE(skipped[0].find("mixed.jsonl:2: unknown task 'Fusion/not_here.py'"), std::string::npos) << skipped[0];
+    EXPECT_EQ(subs[1].code, "") << "a corpus round without code is an empty submission";
+    EXPECT_EQ(subs[1].round, 2);
+    auto bad = d.write("bad.jsonl", line({{"predict", "x"}, {"file", "Fusion/not_here.py"}}) + "{oops\n");
+    EXPECT_THROW(loadSubmissions(bad, cat(), &skipped), ImportError) << "malformed lines still fail";
+}
