@@ -44,6 +44,22 @@ std::string fmtDuration(double s)
     return fmt::format("{}h{:02d}m", static_cast<int>(s) / 3600, (static_cast<int>(s) % 3600) / 60);
 }
 
+std::filesystem::path databasePath(const std::string& db)
+{
+    return db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(db);
+}
+
+/// Opens (or creates) the database; prints the error and returns null when it cannot.
+std::unique_ptr<kbx::Store> openStore(const std::filesystem::path& path)
+{
+    try {
+        return std::make_unique<kbx::Store>(path);
+    } catch (const kbx::StoreError& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return nullptr;
+    }
+}
+
 kbx::TaskCatalogue loadCatalogue()
 {
     return kbx::TaskCatalogue::load(kbx::findTasksDir());
@@ -150,14 +166,10 @@ int cmdEval(const EvalArgs& a)
         std::cerr << "kbx: --device cuda asked for, but the worker's torch sees no CUDA device\n";
         return ExitEnvironment;
     }
-    const std::filesystem::path dbPath = a.db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(a.db);
-    std::unique_ptr<kbx::Store> store;
-    try {
-        store = std::make_unique<kbx::Store>(dbPath);
-    } catch (const kbx::StoreError& e) {
-        std::cerr << "kbx: " << e.what() << "\n";
+    const auto dbPath = databasePath(a.db);
+    auto store = openStore(dbPath);
+    if (!store)
         return ExitDatabase;
-    }
     if (a.timeout > 0)
         opt.candidateTimeout = a.timeout;
     else
@@ -220,18 +232,14 @@ int cmdEval(const EvalArgs& a)
 
 int cmdReport(const std::string& db, bool json)
 {
-    const std::filesystem::path dbPath = db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(db);
+    const auto dbPath = databasePath(db);
     if (!std::filesystem::exists(dbPath)) {
         std::cerr << fmt::format("kbx: no database at {}\n", dbPath.string());
         return ExitInput;
     }
-    std::unique_ptr<kbx::Store> store;
-    try {
-        store = std::make_unique<kbx::Store>(dbPath);
-    } catch (const kbx::StoreError& e) {
-        std::cerr << "kbx: " << e.what() << "\n";
+    auto store = openStore(dbPath);
+    if (!store)
         return ExitDatabase;
-    }
     auto rows = store->report();
     if (json) {
         for (const auto& r : rows)

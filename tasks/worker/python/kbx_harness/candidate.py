@@ -15,7 +15,7 @@ import torch
 
 from . import static_checks
 from .common import (call_entry, case_output, clone_tree, flatten_output, load_task, send,
-                     tensors_in, to_device, versions)
+                     tensors_in, to_cpu_copy, to_device, versions)
 
 CUDA_STICKY = ("illegal memory access", "device-side assert", "misaligned address", "illegal instruction",
                "unspecified launch failure", "cuda error", "cuda_error", "an illegal", "launch failure")
@@ -172,7 +172,7 @@ def run(req: dict) -> int:
             if device == "cuda":
                 torch.cuda.synchronize()
             structure, leaves, scalar = flatten_output(case_output(ret, args, c["mutates"]))
-            after = [t.detach().to("cpu").contiguous().clone() for t in tensors_in(args)]
+            after = to_cpu_copy(tensors_in(args))
             outputs.append({"name": c["name"], "structure": structure, "tensors": leaves, "scalar": scalar,
                             "args_after": after})
             send({"type": "case", "index": i, "name": c["name"], "status": "ran",

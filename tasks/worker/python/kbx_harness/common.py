@@ -78,28 +78,30 @@ def call_entry(task, fn, args, kwargs):
     return fn(*args, **kwargs)
 
 
-def clone_tree(x):
+def tree_map(fn, x):
+    """Applies fn to every tensor of a nested tuple/list/dict structure; other leaves stay."""
     if isinstance(x, torch.Tensor):
-        return x.clone()
+        return fn(x)
     if isinstance(x, tuple):
-        return tuple(clone_tree(v) for v in x)
+        return tuple(tree_map(fn, v) for v in x)
     if isinstance(x, list):
-        return [clone_tree(v) for v in x]
+        return [tree_map(fn, v) for v in x]
     if isinstance(x, dict):
-        return {k: clone_tree(v) for k, v in x.items()}
+        return {k: tree_map(fn, v) for k, v in x.items()}
     return x
+
+
+def clone_tree(x):
+    return tree_map(lambda t: t.clone(), x)
 
 
 def to_device(x, device):
-    if isinstance(x, torch.Tensor):
-        return x.to(device)
-    if isinstance(x, tuple):
-        return tuple(to_device(v, device) for v in x)
-    if isinstance(x, list):
-        return [to_device(v, device) for v in x]
-    if isinstance(x, dict):
-        return {k: to_device(v, device) for k, v in x.items()}
-    return x
+    return tree_map(lambda t: t.to(device), x)
+
+
+def to_cpu_copy(x):
+    """Detached, contiguous CPU copies: what is saved for the other processes."""
+    return tree_map(lambda t: t.detach().to("cpu").contiguous().clone(), x)
 
 
 def tensors_in(x) -> list:

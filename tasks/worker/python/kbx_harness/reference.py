@@ -11,19 +11,11 @@ import traceback
 import torch
 
 from .common import (call_entry, case_output, clone_tree, draw_cases, flatten_output, load_task,
-                     send, tensors_in, versions)
+                     send, tensors_in, to_cpu_copy, tree_map, versions)
 
 
 def _upcast(x):
-    if isinstance(x, torch.Tensor):
-        return x.double() if x.is_floating_point() else x.clone()
-    if isinstance(x, tuple):
-        return tuple(_upcast(v) for v in x)
-    if isinstance(x, list):
-        return [_upcast(v) for v in x]
-    if isinstance(x, dict):
-        return {k: _upcast(v) for k, v in x.items()}
-    return x
+    return tree_map(lambda t: t.double() if t.is_floating_point() else t.clone(), x)
 
 
 def _like(oracle, plain):
@@ -56,7 +48,7 @@ def run(req: dict) -> int:
         if device == "cuda":
             torch.cuda.synchronize()
         structure, leaves, scalar = flatten_output(plain)
-        in_tensors = [t.detach().to("cpu").contiguous().clone() for t in tensors_in(c["args"])]
+        in_tensors = to_cpu_copy(tensors_in(c["args"]))
         # flat indices of tensors inside the arguments the op may modify
         allowed, pos = [], 0
         for ai, a in enumerate(c["args"]):
@@ -64,7 +56,7 @@ def run(req: dict) -> int:
             if ai in c["mutates"]:
                 allowed.extend(range(pos, pos + n))
             pos += n
-        inputs.append({"name": c["name"], "args": tuple(_cpu(c["args"])), "kwargs": _cpu(c["kwargs"]),
+        inputs.append({"name": c["name"], "args": tuple(to_cpu_copy(c["args"])), "kwargs": to_cpu_copy(c["kwargs"]),
                        "mutates": list(c["mutates"])})
         refs.append({"name": c["name"], "structure": structure, "tensors": leaves, "scalar": scalar,
                      "inputs": in_tensors, "mutable": allowed})
@@ -74,18 +66,6 @@ def run(req: dict) -> int:
     send({"type": "result", "cases": len(cases), "seconds": time.time() - t0,
           "case_names": [c["name"] for c in cases]})
     return 0
-
-
-def _cpu(x):
-    if isinstance(x, torch.Tensor):
-        return x.detach().to("cpu").contiguous().clone()
-    if isinstance(x, tuple):
-        return tuple(_cpu(v) for v in x)
-    if isinstance(x, list):
-        return [_cpu(v) for v in x]
-    if isinstance(x, dict):
-        return {k: _cpu(v) for k, v in x.items()}
-    return x
 
 
 def main(req: dict) -> int:
