@@ -59,7 +59,9 @@ ls build/bin >&2
 case "$MODE" in
   run)
     say "evaluating the bundled example submission on the best device found"
-    exec build/bin/kbx eval resources/examples/submission.jsonl --device auto --method example --db "${KBX_DB:-$ROOT/build/example.sqlite}" --jobs 2
+    db="${KBX_DB:-$ROOT/build/example.sqlite}"
+    build/bin/kbx eval resources/examples/submission.jsonl --device auto --method example --db "$db" --jobs 2 || exit $?
+    exec build/bin/kbx report --db "$db"
     ;;
   test)
     say "running the test suite"
