@@ -267,7 +267,8 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
                            {"source_file", source.string()},
                            {"inputs_file", ref.inputs.string()},
                            {"outputs_file", outputs.string()},
-                           {"device", m_opt.device}};
+                           {"device", m_opt.device},
+                           {"skip_static_contract", sub.selfCheckReference}};
     auto cres = runWorker("candidate", creq, dir, m_opt.candidateTimeout);
     rec.stageSeconds["candidate"] = cres.seconds;
     nlohmann::json workerInfo = {{"exit_code", cres.exitCode}, {"signal", cres.signal}, {"timed_out", cres.timedOut},

@@ -4,6 +4,7 @@
 #include "evaluator.h"
 #include "importers.h"
 #include "paths.h"
+#include "source.h"
 #include "store.h"
 #include "taxonomy.h"
 
@@ -15,6 +16,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <fstream>
+#include <set>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -29,6 +32,7 @@ enum Exit : int {
     ExitInput = 3,        ///< bad path, unknown task, malformed file: nothing written
     ExitEnvironment = 4,  ///< worker missing, Python/torch broken, task index unreadable
     ExitDatabase = 5,
+    ExitCheckFailed = 6,  ///< kbx tasks --check found a task whose reference or known-good solution fails
     ExitInterrupted = 130,
 };
 
@@ -100,6 +104,97 @@ int cmdTasks(const std::string& category, bool json)
         std::cout << fmt::format("{} tasks:{}\n", total, os.str());
     }
     return ExitOk;
+}
+
+struct CheckArgs {
+    std::string category;
+    bool onePerCategory = false;
+    std::string device = "cpu";
+    int jobs = 1;
+    std::string fixtures;  ///< known-good solutions, Category/stem.py (default: the source tree's)
+};
+
+/// The candidate source that makes a task's own reference the entry point.
+std::string referenceAsCandidate(const kbx::TaskCatalogue& cat, const kbx::TaskInfo& t)
+{
+    return fmt::format("# kbx tasks --check: the task's PyTorch reference as a candidate\n"
+                       "import importlib.util as _kbx_u\n"
+                       "_kbx_s = _kbx_u.spec_from_file_location('kbx_task_reference', {:?})\n"
+                       "_kbx_m = _kbx_u.module_from_spec(_kbx_s)\n"
+                       "_kbx_s.loader.exec_module(_kbx_m)\n"
+                       "{} = _kbx_m.reference\n",
+                       std::filesystem::absolute(cat.taskFile(t)).string(), t.entry);
+}
+
+/// Task self-check: every task's reference, run through the whole engine as a candidate, must be
+/// judged correct (its verdict is not_triton_kernel, with exe_ok), and its known-good Triton
+/// solution, where one exists, must pass.
+int cmdTasksCheck(const CheckArgs& a)
+{
+    auto cat = loadCatalogue();
+    std::filesystem::path fixtures = a.fixtures.empty() ? cat.dir() / ".." / "tests" / "fixtures" / "good" : std::filesystem::path(a.fixtures);
+    std::vector<kbx::Submission> subs;
+    std::set<std::string> seenCategory;
+    for (const auto& t : cat.tasks()) {
+        if (!a.category.empty() && t.category != a.category)
+            continue;
+        if (a.onePerCategory && !seenCategory.insert(t.category).second)
+            continue;
+        kbx::Submission ref{t.id, referenceAsCandidate(cat, t), "reference:" + t.id, 0};
+        ref.selfCheckReference = true;
+        subs.push_back(ref);
+        auto good = fixtures / (t.id + ".py");
+        if (std::filesystem::exists(good)) {
+            std::ifstream in(good);
+            std::stringstream ss;
+            ss << in.rdbuf();
+            subs.push_back({t.id, kbx::cleanSubmission(ss.str()), "known-good:" + t.id, 0});
+        }
+    }
+    if (subs.empty()) {
+        std::cerr << fmt::format("kbx: no task matches (category '{}')\n", a.category);
+        return ExitInput;
+    }
+    kbx::WorkerConfig wc;
+    wc.worker = kbx::findWorker();
+    if (wc.worker.empty()) {
+        std::cerr << "kbx: kbx-worker not found\n";
+        return ExitEnvironment;
+    }
+    const auto dbPath = std::filesystem::temp_directory_path() / fmt::format("kbx-check-{}.sqlite", getpid());
+    auto store = openStore(dbPath);
+    if (!store)
+        return ExitDatabase;
+    kbx::EvalOptions opt;
+    opt.device = a.device;
+    opt.jobs = a.jobs;
+    opt.method = "self-check";
+    opt.candidateTimeout = a.device == "cpu" ? 300 : 120;
+    kbx::Evaluator ev(cat, *store, wc, opt);
+    int bad = 0;
+    std::cerr << fmt::format("kbx: self-check of {} candidate(s) (references and known-good solutions) on {}\n", subs.size(), a.device);
+    auto progress = [&](const kbx::Outcome& o, int done, int total) {
+        const bool isRef = o.origin.starts_with("reference:");
+        // A reference is right when its outputs are (exe_ok); it is PyTorch, so not_triton_kernel is expected.
+        const bool ok = !o.harnessError && (isRef ? o.record.exeOk : o.record.pass);
+        bad += !ok;
+        std::cout << fmt::format("[{}/{}] {:<4} {:<11} {:<34} {}\n", done, total, ok ? "ok" : "FAIL", isRef ? "reference" : "known-good", o.taskId,
+                                 ok ? "" : (o.harnessError ? o.harnessMessage : o.record.failureClass.value_or("") + ": " + o.record.failureDetail))
+                  << std::flush;
+    };
+    int rc = ExitOk;
+    try {
+        auto sum = ev.run(subs, progress, &g_cancel, {{"command", "tasks --check"}});
+        std::cout << fmt::format("self-check: {} of {} ok in {:.0f}s\n", sum.total - bad, sum.total, sum.seconds);
+        rc = sum.cancelled ? ExitInterrupted : (bad ? ExitCheckFailed : ExitOk);
+    } catch (const std::exception& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        rc = ExitEnvironment;
+    }
+    store.reset();
+    for (const char* suffix : {"", "-wal", "-shm"})
+        std::filesystem::remove(dbPath.string() + suffix);
+    return rc;
 }
 
 struct EvalArgs {
@@ -276,6 +371,13 @@ int main(int argc, char** argv)
     auto* tasks = app.add_subcommand("tasks", "List the benchmark's tasks");
     tasks->add_option("--category", category, "Only this category");
     tasks->add_flag("--json", tasksJson, "JSON array of tasks");
+    bool tasksCheck = false;
+    CheckArgs ca;
+    tasks->add_flag("--check", tasksCheck, "Self-check: every reference, run as a candidate, is judged correct; known-good solutions pass");
+    tasks->add_flag("--one-per-category", ca.onePerCategory, "With --check: the first task of each category only");
+    tasks->add_option("--device", ca.device, "With --check: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+    tasks->add_option("--jobs,-j", ca.jobs, "With --check: candidates at once")->check(CLI::Range(1, 256));
+    tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
 
     EvalArgs ea;
     std::string seeds;
@@ -309,7 +411,14 @@ int main(int argc, char** argv)
     }
     try {
         if (*tasks)
+        {
+            if (tasksCheck) {
+                ca.category = category;
+                std::signal(SIGINT, onSignal);
+                return cmdTasksCheck(ca);
+            }
             return cmdTasks(category, tasksJson);
+        }
         if (*eval) {
             if (!seeds.empty()) {
                 ea.seeds.clear();
