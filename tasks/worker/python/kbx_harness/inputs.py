@@ -35,15 +35,23 @@ class InputGen:
         self._gen = torch.Generator(device="cpu")
         self._gen.manual_seed(self.seed)
 
+    def _meta(self, shape, dtype):
+        """device="meta": shapes and dtypes only, nothing drawn (perf-cost checks of huge shapes)."""
+        return torch.empty(_shape(shape), dtype=dtype, device="meta")
+
     def _out(self, t: torch.Tensor, dtype=None) -> torch.Tensor:
         if dtype is not None:
             t = t.to(dtype)
         return t.to(self.device)
 
     def randn(self, *shape, dtype=torch.float32):
+        if self.device == "meta":
+            return self._meta(shape, dtype)
         return self._out(torch.randn(_shape(shape), generator=self._gen, dtype=torch.float64), dtype)
 
     def outlier(self, *shape, dtype=torch.float32, p=1e-3, scale=50.0):
+        if self.device == "meta":
+            return self._meta(shape, dtype)
         s = _shape(shape)
         base = torch.randn(s, generator=self._gen, dtype=torch.float64)
         big = torch.randn(s, generator=self._gen, dtype=torch.float64) * scale
@@ -51,17 +59,25 @@ class InputGen:
         return self._out(torch.where(mask, big, base), dtype)
 
     def rand(self, *shape, low=0.0, high=1.0, dtype=torch.float32):
+        if self.device == "meta":
+            return self._meta(shape, dtype)
         u = torch.rand(_shape(shape), generator=self._gen, dtype=torch.float64)
         return self._out(low + (high - low) * u, dtype)
 
     def randint(self, low, high, *shape, dtype=torch.int64):
+        if self.device == "meta":
+            return self._meta(shape, dtype)
         t = torch.randint(int(low), int(high), _shape(shape), generator=self._gen, dtype=torch.int64)
         return self._out(t, dtype)
 
     def bernoulli(self, *shape, p=0.5):
+        if self.device == "meta":
+            return self._meta(shape, torch.bool)
         return self._out(torch.rand(_shape(shape), generator=self._gen, dtype=torch.float64) < p)
 
     def perm(self, n):
+        if self.device == "meta":
+            return self._meta((int(n),), torch.int64)
         return self._out(torch.randperm(int(n), generator=self._gen, dtype=torch.int64))
 
     def tensor(self, data, dtype=torch.float32):
