@@ -199,6 +199,7 @@ std::string dtypeName(at::ScalarType t)
 std::pair<double, double> Contract::tol(at::ScalarType t) const
 {
     const auto name = dtypeName(t);
+
     if (tolerance.contains(name))
         return {tolerance[name].at(0).get<double>(), tolerance[name].at(1).get<double>()};
     // The seed's defaults when a task declares nothing for this dtype.
@@ -261,8 +262,11 @@ LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const
         }
         return v;
     }
-    auto r = ref.to(at::kDouble);
-    auto x = cand.to(at::kDouble);
+    // Complex outputs (e.g. FFTs) are compared as (real, imag) pairs under the tolerance of their
+    // component dtype.
+    const bool complex = ref.is_complex();
+    auto r = complex ? at::view_as_real(ref.to(at::kComplexDouble)) : ref.to(at::kDouble);
+    auto x = complex ? at::view_as_real(cand.to(at::kComplexDouble)) : cand.to(at::kDouble);
     if (c.comparison == "quantization")
         return compareQuantization(r, x, c);
 
@@ -289,7 +293,7 @@ LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const
         v.evidence["cand_value"] = jnum(num(x.flatten()[first]));
         return v;
     }
-    auto [atol, rtol] = c.tol(refIn.scalar_type());
+    auto [atol, rtol] = c.tol(complex ? c10::toRealValueType(refIn.scalar_type()) : refIn.scalar_type());
     if (scalarLeaf)
         std::tie(atol, rtol) = c.tol(at::kFloat);
     v.evidence["atol"] = atol;
