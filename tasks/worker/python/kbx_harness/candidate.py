@@ -135,7 +135,7 @@ def run(req: dict) -> int:
     quant_static = (meta.get("quantization") or {}).get("static") if meta.get("comparison") == "quantization" else None
     if req.get("skip_static_contract"):  # kbx tasks --check running the task's own reference
         quant_static = None
-    st = static_checks.check(src, meta["entry"], quant_static)
+    st = static_checks.check(src, meta["entry"], quant_static, meta.get("aliases", ()))
     send(dict(st, type="static"))
     if not st["ok"]:
         send({"type": "result", "stage": "static", "failure_class": st["failure_class"]})

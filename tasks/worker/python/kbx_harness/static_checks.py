@@ -60,7 +60,7 @@ def triton_kernels(tree: ast.Module) -> list[str]:
     return found
 
 
-def check(src: str, entry: str, quant_static: dict | None) -> dict:
+def check(src: str, entry: str, quant_static: dict | None, aliases=()) -> dict:
     """Returns {"ok": bool, "failure_class", "message", "line", "entry", "triton_kernels"}."""
     if not src.strip():
         return {"ok": False, "failure_class": "empty", "message": "no code"}
@@ -70,10 +70,11 @@ def check(src: str, entry: str, quant_static: dict | None) -> dict:
         return {"ok": False, "failure_class": "syntax_error", "message": f"{e.msg} (line {e.lineno})",
                 "line": e.lineno}
     names = top_level_names(tree)
-    chosen = entry if entry in names else ("kernel_function" if "kernel_function" in names else None)
+    accepted = [entry, *aliases, "kernel_function"]
+    chosen = next((n for n in accepted if n in names), None)
     if chosen is None:
         return {"ok": False, "failure_class": "no_entry_point",
-                "message": f"neither '{entry}' nor 'kernel_function' is defined at top level"}
+                "message": "none of " + ", ".join(f"'{n}'" for n in accepted) + " is defined at top level"}
     kernels = triton_kernels(tree)
     res = {"ok": True, "entry": chosen, "triton_kernels": kernels}
     if quant_static:

@@ -1,0 +1,88 @@
+import torch
+
+META = {
+    "id": "Math/digamma",
+    "category": "Math",
+    "stem": "digamma",
+    "entry": "digamma",
+    "signature": 'digamma(input, *, out=None) -> Tensor',
+    "description": (
+        "Element-wise digamma function psi(x) = d/dx ln Gamma(x) = Gamma'(x) / Gamma(x). "
+        'Following PyTorch (1.8 and later): psi(+0) = -inf and psi(-0) = +inf, negative integers '
+        '(and -inf) give NaN, psi(+inf) = +inf, NaN propagates; negative non-integers are finite '
+        "(reflection psi(1 - x) - pi / tan(pi x)). The output has the input's shape and dtype "
+        '(integer inputs give float32); half precision inputs are expected to be computed in '
+        'float32 and rounded once.'
+    ),
+    "difficulty": 2,
+    "comparison": "allclose",
+    "tolerance": {
+        "float64": [1e-12, 1e-12],
+        "float32": [1e-5, 2e-5],
+        "float16": [5e-3, 1e-2],
+        "bfloat16": [5e-3, 1e-2],
+    },
+    "tolerance_note": (
+        'A float32 evaluation (recurrence to x >= 10 plus the asymptotic series, reflection for x '
+        '< 0) is within a few ulp except for the cancellation at the positive root 1.4616..., '
+        'which atol 1e-5 covers; rtol 2e-5 for the rest, halves are rounded once.'
+    ),
+    "tf32": False,
+    "oracle": None,
+    "quantization": None,
+    "uniform": None,
+    "perf_shapes": [
+        {"name": "1M_f32", "params": {"shape": [1024, 1024], "dtype": "float32"}},
+        {"name": "16M_f32", "params": {"shape": [4096, 4096], "dtype": "float32"}},
+        {"name": "16M_f16", "params": {"shape": [4096, 4096], "dtype": "float16"}},
+        {"name": "64M_f32", "params": {"shape": [8192, 8192], "dtype": "float32"}},
+    ],
+}
+
+
+def reference(input, *, out=None):
+    if out is not None:
+        return torch.special.digamma(input, out=out)
+    return torch.special.digamma(input)
+
+
+def edge_cases(g):
+    inf, nan = float("inf"), float("nan")
+    special = [0.0, -0.0, 1.0, 2.0, 0.5, 1.4616321, 1e-30, 1e-7, 9.999, 10.0, 10.001, 100.0, 1e10, 1e18, 3.0e38,
+               -1.0, -2.0, -100.0, -0.5, -1.5, -0.999, -1e-7, -20.3, -1000.25, inf, -inf, nan]
+    yield {"name": "special_values_f32", "args": (g.tensor(special),), "kwargs": {}}
+    yield {"name": "special_values_f16",
+           "args": (g.tensor([0.0, -0.0, 6.0e-8, 0.5, 1.0, 2.0, 10.0, 65504.0, -1.0, -0.5, -2.5, inf, nan],
+                             dtype=torch.float16),), "kwargs": {}}
+    yield {"name": "special_values_bf16",
+           "args": (g.tensor([0.0, 1e-20, 0.5, 1.0, 7.0, 1e30, -3.0, -3.5, inf, -inf, nan], dtype=torch.bfloat16),),
+           "kwargs": {}}
+    yield {"name": "near_root", "args": (g.rand(400, low=1.3, high=1.6),), "kwargs": {}}
+    yield {"name": "negative_non_integers", "args": (g.rand(300, low=-30.0, high=0.0),), "kwargs": {}}
+    yield {"name": "int64_promotes_to_f32", "args": (g.randint(-3, 50, 5, 7),), "kwargs": {}}
+    yield {"name": "single_element", "args": (g.tensor([[[0.25]]]),), "kwargs": {}}
+    yield {"name": "scalar_0d", "args": (g.tensor(4.5),), "kwargs": {}}
+    yield {"name": "empty", "args": (g.randn(0, 5),), "kwargs": {}}
+    yield {"name": "non_contiguous_transposed", "args": (g.randn(24, 40).t() * 5,), "kwargs": {}}
+
+
+def random_cases(g):
+    yield {"name": "randn_1d_odd", "args": (g.randn(1000),), "kwargs": {}}
+    yield {"name": "positive_2d_odd", "args": (g.rand(37, 129, low=0.0, high=50.0),), "kwargs": {}}
+    yield {"name": "outlier_3d", "args": (g.outlier(4, 33, 65, p=1e-2),), "kwargs": {}}
+    yield {"name": "randn_f16", "args": (g.randn(64, 100, dtype=torch.float16) * 4,), "kwargs": {}}
+    yield {"name": "outlier_abs_bf16", "args": (g.outlier(3, 7, 311, dtype=torch.bfloat16).abs(),), "kwargs": {}}
+
+
+def perf_inputs(g, params):
+    dtype = getattr(torch, params.get("dtype", "float32"))
+    return (g.rand(*params["shape"], low=0.0, high=20.0, dtype=dtype),), {}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    esize = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x, write digamma(x); up to 10 reciprocal steps, a log, the series and reflection: ~40 FLOPs
+    return {"bytes": 2 * n * esize, "flops": 40 * n}
