@@ -49,8 +49,14 @@ META = {
 
 def reference(input, theta, size, mode='bilinear', padding_mode='zeros', align_corners=False):
     F = torch.nn.functional
+    dtype = input.dtype
+    if dtype in (torch.float16, torch.bfloat16):
+        # Half inputs: grid and interpolation in float32 (the CUDA kernels' accumulate type), one
+        # rounding at the end; PyTorch's CPU half kernels compute coordinates in half (~5% off).
+        input, theta = input.float(), theta.float()
     grid = F.affine_grid(theta, size, align_corners=align_corners)
-    return F.grid_sample(input, grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    out = F.grid_sample(input, grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    return out.to(dtype)
 
 
 def _theta(g, n, dtype=torch.float32, scale=1.0, shift=0.3, rot=0.6):
