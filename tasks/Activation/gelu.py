@@ -81,3 +81,16 @@ def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     x = g.randn(*params["shape"], dtype=dtype)
     return (x,), {"approximate": params.get("approximate", "none")}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x, write gelu(x). Per element, transcendentals counted as 1:
+    # 'none': x * 0.5 * (1 + erf(x * 1/sqrt(2))) -> mul, erf, add, mul, mul = 5
+    # 'tanh': 0.5 * x * (1 + tanh(c * (x + 0.044715 * x^3))) -> 2 mul (x^3), mul, add, mul, tanh, add,
+    #         mul, mul = 9
+    per = 9 if params.get("approximate", "none") == "tanh" else 5
+    return {"bytes": 2 * n * es, "flops": per * n}

@@ -75,3 +75,13 @@ def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     x = g.randn(*params["shape"], dtype=dtype)
     return (x,), {"negative_slope": 0.01, "inplace": bool(params.get("inplace", False))}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x, write the result (in place too: the same n elements are read and written);
+    # per element one multiply by negative_slope and one compare/select = 2
+    return {"bytes": 2 * n * es, "flops": 2 * n}

@@ -71,3 +71,13 @@ def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     x = g.randn(*params["shape"], dtype=dtype)
     return (x,), {"inplace": bool(params.get("inplace", False))}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x, write relu(x) (in place too: the same n elements are read and written);
+    # one compare/select per element
+    return {"bytes": 2 * n * es, "flops": n}

@@ -67,3 +67,12 @@ def random_cases(g):
 def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     return (g.randn(*params["shape"], dtype=dtype),), {}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x, write sigmoid(x); 1 / (1 + exp(-x)): negate, exp (counted 1), add, divide = 4 per element
+    return {"bytes": 2 * n * es, "flops": 4 * n}

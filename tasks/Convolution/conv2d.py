@@ -92,3 +92,16 @@ def perf_inputs(g, params):
     w = g.randn(params["OC"], params["C"] // groups, k, k, dtype=dtype) * (1.0 / (params["C"] // groups * k * k) ** 0.5)
     b = g.randn(params["OC"], dtype=dtype)
     return (x, w, b), {"stride": params["stride"], "padding": params["padding"], "groups": groups}
+
+
+def perf_cost(params):
+    N, C, H, W, OC, k = params["N"], params["C"], params["H"], params["W"], params["OC"], params["k"]
+    s, p, gr = params.get("stride", 1), params.get("padding", 0), params.get("groups", 1)
+    OH = (H + 2 * p - k) // s + 1  # dilation 1 in every perf shape
+    OW = (W + 2 * p - k) // s + 1
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    out = N * OC * OH * OW
+    # read input, weight (OC, C/groups, k, k) and bias once, write the output once;
+    # one multiply-add (2 FLOPs) per output element per (C/groups)*k*k tap, plus the bias add
+    return {"bytes": es * (N * C * H * W + OC * (C // gr) * k * k + OC + out),
+            "flops": 2 * out * (C // gr) * k * k + out}

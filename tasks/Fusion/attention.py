@@ -97,3 +97,13 @@ def perf_inputs(g, params):
     b, h, s, d = params["B"], params["H"], params["S"], params["D"]
     q, k, v = _qkv(g, b, h, s, s, d, dtype=dtype)
     return (q, k, v), {"causal": bool(params.get("causal", False))}
+
+
+def perf_cost(params):
+    b, h, s, d = params["B"], params["H"], params["S"], params["D"]
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float16")]
+    # read q, k, v once and write o once (the S x S scores never leave the chip in an ideal kernel).
+    # FLOPs: the two matmuls Q K^T and P V, 2*S*S*D each per head; causal keeps the S*(S+1)/2
+    # query-key pairs on or below the diagonal. Softmax (~5 per score) is left out, as is usual.
+    pairs = s * (s + 1) // 2 if params.get("causal") else s * s
+    return {"bytes": 4 * b * h * s * d * es, "flops": 4 * b * h * pairs * d}

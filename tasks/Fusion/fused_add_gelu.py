@@ -84,3 +84,21 @@ def perf_inputs(g, params):
     a = g.randn(*params["a"], dtype=dtype)
     b = g.randn(*params["b"], dtype=dtype)
     return (a, b), {"alpha": 1, "approximate": params.get("approximate", "none")}
+
+
+def perf_cost(params):
+    a, b = params["a"], params["b"]
+    na, nb, nout = 1, 1, 1
+    for s in a:
+        na *= s
+    for s in b:
+        nb *= s
+    ra, rb = a[::-1], b[::-1]
+    for i in range(max(len(ra), len(rb))):  # broadcast shape, right-aligned as in PyTorch
+        nout *= max(ra[i] if i < len(ra) else 1, rb[i] if i < len(rb) else 1)
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read a and b (a broadcast bias is read once), write the broadcast output. Per output element:
+    # the add (alpha=1) 1, then gelu with transcendentals counted as 1: 'none' x*0.5*(1+erf(x/sqrt2))
+    # = 5, 'tanh' 0.5*x*(1+tanh(c*(x+0.044715*x^3))) = 9
+    per = 1 + (9 if params.get("approximate", "none") == "tanh" else 5)
+    return {"bytes": es * (na + nb + nout), "flops": per * nout}

@@ -101,3 +101,16 @@ def perf_inputs(g, params):
     if params.get("out_dtype"):
         kwargs["dtype"] = getattr(torch, params["out_dtype"])
     return (x,), kwargs
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    sizes = {"float32": 4, "float16": 2, "bfloat16": 2}
+    es_in = sizes[params.get("dtype", "float32")]
+    es_out = sizes[params.get("out_dtype") or params.get("dtype", "float32")]
+    dim = params.get("dim")
+    out = 1 if dim is None else n // params["shape"][dim]
+    # read x once, write the means; exp (counted 1) + accumulate per element, one divide per output
+    return {"bytes": n * es_in + out * es_out, "flops": 2 * n + out}

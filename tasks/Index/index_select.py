@@ -26,6 +26,7 @@ META = {
     "oracle": None,
     "quantization": None,
     "uniform": None,
+    "perf_cost_note": 'A gather: only the n_index selected slices of the input are read (plus the index), not the whole input tensor.',
     "perf_shapes": [
         {"name": "emb_32k_x_1k_take_4k", "params": {"shape": [32768, 1024], "dim": 0, "n_index": 4096}},
         {"name": "emb_128k_x_1k_take_16k", "params": {"shape": [131072, 1024], "dim": 0, "n_index": 16384}},
@@ -77,3 +78,15 @@ def perf_inputs(g, params):
     x = g.randn(*shape, dtype=dtype)
     idx = g.randint(0, shape[params["dim"]], params["n_index"])
     return (x, params["dim"], idx), {}
+
+
+def perf_cost(params):
+    shape, dim, m = params["shape"], params["dim"], params["n_index"]
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    rest = 1
+    for i, s in enumerate(shape):
+        if i != dim:
+            rest *= s
+    out = m * rest
+    # a gather: the int64 index, the selected slices read once, the output written once; no FLOPs
+    return {"bytes": m * 8 + out * es + out * es, "flops": 0}

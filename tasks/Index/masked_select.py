@@ -26,6 +26,7 @@ META = {
     "oracle": None,
     "quantization": None,
     "uniform": None,
+    "perf_cost_note": 'Stream compaction: besides the mask only the selected input elements need be read, which with a sparse mask is far less than the whole input.',
     "perf_shapes": [
         {"name": "1M_half_true", "params": {"shape": [1024, 1024], "p": 0.5}},
         {"name": "16M_half_true", "params": {"shape": [4096, 4096], "p": 0.5}},
@@ -77,3 +78,16 @@ def perf_inputs(g, params):
     x = g.randn(*params["shape"])
     mask = g.bernoulli(*params.get("mask_shape", params["shape"]), p=params["p"])
     return (x, mask), {}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    nm = 1
+    for s in params.get("mask_shape", params["shape"]):
+        nm *= s
+    sel = int(round(params["p"] * n))  # expected number of selected elements (also with a broadcast mask)
+    # the bool mask (1 byte) read once, only the selected float32 inputs read, the output written;
+    # compaction is integer work (prefix sum), no FLOPs
+    return {"bytes": nm + sel * 4 + sel * 4, "flops": 0}

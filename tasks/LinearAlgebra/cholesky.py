@@ -77,3 +77,10 @@ def random_cases(g):
 
 def perf_inputs(g, params):
     return (_spd(g, params["batch"], params["n"]),), {"upper": False}
+
+
+def perf_cost(params):
+    b, n = params["batch"], params["n"]
+    # float32: read A (n, n) and write L (n, n, zeros above the diagonal included) per batch entry;
+    # Cholesky factorization costs n^3 / 3 FLOPs per matrix (square roots counted 1, lower order dropped)
+    return {"bytes": 4 * b * 2 * n * n, "flops": b * n ** 3 // 3}

@@ -87,3 +87,10 @@ def random_cases(g):
 def perf_inputs(g, params):
     b, n, k = params["batch"], params["n"], params["k"]
     return (_mat(g, b, n), g.randn(b, n, k)), {"left": True}
+
+
+def perf_cost(params):
+    b, n, k = params["batch"], params["n"], params["k"]
+    # float32: read A (n, n) and B (n, k), write X (n, k) per batch entry.
+    # FLOPs per system: LU with partial pivoting 2/3 n^3, forward + back substitution 2 n^2 k
+    return {"bytes": 4 * b * (n * n + 2 * n * k), "flops": b * (2 * n ** 3 // 3 + 2 * n * n * k)}

@@ -106,3 +106,14 @@ def perf_inputs(g, params):
     t = g.randint(0, c, n)
     w = g.rand(c, low=0.5, high=1.5, dtype=dtype) if params.get("weight") else None
     return (x, t), {"weight": w, "reduction": params.get("reduction", "mean")}
+
+
+def perf_cost(params):
+    n, c = params["N"], params["C"]
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    out = n if params.get("reduction", "mean") == "none" else 1
+    w = c if params.get("weight") else 0
+    # read the (N, C) logits, the int64 targets and the optional (C,) weight once, write the loss.
+    # Per logit: max compare, subtract, exp (counted 1), accumulate = 4; per sample: log, add max,
+    # subtract x[t], multiply by w[t], accumulate = 5
+    return {"bytes": es * (n * c + w + out) + 8 * n, "flops": 4 * n * c + 5 * n}

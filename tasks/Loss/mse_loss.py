@@ -79,3 +79,15 @@ def perf_inputs(g, params):
     a = g.randn(*params["shape"], dtype=dtype)
     b = g.randn(*params["shape"], dtype=dtype)
     return (a, b), {"reduction": params["reduction"]}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    out = n if params.get("reduction", "mean") == "none" else 1
+    # read input and target, write the loss (n elements for 'none', one scalar otherwise);
+    # per element subtract + square (+ accumulate when reduced), one final divide for 'mean'
+    per = 2 if out == n else 3
+    return {"bytes": (2 * n + out) * es, "flops": per * n + (1 if params.get("reduction", "mean") == "mean" else 0)}

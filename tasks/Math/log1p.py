@@ -79,3 +79,12 @@ def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     x = g.rand(*params["shape"], low=-0.9, high=10.0, dtype=dtype)
     return (x,), {}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x, write log1p(x); one log1p evaluation per element, counted as 1 (transcendental)
+    return {"bytes": 2 * n * es, "flops": n}

@@ -83,3 +83,19 @@ def random_cases(g):
 def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     return (g.randn(*params["a"], dtype=dtype), g.randn(*params["b"], dtype=dtype)), {}
+
+
+def perf_cost(params):
+    a, b = params["a"], params["b"]
+    na, nb, nout = 1, 1, 1
+    for s in a:
+        na *= s
+    for s in b:
+        nb *= s
+    ra, rb = a[::-1], b[::-1]
+    for i in range(max(len(ra), len(rb))):  # broadcast shape, right-aligned as in PyTorch
+        nout *= max(ra[i] if i < len(ra) else 1, rb[i] if i < len(rb) else 1)
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read input and other (a broadcast operand is read once), write the broadcast output;
+    # one multiply per output element
+    return {"bytes": es * (na + nb + nout), "flops": nout}

@@ -81,3 +81,12 @@ def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     x = g.rand(*params["shape"], low=0.01, high=100.0, dtype=dtype)
     return (x,), {}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x, write 1/sqrt(x); one reciprocal square root per element, counted as 1 (special function)
+    return {"bytes": 2 * n * es, "flops": n}

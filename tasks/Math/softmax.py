@@ -83,3 +83,13 @@ def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     x = g.randn(*params["shape"], dtype=dtype)
     return (x, int(params.get("dim", -1))), {}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["shape"]:
+        n *= s
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x once, write y once (the reduction dim does not change the traffic); per element: max
+    # compare, subtract the max, exp (1), add to the sum, scale by 1/sum -> 5 FLOPs
+    return {"bytes": 2 * n * es, "flops": 5 * n}

@@ -107,3 +107,12 @@ def perf_inputs(g, params):
     if "beta" in params:
         kwargs["beta"] = params["beta"]
     return (bias, g.randn(m, k, dtype=dtype), g.randn(k, n, dtype=dtype)), kwargs
+
+
+def perf_cost(params):
+    m, k, n = params["m"], params["k"], params["n"]
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    bias = n if params.get("bias", "row") == "row" else m * n
+    # read bias, mat1, mat2 once, write out once; 2*M*N*K for the product plus 3 per output
+    # element for beta * bias + alpha * acc (two multiplies, one add)
+    return {"bytes": (bias + m * k + k * n + m * n) * es, "flops": 2 * m * n * k + 3 * m * n}

@@ -88,3 +88,26 @@ def random_cases(g):
 def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     return (g.randn(*params["a"], dtype=dtype), g.randn(*params["b"], dtype=dtype)), {}
+
+
+def perf_cost(params):
+    a, b = list(params["a"]), list(params["b"])
+    m, k, n = a[-2], a[-1], b[-1]
+    ba, bb = a[:-2], b[:-2]
+    batch = []  # broadcast batch dims of the two operands
+    for i in range(max(len(ba), len(bb))):
+        x = ba[i - max(len(ba), len(bb)) + len(ba)] if i >= max(len(ba), len(bb)) - len(ba) else 1
+        y = bb[i - max(len(ba), len(bb)) + len(bb)] if i >= max(len(ba), len(bb)) - len(bb) else 1
+        batch.append(max(x, y))
+    nb = 1
+    for s in batch:
+        nb *= s
+    na = 1
+    for s in a:
+        na *= s
+    nbm = 1
+    for s in b:
+        nbm *= s
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read A and B once, write C = A @ B once; 2*M*N*K FLOPs per (broadcast) batch entry
+    return {"bytes": (na + nbm + nb * m * n) * es, "flops": 2 * nb * m * n * k}

@@ -83,3 +83,26 @@ def random_cases(g):
 
 def perf_inputs(g, params):
     return (g.randn(*params["a"], dtype=torch.float16), g.randn(*params["b"], dtype=torch.float16)), {}
+
+
+def perf_cost(params):
+    a, b = list(params["a"]), list(params["b"])
+    m, k, n = a[-2], a[-1], b[-1]
+    ba, bb = a[:-2], b[:-2]
+    batch = []  # broadcast batch dims of the two operands
+    for i in range(max(len(ba), len(bb))):
+        x = ba[i - max(len(ba), len(bb)) + len(ba)] if i >= max(len(ba), len(bb)) - len(ba) else 1
+        y = bb[i - max(len(ba), len(bb)) + len(bb)] if i >= max(len(ba), len(bb)) - len(bb) else 1
+        batch.append(max(x, y))
+    nb = 1
+    for s in batch:
+        nb *= s
+    na = 1
+    for s in a:
+        na *= s
+    nbm = 1
+    for s in b:
+        nbm *= s
+    es = 2  # float16 operands and result
+    # read A and B once, write C = A @ B once; 2*M*N*K FLOPs per (broadcast) batch entry
+    return {"bytes": (na + nbm + nb * m * n) * es, "flops": 2 * nb * m * n * k}

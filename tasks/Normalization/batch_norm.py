@@ -145,3 +145,21 @@ def perf_inputs(g, params):
     rm, rv = _stats(g, c)
     w, b = _affine(g, c)
     return (x, rm, rv, w, b), {"training": bool(params.get("training", False))}
+
+
+def perf_cost(params):
+    shape = params["shape"]
+    c = shape[1]
+    n = 1
+    for s in shape:
+        n *= s
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    training = bool(params.get("training", False))
+    # read x, write y (input dtype); read float32 running_mean/var, weight, bias; in training also
+    # write the updated running_mean/var
+    nbytes = 2 * n * es + 4 * c * 4 + (2 * c * 4 if training else 0)
+    # per element: normalize with a precomputed per-channel scale/shift (mul + add = 2); training adds
+    # the batch statistics (sum and sum of squares: add, mul, add = 3); per channel ~10 FLOPs for
+    # scale/shift (rsqrt counted 1) and the running-stat updates
+    flops = (5 if training else 2) * n + 10 * c
+    return {"bytes": nbytes, "flops": flops}

@@ -28,6 +28,7 @@ META = {
         "float16": [5e-3, 1e-2],
         "bfloat16": [5e-3, 1e-2],
     },
+    "perf_cost_note": 'The optimizer state (exp_avg, exp_avg_sq, and max_exp_avg_sq with amsgrad) is read and written every step but created inside the optimizer that drive() builds, so it is not among the arguments.',
     "tolerance_note": (
         "Defaults: per-step updates are about lr in size and are computed with a handful of float32 "
         "operations (sqrt, divide), so only rounding order differs."
@@ -134,3 +135,18 @@ def perf_inputs(g, params):
         if k in params:
             kw[k] = params[k]
     return (*ps, grads), kw
+
+
+def perf_cost(params):
+    n = sum(params["sizes"])
+    steps = int(params.get("steps", 3))
+    amsgrad = bool(params.get("amsgrad", False))
+    wd = float(params.get("weight_decay", 0.0)) != 0.0
+    # per element and step: read p, g, m, v; write p, m, v (float32); amsgrad also reads and writes
+    # max_exp_avg_sq
+    nbytes = steps * n * 4 * (9 if amsgrad else 7)
+    # per element and step: m = b1*m + (1-b1)*g (3), v = b2*v + (1-b2)*g*g (4),
+    # denom = sqrt(v)/sqrt(bc2) + eps (3, sqrt counted 1), p -= step_size * m / denom (3);
+    # weight decay g += wd * p (2); amsgrad max (1)
+    per = 13 + (2 if wd else 0) + (1 if amsgrad else 0)
+    return {"bytes": nbytes, "flops": steps * n * per}

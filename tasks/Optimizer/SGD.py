@@ -27,6 +27,7 @@ META = {
         "float16": [5e-3, 1e-2],
         "bfloat16": [5e-3, 1e-2],
     },
+    "perf_cost_note": 'The momentum buffer is read and written every step but created inside the optimizer that drive() builds, so it is not among the arguments.',
     "tolerance_note": "Defaults: a few fused multiply-adds per element and step, so only rounding order differs.",
     "tf32": False,
     "oracle": None,
@@ -129,3 +130,18 @@ def perf_inputs(g, params):
         if k in params:
             kw[k] = params[k]
     return (*ps, grads), kw
+
+
+def perf_cost(params):
+    n = sum(params["sizes"])
+    steps = int(params.get("steps", 3))
+    momentum = float(params.get("momentum", 0.0)) != 0.0
+    wd = float(params.get("weight_decay", 0.0)) != 0.0
+    nesterov = bool(params.get("nesterov", False))
+    # per element and step: read p, g, write p (float32); with momentum also write the momentum
+    # buffer every step and read it from the second step on (the first step initialises it from g)
+    nbytes = 3 * steps * n * 4 + ((2 * steps - 1) * n * 4 if momentum else 0)
+    # per element and step: p -= lr * g (2); weight decay g += wd * p (2); momentum
+    # buf = mu * buf + (1 - dampening) * g (3); nesterov g += mu * buf (2)
+    per = 2 + (2 if wd else 0) + (3 if momentum else 0) + (2 if nesterov else 0)
+    return {"bytes": nbytes, "flops": steps * n * per}

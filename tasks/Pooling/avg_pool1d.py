@@ -84,3 +84,17 @@ def perf_inputs(g, params):
     if "padding" in params:
         kw["padding"] = params["padding"]
     return (x, params["kernel_size"]), kw
+
+
+def perf_cost(params):
+    shape = params["shape"]
+    k = params["kernel_size"]
+    s = params.get("stride") or k
+    p = params.get("padding", 0)
+    rows = 1
+    for d in shape[:-1]:
+        rows *= d
+    l_out = (shape[-1] + 2 * p - k) // s + 1
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x once, write the pooled output once; per output: k - 1 adds and one scale by 1/k -> k FLOPs
+    return {"bytes": (rows * shape[-1] + rows * l_out) * es, "flops": rows * l_out * k}

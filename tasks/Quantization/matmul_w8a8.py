@@ -109,3 +109,13 @@ def random_cases(g):
 def perf_inputs(g, params):
     m, k, n = params["m"], params["k"], params["n"]
     return (g.randn(m, k), _w(g, k, n)), {}
+
+
+def perf_cost(params):
+    m, k, n = params["m"], params["k"], params["n"]
+    # read float32 input (M, K) and weight (K, N) once, write the float32 (M, N) output once
+    nbytes = 4 * (m * k + k * n + m * n)
+    # 2*M*N*K multiply-adds (int8 x int8 -> int32, counted as useful ops); quantization ~5 per input
+    # element (abs, max, divide, round, clamp) for activations and weights; dequantization 2 per output
+    flops = 2 * m * n * k + 5 * (m * k + k * n) + 2 * m * n
+    return {"bytes": nbytes, "flops": flops}

@@ -76,3 +76,13 @@ def random_cases(g):
 def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     return tuple(params["size"]), {"dtype": dtype, "device": g.device}
+
+
+def perf_cost(params):
+    n = 1
+    for s in params["size"]:
+        n *= s
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # nothing is read, the output is written once; the generator itself is integer work, counted as
+    # 1 FLOP per element for turning the random bits into a float in [0, 1) (convert and scale)
+    return {"bytes": n * es, "flops": n}

@@ -82,3 +82,22 @@ def perf_inputs(g, params):
     dtype = getattr(torch, params.get("dtype", "float32"))
     x = g.randn(*params["shape"], dtype=dtype)
     return (x, params.get("dim", -1)), {}
+
+
+def perf_cost(params):
+    shape = params["shape"]
+    n = 1
+    for s in shape:
+        n *= s
+    dim = params.get("dim", -1)
+    if dim is None:
+        out = 1
+    else:
+        dims = dim if isinstance(dim, (list, tuple)) else [dim]
+        red = 1
+        for d in dims:
+            red *= shape[d]
+        out = n // red
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x once, write int64 indices once; one compare per input element
+    return {"bytes": n * es + out * 8, "flops": n}

@@ -85,3 +85,23 @@ def perf_inputs(g, params):
     if isinstance(dim, list):
         dim = tuple(dim)
     return (x, dim), {}
+
+
+def perf_cost(params):
+    shape = params["shape"]
+    n = 1
+    for s in shape:
+        n *= s
+    dim = params.get("dim", -1)
+    if dim is None:
+        out = 1
+    else:
+        dims = dim if isinstance(dim, (list, tuple)) else [dim]
+        red = 1
+        for d in dims:
+            red *= shape[d]
+        out = n // red
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x once, write the reduced output once (input dtype); one add per input element plus one
+    # division per output element
+    return {"bytes": (n + out) * es, "flops": n + out}

@@ -122,3 +122,25 @@ def perf_inputs(g, params):
     if "align_corners" in params:
         kw["align_corners"] = params["align_corners"]
     return (x,), kw
+
+
+def perf_cost(params):
+    shape = params["shape"]
+    spatial = shape[2:]
+    if "size" in params:
+        out_sp = list(params["size"])
+    else:
+        out_sp = [int(s * params["scale_factor"]) for s in spatial]  # floor, as torch does
+    nc = shape[0] * shape[1]
+    n_in, n_out = nc, nc
+    for s in spatial:
+        n_in *= s
+    for s in out_sp:
+        n_out *= s
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read x once, write the resized output once. FLOPs per output element: nearest copies (0);
+    # (bi/tri)linear is 2^d - 1 one-dimensional lerps of 3 FLOPs (sub, mul, add); bicubic is 5 4-tap
+    # cubic interpolations of 7 FLOPs (4 mul, 3 add); per-axis weight/index computation is ignored
+    mode = params["mode"]
+    per = {"nearest": 0, "linear": 3, "bilinear": 9, "trilinear": 21, "bicubic": 35}.get(mode, 0)
+    return {"bytes": (n_in + n_out) * es, "flops": per * n_out}
