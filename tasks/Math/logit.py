@@ -26,7 +26,10 @@ META = {
         "One log of a quotient: a few float32 ulp, so rtol 2e-5 (atol 1e-5 covers the cancellation near "
         "x = 0.5 where the result crosses 0). PyTorch evaluates bfloat16 logit in bfloat16 arithmetic "
         "(1 - z and the quotient rounded to 8 bits before the log), which is off by up to ~3 * 2**-9 "
-        "absolute near x = 0.5, so bfloat16 gets atol 1e-2 to admit a correctly rounded float32 result."
+        "absolute near x = 0.5, so bfloat16 gets atol 1e-2 to admit a correctly rounded float32 result. Low-precision eps cases "
+        "use an eps whose 1 - eps is exact in the dtype (2**-6): with eps = 0.001, PyTorch's CPU kernel "
+        "clamps to 1 - eps rounded to bfloat16 (= 1.0, so +inf) and its CUDA kernel to 0.999 (6.9): "
+        "the answer would depend on the device (found on the H200)."
     ),
     "tf32": False,
     "oracle": None,
@@ -82,7 +85,7 @@ def random_cases(g):
            "kwargs": {"eps": 1e-4}}
     yield {"name": "domain_f16", "args": (g.rand(64, 100, dtype=torch.float16),), "kwargs": {}}
     yield {"name": "domain_bf16_eps", "args": (g.rand(3, 7, 311, low=-0.2, high=1.2, dtype=torch.bfloat16),),
-           "kwargs": {"eps": 0.001}}
+           "kwargs": {"eps": 0.015625}}
 
 
 def perf_inputs(g, params):

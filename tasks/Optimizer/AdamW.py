@@ -25,14 +25,17 @@ META = {
     "comparison": "allclose",
     "tolerance": {
         "float64": [1e-12, 1e-12],
-        "float32": [1e-5, 1e-5],
+        "float32": [1e-5, 5e-5],
         "float16": [5e-3, 1e-2],
         "bfloat16": [5e-3, 1e-2],
     },
     "perf_cost_note": 'The optimizer state (exp_avg, exp_avg_sq) is read and written every step but created inside drive(), so it is not among the arguments.',
     "tolerance_note": (
         "Defaults: per-step updates are about lr in size and use a handful of float32 operations "
-        "(sqrt, divide), so only rounding order differs between implementations."
+        "(sqrt, divide), so only rounding order differs between implementations. float32 rtol is 5e-5: "
+        "a kernel that receives beta2 as a float32 scalar computes 1 - beta2 = 1 - 0.999f = 9.99987e-4, "
+        "1.3e-5 relative away from 0.001, and every exp_avg_sq carries that factor (measured on the "
+        "H200: max rel err 1.32e-5 on outlier gradients)."
     ),
     "tf32": False,
     "oracle": None,
