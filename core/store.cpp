@@ -2,6 +2,7 @@
 #include "store.h"
 
 #include "source.h"
+#include "taxonomy.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -76,6 +77,32 @@ CREATE INDEX evaluations_task ON evaluations(task_id);
 CREATE INDEX evaluations_run ON evaluations(run_id);
 CREATE INDEX evaluations_submission ON evaluations(submission_id);
 CREATE INDEX case_results_evaluation ON case_results(evaluation_id);
+)SQL",
+    // v2: manual failure labels beside the automatic class; one flat, indexed view for the views.
+    R"SQL(
+CREATE TABLE manual_labels(
+  evaluation_id INTEGER PRIMARY KEY REFERENCES evaluations(id) ON DELETE CASCADE,
+  failure_class TEXT NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  author TEXT NOT NULL DEFAULT '',
+  labelled_at TEXT NOT NULL);
+CREATE INDEX evaluations_class ON evaluations(failure_class);
+CREATE VIEW evaluation_rows AS
+SELECT e.id AS id, e.run_id AS run_id, e.task_id AS task_id,
+       substr(e.task_id, 1, instr(e.task_id, '/') - 1) AS category,
+       m.name AS method, s.round AS round, r.device AS device,
+       CASE WHEN r.device = 'cuda' THEN coalesce(json_extract(r.provenance, '$.devices[0].name'), 'cuda')
+            ELSE 'CPU (Triton interpreter)' END AS gpu,
+       e.verdict AS verdict, e.call_ok AS call_ok, e.exe_ok AS exe_ok,
+       CASE WHEN e.verdict = 'pass' THEN 'pass' WHEN e.call_ok = 0 THEN 'call' ELSE 'exe' END AS stage,
+       e.failure_class AS failure_class, l.failure_class AS manual_class, l.note AS manual_note,
+       e.failure_detail AS failure_detail, s.candidate_id AS candidate_id, e.submission_id AS submission_id,
+       e.started_at AS started_at, e.finished_at AS finished_at
+FROM evaluations e
+JOIN submissions s ON s.id = e.submission_id
+JOIN methods m ON m.id = s.method_id
+JOIN runs r ON r.id = e.run_id
+LEFT JOIN manual_labels l ON l.evaluation_id = e.id;
 )SQL",
 };
 
@@ -233,6 +260,40 @@ void Store::migrate()
         exec(fmt::format("PRAGMA user_version={}", v + 1));
         tx.commit();
     }
+}
+
+void Store::setManualLabel(std::int64_t evaluationId, const std::string& failureClass, const std::string& note,
+                           const std::string& author)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    {
+        Stmt chk(m_db, "SELECT count(*) FROM evaluations WHERE id=?");
+        chk.bind(1, evaluationId).step();
+        if (chk.i64(0) == 0)
+            throw StoreError(fmt::format("no evaluation {} in {}", evaluationId, m_path.string()));
+    }
+    if (failureClass.empty()) {
+        Stmt(m_db, "DELETE FROM manual_labels WHERE evaluation_id=?").bind(1, evaluationId).step();
+    } else {
+        if (failureClass != "pass" && !failureClassFromString(failureClass))
+            throw StoreError(fmt::format("unknown failure class '{}' (see kbx taxonomy)", failureClass));
+        Stmt(m_db, "INSERT INTO manual_labels(evaluation_id, failure_class, note, author, labelled_at) VALUES(?,?,?,?,?) "
+                   "ON CONFLICT(evaluation_id) DO UPDATE SET failure_class=excluded.failure_class, note=excluded.note, "
+                   "author=excluded.author, labelled_at=excluded.labelled_at")
+            .bind(1, evaluationId).bind(2, failureClass).bind(3, note).bind(4, author).bind(5, nowIso8601()).step();
+    }
+    tx.commit();
+}
+
+std::optional<ManualLabel> Store::manualLabel(std::int64_t evaluationId) const
+{
+    std::lock_guard lock(m_mutex);
+    Stmt st(m_db, "SELECT failure_class, note, author, labelled_at FROM manual_labels WHERE evaluation_id=?");
+    st.bind(1, evaluationId);
+    if (!st.step())
+        return std::nullopt;
+    return ManualLabel{st.text(0), st.text(1), st.text(2), st.text(3)};
 }
 
 std::int64_t Store::ensureMethod(const std::string& name)

@@ -14,7 +14,7 @@ struct sqlite3;
 
 namespace kbx {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 class StoreError : public std::runtime_error {
 public:
@@ -43,6 +43,14 @@ struct EvaluationRecord {
         nlohmann::json evidence;
     };
     std::vector<Case> cases;
+};
+
+/// A failure class given by hand (the failure inspector), stored beside the automatic one.
+struct ManualLabel {
+    std::string failureClass;  ///< a taxonomy id, or "pass" (the automatic verdict was wrong)
+    std::string note;
+    std::string author;
+    std::string labelledAt;
 };
 
 struct ReportRow {
@@ -79,6 +87,11 @@ public:
     std::int64_t addEvaluation(const EvaluationRecord& rec);
 
     std::vector<ReportRow> report() const;
+    /// Sets (or, with an empty class, removes) the manual label of an evaluation. Throws StoreError
+    /// for an unknown evaluation or class.
+    void setManualLabel(std::int64_t evaluationId, const std::string& failureClass, const std::string& note,
+                        const std::string& author = {});
+    std::optional<ManualLabel> manualLabel(std::int64_t evaluationId) const;
     /// Generic read helper for tests and reports: rows of a query as JSON objects.
     nlohmann::json query(const std::string& sql) const;
 

@@ -113,3 +113,55 @@ TEST(Store, FailedTransactionLeavesNothing)
     EXPECT_EQ(s.query("SELECT count(*) AS n FROM evaluations")[0]["n"], 0);
     EXPECT_EQ(s.query("SELECT count(*) AS n FROM case_results")[0]["n"], 0);
 }
+
+TEST(Store, ManualLabelBesideAutomaticClassAndFlatView)
+{
+    auto p = tempDb("labels");
+    Store s(p);
+    auto m = s.ensureMethod("geak");
+    auto c = s.ensureCandidate("Activation/relu", "def relu(x): pass\n").first;
+    auto sub = s.ensureSubmission(c, m, 2, "a.jsonl:1");
+    auto run = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 7, {});
+    auto ev = s.addEvaluation(rec(run, sub, false));
+    EXPECT_FALSE(s.manualLabel(ev).has_value());
+    s.setManualLabel(ev, "dtype_mismatch", "looked at it: fp16 output", "me");
+    auto l = s.manualLabel(ev);
+    ASSERT_TRUE(l.has_value());
+    EXPECT_EQ(l->failureClass, "dtype_mismatch");
+    EXPECT_EQ(l->note, "looked at it: fp16 output");
+    s.setManualLabel(ev, "value_mismatch", "");  // relabel replaces
+    EXPECT_EQ(s.manualLabel(ev)->failureClass, "value_mismatch");
+    auto rows = s.query("SELECT category, method, round, gpu, stage, failure_class, manual_class FROM evaluation_rows");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["category"], "Activation");
+    EXPECT_EQ(rows[0]["method"], "geak");
+    EXPECT_EQ(rows[0]["round"], 2);
+    EXPECT_EQ(rows[0]["gpu"], "NVIDIA H200");
+    EXPECT_EQ(rows[0]["stage"], "exe");
+    EXPECT_EQ(rows[0]["manual_class"], "value_mismatch");
+    EXPECT_THROW(s.setManualLabel(ev, "no_such_class", ""), StoreError);
+    EXPECT_THROW(s.setManualLabel(ev + 100, "value_mismatch", ""), StoreError);
+    s.setManualLabel(ev, "", "");  // removes
+    EXPECT_FALSE(s.manualLabel(ev).has_value());
+}
+
+TEST(Store, MigratesVersionOneDatabaseKeepingRows)
+{
+    auto p = tempDb("migrate");
+    {
+        // A version-1 database as kbx 0.1 wrote it: build v2, then strip the v2 objects.
+        Store s(p);
+        auto m = s.ensureMethod("m");
+        auto c = s.ensureCandidate("Activation/relu", "x = 1\n").first;
+        auto run = s.beginRun("cpu", {}, {0}, 1, {});
+        s.addEvaluation(rec(run, s.ensureSubmission(c, m, 0, "o"), true));
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(p.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "DROP VIEW evaluation_rows; DROP TABLE manual_labels; DROP INDEX evaluations_class; PRAGMA user_version=1",
+                           nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    Store s(p);
+    EXPECT_EQ(s.schemaVersion(), kSchemaVersion);
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM evaluation_rows")[0]["n"], 1);
+}
