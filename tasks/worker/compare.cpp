@@ -217,6 +217,31 @@ bool sameTensor(const at::Tensor& a, const at::Tensor& b)
     return at::equal(a, b);
 }
 
+/// Where the errors are, for the failure inspector: the output viewed as a matrix (leading dims x
+/// last dim), max-pooled to at most 64 x 64 cells. `score` >= 1 marks an element outside tolerance.
+nlohmann::json errorMap(const at::Tensor& score, const char* measure)
+{
+    auto s = score.detach().to(at::kDouble).contiguous();
+    const int64_t n = s.numel();
+    if (n == 0)
+        return nullptr;
+    int64_t cols = s.dim() == 0 ? 1 : s.size(-1);
+    int64_t rows = cols == 0 ? 0 : n / cols;
+    auto m = s.reshape({1, 1, rows, cols});
+    m = at::nan_to_num(m, 1e30, 1e30, 0.0);
+    auto pooled = at::adaptive_max_pool2d(m, {std::min<int64_t>(rows, 64), std::min<int64_t>(cols, 64)});
+    auto cells = std::get<0>(pooled).reshape({-1}).contiguous();
+    nlohmann::json vals = nlohmann::json::array();
+    auto* d = cells.data_ptr<double>();
+    for (int64_t i = 0; i < cells.numel(); ++i)
+        vals.push_back(std::min(d[i], 1e30));
+    nlohmann::json shape = nlohmann::json::array();
+    for (auto sz : score.sizes())
+        shape.push_back(sz);
+    return {{"rows", std::min<int64_t>(rows, 64)}, {"cols", std::min<int64_t>(cols, 64)}, {"shape", shape},
+            {"measure", measure}, {"values", vals}};
+}
+
 LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const Contract& c, bool scalarLeaf)
 {
     LeafVerdict v;
@@ -291,6 +316,7 @@ LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const
         v.evidence["first_mismatch_index"] = unravel(first, r.sizes());
         v.evidence["ref_value"] = jnum(num(r.flatten()[first]));
         v.evidence["cand_value"] = jnum(num(x.flatten()[first]));
+        v.evidence["error_map"] = errorMap(at::logical_or(nanMis, infMis), "NaN/Inf position differs (1) or agrees (0)");
         return v;
     }
     auto [atol, rtol] = c.tol(complex ? c10::toRealValueType(refIn.scalar_type()) : refIn.scalar_type());
@@ -327,6 +353,7 @@ LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const
     if (nbad > 0) {
         v.ok = false;
         v.failureClass = "value_mismatch";
+        v.evidence["error_map"] = errorMap(err / bound, "|cand - ref| / (atol + rtol |ref|); > 1 fails");
         return v;
     }
     // Low-signal guard: when the reference is about as small as atol, atol alone would let an
