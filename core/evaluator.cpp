@@ -213,7 +213,9 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     Outcome out;
     out.taskId = sub.taskId;
     out.origin = sub.origin;
-    out.method = m_opt.method;
+    out.method = sub.method.value_or(m_opt.method);
+    if (sub.method)
+        methodId = m_store.ensureMethod(*sub.method);
     out.round = sub.round.value_or(m_opt.round);
     out.codeHash = sha256Hex(sub.code);
     auto& rec = out.record;

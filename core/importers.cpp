@@ -100,8 +100,14 @@ void loadJsonl(const fs::path& p, const TaskCatalogue& cat, std::vector<Submissi
         }
         ++records;
         const auto* task = resolveTask(cat, taskName, where, skipped);
+        std::optional<std::string> method;
+        if (j.contains("method")) {
+            if (!j["method"].is_string() || j["method"].get<std::string>().empty())
+                throw ImportError(fmt::format("{}: \"method\" must be a non-empty string", where));
+            method = j["method"].get<std::string>();
+        }
         if (task)
-            out.push_back({task->id, cleanSubmission(code), where, roundFrom(j)});
+            out.push_back({task->id, cleanSubmission(code), where, roundFrom(j), method});
     }
     if (records == 0)
         throw ImportError(fmt::format("{}: no submission records", p.string()));
@@ -118,7 +124,7 @@ void loadPy(const fs::path& p, const TaskCatalogue& cat, std::vector<Submission>
             name = withCat;
     }
     if (const auto* task = resolveTask(cat, name, p.string(), skipped))
-        out.push_back({task->id, cleanSubmission(readFile(p)), p.string(), std::nullopt});
+        out.push_back({task->id, cleanSubmission(readFile(p)), p.string(), std::nullopt, std::nullopt});
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ struct Submission {
     std::string code;
     std::string origin;              ///< "path" or "path:line"
     std::optional<int> round;        ///< when the format carries it (corpus records)
+    std::optional<std::string> method;  ///< a JSONL record's own "method" (else the run's --method)
     /// Set only by `kbx tasks --check` for a task's own reference: the quantization task's static
     /// contract (no high-level APIs, scale/rounding evidence) does not apply to the PyTorch reference.
     bool selfCheckReference = false;

@@ -20,14 +20,15 @@ def build(out, device):
     good = os.path.join(ROOT, "tests", "fixtures", "good")
     for p in sorted(glob.glob(os.path.join(good, "*", "*.py"))):
         tid = os.path.relpath(p, good)[:-3]
-        rows.append({"predict": open(p).read(), "file": tid + ".py", "kind": "good", "name": tid, "expect": "pass"})
+        rows.append({"predict": open(p).read(), "file": tid + ".py", "kind": "good", "name": tid, "expect": "pass",
+                     "method": "known-good"})
     for p in sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "variants", "*.py"))):
         src = open(p).read()
         m = re.search(r"task=(\S+) expect=(\S+)(?: devices=(\S+))?", src.splitlines()[0])
         if m[3] and device not in m[3].split(","):
             continue
         rows.append({"predict": src, "file": m[1] + ".py", "kind": "variant", "name": os.path.basename(p)[:-3],
-                     "expect": m[2]})
+                     "expect": m[2], "method": "known-bad"})
     with open(out, "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")

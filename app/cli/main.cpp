@@ -140,7 +140,7 @@ int cmdTasksCheck(const CheckArgs& a)
             continue;
         if (a.onePerCategory && !seenCategory.insert(t.category).second)
             continue;
-        kbx::Submission ref{t.id, referenceAsCandidate(cat, t), "reference:" + t.id, 0};
+        kbx::Submission ref{t.id, referenceAsCandidate(cat, t), "reference:" + t.id, 0, "reference"};
         ref.selfCheckReference = true;
         subs.push_back(ref);
         auto good = fixtures / (t.id + ".py");
@@ -148,7 +148,7 @@ int cmdTasksCheck(const CheckArgs& a)
             std::ifstream in(good);
             std::stringstream ss;
             ss << in.rdbuf();
-            subs.push_back({t.id, kbx::cleanSubmission(ss.str()), "known-good:" + t.id, 0});
+            subs.push_back({t.id, kbx::cleanSubmission(ss.str()), "known-good:" + t.id, 0, "known-good"});
         }
     }
     if (subs.empty()) {

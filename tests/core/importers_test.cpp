@@ -67,6 +67,25 @@ TEST(Importers, JsonlFileAndInstructionAndCorpus)
     EXPECT_EQ(subs[0].taskId, "Activation/relu");
     EXPECT_EQ(subs[0].code, "def relu(x):\n    return x\n");
     EXPECT_EQ(subs[1].round, 3);
+    EXPECT_FALSE(subs[0].method.has_value());
+}
+
+TEST(Importers, RecordMethodOverridesTheRunsMethod)
+{
+    TempDir d;
+    auto p = d.write("m.jsonl", line({{"predict", "def relu(x): pass"}, {"file", "Activation/relu.py"}, {"method", "geak-r2"}})
+                                + line({{"predict", "def relu(x): pass"}, {"file", "Activation/relu.py"}}));
+    auto subs = loadSubmissions(p, cat());
+    ASSERT_EQ(subs.size(), 2u);
+    EXPECT_EQ(subs[0].method, "geak-r2");
+    EXPECT_FALSE(subs[1].method.has_value());
+    auto bad = d.write("b.jsonl", line({{"predict", "x"}, {"file", "Activation/relu.py"}, {"method", 3}}));
+    try {
+        loadSubmissions(bad, cat());
+        FAIL() << "expected ImportError";
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("b.jsonl:1"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Importers, MalformedLineNamesFileAndLine)

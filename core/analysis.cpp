@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+#include "analysis.h"
+
+#include "store.h"
+#include "taxonomy.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+namespace kbx::analysis {
+namespace {
+
+std::string quoted(const std::string& s)
+{
+    std::string out = "'";
+    for (char c : s) {
+        out += c;
+        if (c == '\'')
+            out += '\'';
+    }
+    return out + "'";
+}
+
+template <typename T, typename F>
+std::string inList(const char* column, const std::vector<T>& values, F&& fmtValue)
+{
+    std::string sql = fmt::format(" AND {} IN (", column);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        sql += (i ? "," : "") + fmtValue(values[i]);
+    return sql + ")";
+}
+
+std::string joined(const std::vector<std::string>& v)
+{
+    if (v.empty())
+        return "all";
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        s += (i ? "," : "") + v[i];
+    return s;
+}
+
+std::optional<std::string> optText(const nlohmann::json& j)
+{
+    if (j.is_string())
+        return j.get<std::string>();
+    return std::nullopt;
+}
+
+template <typename K>
+std::vector<K> sortedKeys(const std::vector<Row>& rows, K Row::*member)
+{
+    std::set<K> s;
+    for (const auto& r : rows)
+        s.insert(r.*member);
+    return {s.begin(), s.end()};
+}
+
+int classRank(const std::string& id)
+{
+    const auto& all = failureClasses();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].id == id)
+            return int(i);
+    return int(all.size()) + 1;  // unknown ids (a newer taxonomy) after the known ones
+}
+
+}  // namespace
+
+std::string Filters::describe() const
+{
+    std::vector<std::string> r;
+    for (int x : rounds)
+        r.push_back(std::to_string(x));
+    return fmt::format("method={}; round={}; gpu={}; category={}", joined(methods), joined(r), joined(gpus),
+                       joined(categories));
+}
+
+Interval wilson(int k, int n, double z)
+{
+    if (n <= 0)
+        return {0.0, 1.0};
+    const double p = double(k) / n;
+    const double z2 = z * z;
+    const double denom = 1.0 + z2 / n;
+    const double centre = (p + z2 / (2.0 * n)) / denom;
+    const double half = z / denom * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
+    return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+Choices choices(const Store& store)
+{
+    Choices c;
+    for (const auto& r : store.query("SELECT DISTINCT method FROM evaluation_rows ORDER BY method"))
+        c.methods.push_back(r["method"].get<std::string>());
+    for (const auto& r : store.query("SELECT DISTINCT round FROM evaluation_rows ORDER BY round"))
+        c.rounds.push_back(r["round"].get<int>());
+    for (const auto& r : store.query("SELECT DISTINCT gpu FROM evaluation_rows ORDER BY gpu"))
+        c.gpus.push_back(r["gpu"].get<std::string>());
+    for (const auto& r : store.query("SELECT DISTINCT category FROM evaluation_rows ORDER BY category"))
+        c.categories.push_back(r["category"].get<std::string>());
+    for (const auto& r : store.query("SELECT DISTINCT run_id FROM evaluation_rows ORDER BY run_id"))
+        c.runs.push_back(r["run_id"].get<std::int64_t>());
+    return c;
+}
+
+std::vector<Row> loadRows(const Store& store, const Filters& f)
+{
+    std::string where = " WHERE 1";
+    if (!f.methods.empty())
+        where += inList("method", f.methods, quoted);
+    if (!f.rounds.empty())
+        where += inList("round", f.rounds, [](int r) { return std::to_string(r); });
+    if (!f.gpus.empty())
+        where += inList("gpu", f.gpus, quoted);
+    if (!f.categories.empty())
+        where += inList("category", f.categories, quoted);
+    // Latest evaluation per submission among the filtered ones.
+    const std::string sql = fmt::format(
+        "SELECT v.id, v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.gpu, v.verdict, "
+        "v.call_ok, v.exe_ok, v.failure_class, v.manual_class FROM evaluation_rows v "
+        "JOIN (SELECT max(id) AS id FROM evaluation_rows{} GROUP BY submission_id) latest ON latest.id = v.id "
+        "ORDER BY v.id",
+        where);
+    std::vector<Row> rows;
+    std::unordered_map<std::int64_t, std::size_t> byId;
+    for (const auto& j : store.query(sql)) {
+        Row r;
+        r.id = j["id"].get<std::int64_t>();
+        r.runId = j["run_id"].get<std::int64_t>();
+        r.submissionId = j["submission_id"].get<std::int64_t>();
+        r.taskId = j["task_id"].get<std::string>();
+        r.category = j["category"].get<std::string>();
+        r.method = j["method"].get<std::string>();
+        r.round = j["round"].get<int>();
+        r.gpu = j["gpu"].is_string() ? j["gpu"].get<std::string>() : std::string();
+        r.pass = j["verdict"] == "pass";
+        r.callOk = j["call_ok"].get<int>() != 0;
+        r.exeOk = j["exe_ok"].get<int>() != 0;
+        r.failureClass = optText(j["failure_class"]);
+        r.manualClass = optText(j["manual_class"]);
+        byId[r.id] = rows.size();
+        rows.push_back(std::move(r));
+    }
+    if (rows.empty())
+        return rows;
+    // Speedup: geometric mean over shapes of baseline/candidate, correct evaluations only.
+    struct Acc {
+        double logSum = 0;
+        double first = 0;
+        int count = 0;
+    };
+    std::unordered_map<std::int64_t, Acc> acc;
+    for (const auto& j : store.query("SELECT evaluation_id, candidate_ms, baseline_ms FROM timings "
+                                     "WHERE candidate_ms > 0 AND baseline_ms > 0")) {
+        const auto id = j["evaluation_id"].get<std::int64_t>();
+        auto it = byId.find(id);
+        if (it == byId.end() || !rows[it->second].pass)
+            continue;
+        const double s = j["baseline_ms"].get<double>() / j["candidate_ms"].get<double>();
+        if (!std::isfinite(s) || s <= 0)
+            continue;
+        auto& a = acc[id];
+        a.logSum += std::log(s);
+        a.first = a.count == 0 ? s : a.first;
+        a.count += 1;
+    }
+    for (const auto& [id, a] : acc)  // one shape: the ratio itself (exact), else the geometric mean
+        rows[byId[id]].speedup = a.count == 1 ? a.first : std::exp(a.logSum / a.count);
+    return rows;
+}
+
+CorrectnessMatrix correctnessMatrix(const std::vector<Row>& rows)
+{
+    CorrectnessMatrix m;
+    m.categories = sortedKeys(rows, &Row::category);
+    m.methods = sortedKeys(rows, &Row::method);
+    m.cells.assign(m.categories.size(), std::vector<CorrectnessCell>(m.methods.size()));
+    m.totals.assign(m.methods.size(), {});
+    for (const auto& r : rows) {
+        auto ci = std::lower_bound(m.categories.begin(), m.categories.end(), r.category) - m.categories.begin();
+        auto mi = std::lower_bound(m.methods.begin(), m.methods.end(), r.method) - m.methods.begin();
+        for (CorrectnessCell* c : {&m.cells[ci][mi], &m.totals[mi]}) {
+            c->call.n++;
+            c->exe.n++;
+            c->call.k += r.callOk;
+            c->exe.k += r.exeOk;
+        }
+    }
+    return m;
+}
+
+std::vector<MethodRates> compileVsCorrect(const std::vector<Row>& rows)
+{
+    std::map<std::string, MethodRates> by;
+    for (const auto& r : rows) {
+        auto& m = by[r.method];
+        m.method = r.method;
+        m.call.n++;
+        m.exe.n++;
+        m.call.k += r.callOk;
+        m.exe.k += r.exeOk;
+    }
+    std::vector<MethodRates> out;
+    for (auto& [_, m] : by)
+        out.push_back(std::move(m));
+    return out;
+}
+
+double quantile(const std::vector<double>& s, double q)
+{
+    if (s.empty())
+        return 0.0;
+    const double h = (double(s.size()) - 1.0) * q;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const auto hi = std::min(lo + 1, s.size() - 1);
+    return s[lo] + (h - double(lo)) * (s[hi] - s[lo]);
+}
+
+BoxStats boxStats(std::vector<double> v)
+{
+    BoxStats b;
+    if (v.empty())
+        return b;
+    std::sort(v.begin(), v.end());
+    b.min = v.front();
+    b.max = v.back();
+    b.q1 = quantile(v, 0.25);
+    b.median = quantile(v, 0.5);
+    b.q3 = quantile(v, 0.75);
+    const double iqr = b.q3 - b.q1;
+    const double loFence = b.q1 - 1.5 * iqr;
+    const double hiFence = b.q3 + 1.5 * iqr;
+    b.lowerWhisker = b.q1;
+    b.upperWhisker = b.q3;
+    for (double x : v) {
+        if (x < loFence || x > hiFence)
+            b.outliers.push_back(x);
+        else {
+            b.lowerWhisker = std::min(b.lowerWhisker, x);
+            b.upperWhisker = std::max(b.upperWhisker, x);
+        }
+    }
+    return b;
+}
+
+std::vector<SpeedupSeries> speedups(const std::vector<Row>& rows)
+{
+    std::map<std::string, SpeedupSeries> by;
+    for (const auto& r : rows) {
+        auto& s = by[r.method];
+        s.method = r.method;
+        s.total++;
+        s.correct += r.pass;
+        if (r.speedup)
+            s.speedups.push_back(*r.speedup);
+    }
+    std::vector<SpeedupSeries> out;
+    for (auto& [_, s] : by) {
+        std::sort(s.speedups.begin(), s.speedups.end());
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+bool hasTimings(const std::vector<SpeedupSeries>& s)
+{
+    return std::any_of(s.begin(), s.end(), [](const SpeedupSeries& x) { return !x.speedups.empty(); });
+}
+
+std::vector<double> logGrid(double lo, double hi, int points)
+{
+    std::vector<double> g;
+    if (points < 2 || lo <= 0 || hi <= lo)
+        return {lo};
+    const double a = std::log10(lo), b = std::log10(hi);
+    const int last = points - 1;
+    for (int i = 0; i < points; ++i) {
+        // Written as (i*(b-a))/last + a so that grid points on decades (and 1) come out exactly.
+        const double e = a + (double(i) * (b - a)) / double(last);
+        g.push_back(std::pow(10.0, std::round(e * 1e12) / 1e12));
+    }
+    return g;
+}
+
+std::vector<FastPCurve> fastP(const std::vector<Row>& rows, const std::vector<double>& grid)
+{
+    std::vector<FastPCurve> out;
+    for (const auto& s : speedups(rows)) {
+        FastPCurve c;
+        c.method = s.method;
+        c.n = s.total;
+        c.p = grid;
+        for (double p : grid) {
+            // speedups is sorted: count strictly greater than p.
+            const auto above = s.speedups.end() - std::upper_bound(s.speedups.begin(), s.speedups.end(), p);
+            c.fraction.push_back(s.total > 0 ? double(above) / double(s.total) : 0.0);
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+bool Taxonomy::empty() const
+{
+    return classes.empty();
+}
+
+Taxonomy taxonomy(const std::vector<Row>& rows, GroupBy by)
+{
+    Taxonomy t;
+    t.groups = sortedKeys(rows, by == GroupBy::Category ? &Row::category : &Row::method);
+    const bool anyManual = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.manualClass.has_value(); });
+    auto reviewedClass = [](const Row& r) -> std::optional<std::string> {
+        if (r.manualClass)
+            return *r.manualClass == "pass" ? std::nullopt : r.manualClass;
+        return r.pass ? std::nullopt : r.failureClass;
+    };
+    std::set<std::string> seen;
+    for (const auto& r : rows) {
+        if (!r.pass && r.failureClass)
+            seen.insert(*r.failureClass);
+        if (anyManual)
+            if (auto c = reviewedClass(r))
+                seen.insert(*c);
+    }
+    t.classes.assign(seen.begin(), seen.end());
+    std::stable_sort(t.classes.begin(), t.classes.end(),
+                     [](const std::string& a, const std::string& b) { return classRank(a) < classRank(b); });
+    auto index = [](const std::vector<std::string>& v, const std::string& x) {
+        return std::size_t(std::find(v.begin(), v.end(), x) - v.begin());
+    };
+    t.automatic.assign(t.groups.size(), std::vector<int>(t.classes.size(), 0));
+    t.evaluations.assign(t.groups.size(), 0);
+    if (anyManual)
+        t.reviewed = t.automatic;
+    for (const auto& r : rows) {
+        const auto g = index(t.groups, by == GroupBy::Category ? r.category : r.method);
+        t.evaluations[g]++;
+        if (!r.pass && r.failureClass)
+            t.automatic[g][index(t.classes, *r.failureClass)]++;
+        if (anyManual)
+            if (auto c = reviewedClass(r))
+                (*t.reviewed)[g][index(t.classes, *c)]++;
+    }
+    return t;
+}
+
+std::vector<Trajectory> roundTrajectories(const std::vector<Row>& rows)
+{
+    std::map<std::string, std::map<int, Rate>> by;
+    for (const auto& r : rows) {
+        auto& rate = by[r.method][r.round];
+        rate.n++;
+        rate.k += r.pass;
+    }
+    std::vector<Trajectory> out;
+    for (const auto& [method, rounds] : by) {
+        Trajectory t;
+        t.method = method;
+        for (const auto& [round, rate] : rounds)
+            t.points.push_back({round, rate});
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+Datasets compute(const std::vector<Row>& rows, const Filters& filters)
+{
+    Datasets d;
+    d.filters = filters;
+    d.rowCount = rows.size();
+    d.runs = sortedKeys(rows, &Row::runId);
+    d.correctness = correctnessMatrix(rows);
+    d.compile = compileVsCorrect(rows);
+    d.speedup = speedups(rows);
+    d.fastp = fastP(rows);
+    d.taxonomyByCategory = taxonomy(rows, GroupBy::Category);
+    d.taxonomyByMethod = taxonomy(rows, GroupBy::Method);
+    d.rounds = roundTrajectories(rows);
+    return d;
+}
+
+Datasets compute(const Store& store, const Filters& filters)
+{
+    return compute(loadRows(store, filters), filters);
+}
+
+}  // namespace kbx::analysis

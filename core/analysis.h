@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Figure datasets of the workbench (issue #4): computed from a kbx::Store with SQL over the view
+// evaluation_rows and the table timings. Plain C++20, no Qt.
+//
+// Counting rule (the same as Store::report()): after the filters are applied, the latest evaluation
+// of every submission counts once. A submission is one (candidate code, method, round); "n" below is
+// the number of such evaluations. Speedups come from timings (baseline_ms / candidate_ms per perf
+// shape, both > 0); an evaluation's speedup is the geometric mean over its shapes, and only correct
+// evaluations (verdict pass) have one.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbx {
+
+class Store;
+
+namespace analysis {
+
+/// Empty vector = no restriction.
+struct Filters {
+    std::vector<std::string> methods;
+    std::vector<int> rounds;
+    std::vector<std::string> gpus;  ///< the view's gpu column, e.g. "NVIDIA H200" or "CPU (Triton interpreter)"
+    std::vector<std::string> categories;
+    bool empty() const { return methods.empty() && rounds.empty() && gpus.empty() && categories.empty(); }
+    /// One line for people and provenance, e.g. "method=a,b; round=1; gpu=all; category=all".
+    std::string describe() const;
+};
+
+struct Interval {
+    double lo = 0.0;
+    double hi = 1.0;
+};
+
+/// Wilson score interval for k successes in n trials (z = 1.96: 95 %). n = 0 gives [0, 1].
+Interval wilson(int k, int n, double z = 1.959963984540054);
+
+struct Rate {
+    int k = 0;
+    int n = 0;
+    double value() const { return n > 0 ? double(k) / double(n) : 0.0; }
+    Interval ci() const { return wilson(k, n); }
+};
+
+/// One evaluation as the figures see it (the latest of its submission under the filters).
+struct Row {
+    std::int64_t id = 0;
+    std::int64_t runId = 0;
+    std::int64_t submissionId = 0;
+    std::string taskId;
+    std::string category;
+    std::string method;
+    int round = 0;
+    std::string gpu;
+    bool pass = false;
+    bool callOk = false;
+    bool exeOk = false;
+    std::optional<std::string> failureClass;
+    std::optional<std::string> manualClass;
+    std::optional<double> speedup;  ///< geometric mean of baseline/candidate over shapes; correct rows only
+};
+
+/// The values present in a database, for filter choosers.
+struct Choices {
+    std::vector<std::string> methods;
+    std::vector<int> rounds;
+    std::vector<std::string> gpus;
+    std::vector<std::string> categories;
+    std::vector<std::int64_t> runs;
+};
+Choices choices(const Store& store);
+
+/// Loads the rows under the filters (latest evaluation per submission), sorted by id.
+std::vector<Row> loadRows(const Store& store, const Filters& filters);
+
+// ---- datasets ---------------------------------------------------------------------------------
+
+struct CorrectnessCell {
+    Rate call;
+    Rate exe;
+};
+/// Category x method. categories and methods are sorted; cells[ci][mi]; a cell with n = 0 has no data.
+struct CorrectnessMatrix {
+    std::vector<std::string> categories;
+    std::vector<std::string> methods;
+    std::vector<std::vector<CorrectnessCell>> cells;
+    std::vector<CorrectnessCell> totals;  ///< per method over all categories
+    bool empty() const { return categories.empty(); }
+};
+CorrectnessMatrix correctnessMatrix(const std::vector<Row>& rows);
+
+/// Compile (call) vs correct (exe) per method, methods sorted.
+struct MethodRates {
+    std::string method;
+    Rate call;
+    Rate exe;
+};
+std::vector<MethodRates> compileVsCorrect(const std::vector<Row>& rows);
+
+struct BoxStats {
+    double min = 0, q1 = 0, median = 0, q3 = 0, max = 0;
+    double lowerWhisker = 0, upperWhisker = 0;  ///< most extreme values within 1.5 IQR of the box
+    std::vector<double> outliers;
+};
+/// Quantiles by linear interpolation (type 7, as numpy's default). values must not be empty.
+double quantile(const std::vector<double>& sorted, double q);
+BoxStats boxStats(std::vector<double> values);
+
+/// Speedups of correct evaluations per method (sorted ascending). Methods without any timing are
+/// listed with an empty vector; when no method has one, the whole figure has no timing data.
+struct SpeedupSeries {
+    std::string method;
+    std::vector<double> speedups;
+    int correct = 0;  ///< correct evaluations of the method (with or without timings)
+    int total = 0;    ///< all evaluations of the method
+};
+std::vector<SpeedupSeries> speedups(const std::vector<Row>& rows);
+bool hasTimings(const std::vector<SpeedupSeries>& s);
+
+/// The p grid of fast_p: 10^(-1 + 2i/(points-1)), i = 0..points-1 (0.1 .. 10; with 41 points p = 1 is
+/// grid point 20 exactly).
+std::vector<double> logGrid(double lo = 0.1, double hi = 10.0, int points = 41);
+
+/// fast_p per method: fraction of the method's evaluations that are correct AND have speedup > p.
+struct FastPCurve {
+    std::string method;
+    int n = 0;
+    std::vector<double> p;
+    std::vector<double> fraction;
+};
+std::vector<FastPCurve> fastP(const std::vector<Row>& rows, const std::vector<double>& grid = logGrid());
+
+/// Failure counts per group (category or method) and class. automatic: the stored class of failed
+/// evaluations; reviewed (present when any row has a manual label): the class after manual review
+/// (the manual class where there is one, "pass" labels removed; the automatic one elsewhere).
+struct Taxonomy {
+    std::vector<std::string> groups;   ///< sorted
+    std::vector<std::string> classes;  ///< in taxonomy order, only classes that occur
+    std::vector<std::vector<int>> automatic;  ///< [group][class]
+    std::optional<std::vector<std::vector<int>>> reviewed;
+    std::vector<int> evaluations;  ///< evaluations per group (the denominator)
+    bool empty() const;
+};
+enum class GroupBy { Category, Method };
+Taxonomy taxonomy(const std::vector<Row>& rows, GroupBy by);
+
+/// Pass rate per round per method.
+struct RoundPoint {
+    int round = 0;
+    Rate pass;
+};
+struct Trajectory {
+    std::string method;
+    std::vector<RoundPoint> points;  ///< sorted by round
+};
+std::vector<Trajectory> roundTrajectories(const std::vector<Row>& rows);
+
+/// Everything the figures need, computed at once (cheap once the rows are loaded).
+struct Datasets {
+    Filters filters;
+    std::vector<std::int64_t> runs;  ///< runs the rows come from
+    std::size_t rowCount = 0;
+    CorrectnessMatrix correctness;
+    std::vector<MethodRates> compile;
+    std::vector<SpeedupSeries> speedup;
+    std::vector<FastPCurve> fastp;
+    Taxonomy taxonomyByCategory;
+    Taxonomy taxonomyByMethod;
+    std::vector<Trajectory> rounds;
+};
+Datasets compute(const std::vector<Row>& rows, const Filters& filters);
+Datasets compute(const Store& store, const Filters& filters);
+
+}  // namespace analysis
+}  // namespace kbx
