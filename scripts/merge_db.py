@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Merges kbx result databases (e.g. a CPU run and an H200 run) into one, keeping every run,
+evaluation, case result, timing and manual label, with candidates, methods and submissions
+deduplicated as the store does. Used to make the bundled demo database:
+  scripts/merge_db.py OUT.sqlite IN.sqlite [IN.sqlite ...] [--kbx build/bin/kbx]
+Every IN is first copied and opened by kbx, which migrates the copy to the current schema; a new OUT
+starts as the first such copy, so its schema is exactly the store's."""
+import argparse
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def open_with_kbx(kbx, path):
+    r = subprocess.run([kbx, "report", "--db", path], capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        sys.exit(f"merge_db: kbx cannot open {path}: {r.stderr.strip()}")
+
+
+def merge(dst, src):
+    c = dst.cursor()
+    c.execute("ATTACH DATABASE ? AS s", (src,))
+    c.execute("INSERT OR IGNORE INTO methods(name) SELECT name FROM s.methods")
+    mid = {old: new for old, new in c.execute(
+        "SELECT sm.id, m.id FROM s.methods sm JOIN methods m ON m.name = sm.name")}
+    c.execute("INSERT OR IGNORE INTO candidates(task_id, code_hash, code, created_at) "
+              "SELECT task_id, code_hash, code, created_at FROM s.candidates")
+    cid = {old: new for old, new in c.execute(
+        "SELECT sc.id, c.id FROM s.candidates sc JOIN candidates c ON c.task_id = sc.task_id AND c.code_hash = sc.code_hash")}
+    sid = {}
+    for old, cand, meth, rnd, origin in c.execute(
+            "SELECT id, candidate_id, method_id, round, origin FROM s.submissions").fetchall():
+        key = (cid[cand], mid[meth], rnd)
+        c.execute("INSERT OR IGNORE INTO submissions(candidate_id, method_id, round, origin) VALUES(?,?,?,?)", (*key, origin))
+        sid[old] = c.execute("SELECT id FROM submissions WHERE candidate_id=? AND method_id=? AND round=?", key).fetchone()[0]
+    rid = {}
+    for row in c.execute("SELECT id, started_at, finished_at, status, device, provenance, public_seeds, secret_seed, args "
+                         "FROM s.runs ORDER BY id").fetchall():
+        c.execute("INSERT INTO runs(started_at, finished_at, status, device, provenance, public_seeds, secret_seed, args) "
+                  "VALUES(?,?,?,?,?,?,?,?)", row[1:])
+        rid[row[0]] = c.lastrowid
+    eid = {}
+    cols = ("task_id, verdict, call_ok, exe_ok, failure_class, failure_detail, evidence, stage_seconds, "
+            "taxonomy_version, started_at, finished_at")
+    for row in c.execute(f"SELECT id, run_id, submission_id, {cols} FROM s.evaluations ORDER BY id").fetchall():
+        c.execute(f"INSERT INTO evaluations(run_id, submission_id, {cols}) VALUES(?,?,{','.join('?' * 11)})",
+                  (rid[row[1]], sid[row[2]], *row[3:]))
+        eid[row[0]] = c.lastrowid
+    for row in c.execute("SELECT evaluation_id, idx, name, status, failure_class, evidence FROM s.case_results").fetchall():
+        c.execute("INSERT INTO case_results(evaluation_id, idx, name, status, failure_class, evidence) VALUES(?,?,?,?,?,?)",
+                  (eid[row[0]], *row[1:]))
+    for row in c.execute("SELECT evaluation_id, shape, candidate_ms, baseline_ms, samples FROM s.timings").fetchall():
+        c.execute("INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms, samples) VALUES(?,?,?,?,?)",
+                  (eid[row[0]], *row[1:]))
+    for row in c.execute("SELECT evaluation_id, failure_class, note, author, labelled_at FROM s.manual_labels").fetchall():
+        c.execute("INSERT OR REPLACE INTO manual_labels(evaluation_id, failure_class, note, author, labelled_at) "
+                  "VALUES(?,?,?,?,?)", (eid[row[0]], *row[1:]))
+    dst.commit()
+    c.execute("DETACH DATABASE s")
+    return len(rid), len(eid)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("--kbx", default=os.path.join(ROOT, "build", "bin", "kbx"))
+    a = ap.parse_args()
+    dst = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, src in enumerate(a.inputs):
+            if not os.path.isfile(src):
+                sys.exit(f"merge_db: {src}: no such file")
+            copy = os.path.join(tmp, f"in{i}.sqlite")
+            shutil.copyfile(src, copy)
+            open_with_kbx(a.kbx, copy)
+            if dst is None:
+                if not os.path.exists(a.out):
+                    con = sqlite3.connect(copy)
+                    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    con.close()
+                    shutil.copyfile(copy, a.out)
+                    dst = sqlite3.connect(a.out)
+                    print(f"{src}: copied as the base of {a.out}", file=sys.stderr)
+                    continue
+                open_with_kbx(a.kbx, a.out)
+                dst = sqlite3.connect(a.out)
+            dst.execute("PRAGMA foreign_keys=ON")
+            runs, evals = merge(dst, copy)
+            print(f"{src}: {runs} runs, {evals} evaluations", file=sys.stderr)
+    dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    dst.close()
+
+
+if __name__ == "__main__":
+    main()
