@@ -391,20 +391,18 @@ std::int64_t Store::addEvaluation(const EvaluationRecord& r)
 std::vector<ReportRow> Store::report() const
 {
     std::lock_guard lock(m_mutex);
-    // The latest evaluation of every submission counts once.
+    // The latest evaluation of every submission on every GPU (or the CPU) counts once: verdicts from
+    // different devices are never mixed into one rate.
     Stmt st(m_db, R"SQL(
-SELECT substr(e.task_id, 1, instr(e.task_id, '/') - 1) AS category, m.name, s.round,
-       count(*), sum(e.call_ok), sum(e.exe_ok)
-FROM evaluations e
-JOIN (SELECT max(id) AS id FROM evaluations GROUP BY submission_id) latest ON latest.id = e.id
-JOIN submissions s ON s.id = e.submission_id
-JOIN methods m ON m.id = s.method_id
-GROUP BY category, m.name, s.round
-ORDER BY category, m.name, s.round)SQL");
+SELECT e.category, e.method, e.round, e.gpu, count(*), sum(e.call_ok), sum(e.exe_ok)
+FROM evaluation_rows e
+JOIN (SELECT max(id) AS id FROM evaluation_rows GROUP BY submission_id, gpu) latest ON latest.id = e.id
+GROUP BY e.category, e.method, e.round, e.gpu
+ORDER BY e.gpu, e.method, e.round, e.category)SQL");
     std::vector<ReportRow> rows;
     while (st.step())
-        rows.push_back({st.text(0), st.text(1), static_cast<int>(st.i64(2)), static_cast<int>(st.i64(3)),
-                        static_cast<int>(st.i64(4)), static_cast<int>(st.i64(5))});
+        rows.push_back({st.text(0), st.text(1), static_cast<int>(st.i64(2)), static_cast<int>(st.i64(4)),
+                        static_cast<int>(st.i64(5)), static_cast<int>(st.i64(6)), st.text(3)});
     return rows;
 }
 

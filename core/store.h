@@ -60,6 +60,7 @@ struct ReportRow {
     int total = 0;
     int callOk = 0;
     int exeOk = 0;
+    std::string gpu;  ///< the GPU's name, or "CPU (Triton interpreter)"
 };
 
 /// The SQLite result store. WAL journal, foreign keys on, every write in one transaction, schema

@@ -338,23 +338,37 @@ int cmdReport(const std::string& db, bool json)
     auto rows = store->report();
     if (json) {
         for (const auto& r : rows)
-            std::cout << nlohmann::json{{"category", r.category}, {"method", r.method}, {"round", r.round}, {"total", r.total},
-                                        {"call_ok", r.callOk}, {"exe_ok", r.exeOk}}
+            std::cout << nlohmann::json{{"category", r.category}, {"method", r.method}, {"round", r.round}, {"gpu", r.gpu},
+                                        {"total", r.total}, {"call_ok", r.callOk}, {"exe_ok", r.exeOk}}
                              .dump()
                       << "\n";
         return ExitOk;
     }
-    std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>12} {:>12}\n", "category", "method", "round", "total", "call", "exe");
     int t = 0, c = 0, e = 0;
+    std::string group;
+    auto subtotal = [&] {
+        if (!group.empty())
+            std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>5} {:>5.1f}% {:>5} {:>5.1f}%\n", "all", "", "", t, c,
+                                     100.0 * c / std::max(1, t), e, 100.0 * e / std::max(1, t));
+        t = c = e = 0;
+    };
     for (const auto& r : rows) {
+        const auto g = r.gpu + "\x1f" + r.method + "\x1f" + std::to_string(r.round);
+        if (g != group) {
+            subtotal();
+            std::cout << fmt::format("{}\n== {} · {} · round {}\n", group.empty() ? "" : "\n", r.gpu, r.method, r.round);
+            std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>12} {:>12}\n", "category", "method", "round", "total", "call", "exe");
+            group = g;
+        }
         std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>5} {:>5.1f}% {:>5} {:>5.1f}%\n", r.category, r.method, r.round, r.total, r.callOk,
                                  100.0 * r.callOk / std::max(1, r.total), r.exeOk, 100.0 * r.exeOk / std::max(1, r.total));
         t += r.total;
         c += r.callOk;
         e += r.exeOk;
     }
-    std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>5} {:>5.1f}% {:>5} {:>5.1f}%\n", "all", "", "", t, c, 100.0 * c / std::max(1, t), e,
-                             100.0 * e / std::max(1, t));
+    subtotal();
+    if (rows.empty())
+        std::cout << "no evaluations in this database\n";
     return ExitOk;
 }
 

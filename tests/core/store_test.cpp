@@ -165,3 +165,24 @@ TEST(Store, MigratesVersionOneDatabaseKeepingRows)
     EXPECT_EQ(s.schemaVersion(), kSchemaVersion);
     EXPECT_EQ(s.query("SELECT count(*) AS n FROM evaluation_rows")[0]["n"], 1);
 }
+
+TEST(Store, ReportKeepsDevicesApartAndCountsLatestPerDevice)
+{
+    auto p = tempDb("report");
+    Store s(p);
+    auto m = s.ensureMethod("m");
+    auto sub = s.ensureSubmission(s.ensureCandidate("Activation/relu", "y = 1\n").first, m, 0, "o");
+    auto cpu = s.beginRun("cpu", {}, {0}, 1, {});
+    s.addEvaluation(rec(cpu, sub, false));
+    auto h200 = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 2, {});
+    s.addEvaluation(rec(h200, sub, false));
+    s.addEvaluation(rec(h200, sub, true));  // re-run on the same GPU: only the latest counts
+    auto rows = s.report();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].gpu, "CPU (Triton interpreter)");
+    EXPECT_EQ(rows[0].total, 1);
+    EXPECT_EQ(rows[0].exeOk, 0);
+    EXPECT_EQ(rows[1].gpu, "NVIDIA H200");
+    EXPECT_EQ(rows[1].total, 1);
+    EXPECT_EQ(rows[1].exeOk, 1);
+}
