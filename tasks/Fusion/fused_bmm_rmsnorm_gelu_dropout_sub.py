@@ -1,0 +1,180 @@
+import math
+
+import torch
+
+META = {
+    "id": "Fusion/fused_bmm_rmsnorm_gelu_dropout_sub",
+    "category": "Fusion",
+    "stem": "fused_bmm_rmsnorm_gelu_dropout_sub",
+    "entry": "fused_bmm_rmsnorm_gelu_dropout_sub",
+    "signature": ("fused_bmm_rmsnorm_gelu_dropout_sub(input1, input2, other, normalized_shape, dropout_p=0.5, "
+                  "training=True, approximate='none', eps=1e-5, *, out=None) -> Tensor"),
+    "description": (
+        "Z = bmm(input1, input2) for (B, N, M) x (B, M, P); Z is RMS-normalized over its trailing "
+        "normalized_shape dims without a learnable scale (Z / sqrt(mean(Z^2) + eps), as "
+        "torch.nn.functional.rms_norm); GELU (exact erf form, or the tanh approximation when "
+        "approximate='tanh') is applied; then dropout: with training=True each element is zeroed with "
+        "probability dropout_p and survivors are scaled by 1 / (1 - dropout_p) (dropout_p = 1 zeroes "
+        "everything, training=False is the identity); finally other (broadcastable to (B, N, P)) is "
+        "subtracted. Output (B, N, P) in the input dtype; with out given the result is also written there."
+    ),
+    "notes": (
+        "Dropout contract (no seed is part of the signature, so masks cannot be matched): cases with "
+        "training=False, dropout_p = 0 or dropout_p = 1 are deterministic and compared value by value. "
+        "For 0 < dropout_p < 1 the harness (drive) calls the entry twice, with training=True and with "
+        "training=False, and compares (a) the training=False output value by value, (b) a per-element "
+        "flag that every training output is either the dropped value (-other) or the kept value "
+        "((eval + other) / (1 - p) - other) within 5% (relative, 1 + |value| scale), and (c) a flag that the fraction of "
+        "dropped elements (among those where the two are distinguishable) is within 6 standard "
+        "deviations of p. Perf inputs pass the probability positionally and are timed as one plain call. Any random stream with the right keep probability passes."
+    ),
+    "difficulty": 4,
+    "comparison": "allclose",
+    "tolerance": {
+        "float64": [1e-9, 1e-9],
+        "float32": [1e-2, 1e-2],
+        "float16": [1e-2, 1e-2],
+        "bfloat16": [3e-2, 2e-2],
+    },
+    "tolerance_note": (
+        "TF32 allowed for the float32 bmm (10-bit mantissa): Z errs by ~2^-11 sqrt(M) relative to its "
+        "row scale, which RMS normalization turns into ~1e-3 absolute, GELU (slope < 1.13) and the "
+        "1/(1-p) dropout scale (<= 2 here) at most double it, so atol/rtol 1e-2 hold a 3-5x margin "
+        "against the float64 oracle; half precision inputs multiply exactly in float32, leaving "
+        "about one rounding of the output."
+    ),
+    "tf32": True,
+    "oracle": "float64",
+    "quantization": None,
+    "uniform": None,
+    "perf_shapes": [
+        {"name": "b8_n512_m512_p512", "params": {"B": 8, "N": 512, "M": 512, "P": 512}},
+        {"name": "b16_n1024_m1024_p1024", "params": {"B": 16, "N": 1024, "M": 1024, "P": 1024}},
+        {"name": "b16_n1024_m1024_p1024_f16",
+         "params": {"B": 16, "N": 1024, "M": 1024, "P": 1024, "dtype": "float16"}},
+        {"name": "b32_n2048_m1024_p2048_bf16",
+         "params": {"B": 32, "N": 2048, "M": 1024, "P": 2048, "dtype": "bfloat16"}},
+    ],
+}
+
+
+def reference(input1, input2, other, normalized_shape, dropout_p=0.5, training=True, approximate="none",
+              eps=1e-5, *, out=None):
+    F = torch.nn.functional
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    z = torch.bmm(input1, input2)
+    z = F.rms_norm(z, tuple(normalized_shape), eps=eps)
+    z = F.gelu(z, approximate=approximate)
+    z = F.dropout(z, p=dropout_p, training=training)
+    y = z - other
+    if out is not None:
+        out.copy_(y)
+        return out
+    return y
+
+
+_NAMES = ("input1", "input2", "other", "normalized_shape", "dropout_p", "training", "approximate", "eps")
+_DEFAULTS = {"dropout_p": 0.5, "training": True}
+
+
+def _opt(args, kwargs, name):
+    i = _NAMES.index(name)
+    if len(args) > i:
+        return args[i]
+    return kwargs.get(name, _DEFAULTS[name])
+
+
+def _dropout_flags(d_train, d_eval, p, base):
+    """d_train / d_eval: dropout outputs (training / eval) in float64; base: magnitude scale."""
+    kept = d_eval / (1.0 - p)
+    tol = 5e-2 * (1.0 + kept.abs() + base)
+    is_zero = d_train.abs() <= tol
+    consistent = is_zero | ((d_train - kept).abs() <= tol)
+    distinct = kept.abs() > 4.0 * tol
+    n = int(distinct.sum().item())
+    if n < 50:
+        return consistent, False
+    frac = float((is_zero & distinct).sum().item()) / n
+    ok = abs(frac - p) <= 6.0 * math.sqrt(p * (1.0 - p) / n) + 1.0 / n
+    return consistent, bool(ok)
+
+
+def drive(fn, args, kwargs):
+    p = float(_opt(args, kwargs, "dropout_p"))
+    training = bool(_opt(args, kwargs, "training"))
+    # probe only where the case names the probability as a keyword (every stochastic correctness case
+    # does); perf inputs pass it positionally and are timed as one plain call; meta tensors likewise
+    if (not training or p <= 0.0 or p >= 1.0 or "dropout_p" not in kwargs
+            or args[0].device.type == "meta"):
+        return fn(*args, **kwargs)
+    args = tuple(args[:4])  # the stochastic cases pass dropout_p / training as keywords
+    y_train = fn(*args, **kwargs)
+    y_eval = fn(*args, **dict(kwargs, training=False))
+    other = args[2].double()
+    consistent, rate_ok = _dropout_flags(y_train.double() + other, y_eval.double() + other, p, other.abs())
+    return {"eval": y_eval, "train_consistent": consistent, "drop_rate_ok": rate_ok}
+
+
+def _bmm_inputs(g, B, N, M, P, dtype=torch.float32, outlier=False):
+    a = (g.outlier(B, N, M, dtype=dtype, p=1e-2, scale=10.0) if outlier else g.randn(B, N, M, dtype=dtype))
+    return a, g.randn(B, M, P, dtype=dtype)
+
+
+def edge_cases(g):
+    a, b = _bmm_inputs(g, 2, 8, 16, 24)
+    yield {"name": "eval_mode", "args": (a, b, g.randn(2, 8, 24), 24), "kwargs": {"training": False}}
+    a, b = _bmm_inputs(g, 2, 8, 16, 24)
+    yield {"name": "p0_training_identity", "args": (a, b, g.randn(24), [24]),
+           "kwargs": {"dropout_p": 0.0}}
+    a, b = _bmm_inputs(g, 2, 5, 16, 7)
+    yield {"name": "p1_everything_dropped", "args": (a, b, g.randn(2, 5, 7), 7), "kwargs": {"dropout_p": 1.0}}
+    a, b = _bmm_inputs(g, 3, 6, 9, 10)
+    yield {"name": "eval_tanh_scalar_like_other", "args": (a, b, g.randn(1, 1, 1), 10),
+           "kwargs": {"training": False, "approximate": "tanh", "eps": 1e-3}}
+    a, b = _bmm_inputs(g, 2, 6, 16, 12)
+    yield {"name": "eval_normalize_last_two_dims", "args": (a, b, g.randn(6, 12), [6, 12]),
+           "kwargs": {"training": False}}
+    a, b = _bmm_inputs(g, 1, 1, 1, 1)
+    yield {"name": "eval_all_size1", "args": (a, b, g.randn(1), 1), "kwargs": {"training": False}}
+    a = g.tensor([[[0.0] * 16] * 4])
+    yield {"name": "eval_zero_product_eps", "args": (a, g.randn(1, 16, 20), g.randn(1, 4, 20), 20),
+           "kwargs": {"training": False}}
+    a, b = _bmm_inputs(g, 2, 8, 16, 24)
+    yield {"name": "eval_out_kwarg", "args": (a, b, g.randn(2, 8, 24), 24),
+           "kwargs": {"training": False, "out": torch.empty(2, 8, 24, device=g.device)}}
+    a, b = _bmm_inputs(g, 4, 32, 32, 64)
+    yield {"name": "train_p05_default", "args": (a, b, g.randn(4, 32, 64), 64), "kwargs": {"dropout_p": 0.5, "training": True}}
+
+
+def random_cases(g):
+    a, b = _bmm_inputs(g, 4, 33, 64, 40)
+    yield {"name": "train_p03_odd", "args": (a, b, g.randn(4, 33, 40), 40),
+           "kwargs": {"dropout_p": 0.3, "training": True}}
+    a, b = _bmm_inputs(g, 3, 40, 48, 64, outlier=True)
+    yield {"name": "eval_outlier_f32", "args": (a, b, g.randn(64), 64), "kwargs": {"training": False}}
+    a, b = _bmm_inputs(g, 2, 64, 64, 64)
+    yield {"name": "train_p05_tanh", "args": (a, b, g.randn(2, 64, 64), 64),
+           "kwargs": {"dropout_p": 0.5, "training": True, "approximate": "tanh"}}
+    a, b = _bmm_inputs(g, 4, 32, 32, 48, dtype=torch.float16)
+    yield {"name": "eval_f16", "args": (a, b, g.randn(4, 32, 48, dtype=torch.float16), 48),
+           "kwargs": {"training": False}}
+    a, b = _bmm_inputs(g, 4, 32, 32, 48, dtype=torch.bfloat16)
+    yield {"name": "train_p02_bf16", "args": (a, b, g.randn(4, 32, 48, dtype=torch.bfloat16), 48),
+           "kwargs": {"dropout_p": 0.2, "training": True}}
+
+
+def perf_inputs(g, params):
+    dtype = getattr(torch, params.get("dtype", "float32"))
+    B, N, M, P = params["B"], params["N"], params["M"], params["P"]
+    a, b = _bmm_inputs(g, B, N, M, P, dtype=dtype)
+    return (a, b, g.randn(B, N, P, dtype=dtype), P, 0.5, True), {}
+
+
+def perf_cost(params):
+    B, N, M, P = params["B"], params["N"], params["M"], params["P"]
+    es = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}[params.get("dtype", "float32")]
+    # read input1, input2 and other (full (B, N, P)), write the output; bmm 2 B N M P, then per
+    # output element ~20 FLOPs (square-sum 2, normalize 1, GELU ~12, dropout 3, subtract 1)
+    nbytes = (B * N * M + B * M * P + 2 * B * N * P) * es
+    return {"bytes": nbytes, "flops": 2 * B * N * M * P + 20 * B * N * P}
