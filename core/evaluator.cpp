@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "evaluator.h"
+#include "perfstats.h"
 
 #include "protocol.h"
+#include "sandbox.h"
 #include "source.h"
 #include "taxonomy.h"
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -125,9 +128,31 @@ std::map<std::string, std::string> Evaluator::workerEnv() const
 ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json& request, const fs::path& dir,
                                    double timeout) const
 {
+    // A sandboxed stage may have written here before (a candidate's directory): never follow what it
+    // left where we write next (a symlink named like our request file, or like this directory).
+    std::error_code rmEc;
+    if (fs::is_symlink(fs::symlink_status(dir, rmEc)))
+        fs::remove(dir, rmEc);
     fs::create_directories(dir);
     const auto reqPath = dir / (role + "-request.json");
-    writeText(reqPath, request.dump(2));
+    fs::remove_all(reqPath, rmEc);
+    if (role == "compare" && request.contains("outputs_file") && request["outputs_file"].is_string()) {
+        // Only a regular file is read as the candidate's outputs (no symlink to our files, no FIFO).
+        const fs::path outputs = request["outputs_file"].get<std::string>();
+        if (auto st = fs::symlink_status(outputs, rmEc); fs::exists(st) && !fs::is_regular_file(st))
+            fs::remove_all(outputs, rmEc);
+    }
+    {
+        // O_EXCL | O_NOFOLLOW: a file (or link) that appeared again since is refused, not followed.
+        const auto text = request.dump(2);
+        int fd = ::open(reqPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+            if (fd >= 0)
+                ::close(fd);
+            throw std::runtime_error(fmt::format("cannot write {}", reqPath.string()));
+        }
+        ::close(fd);
+    }
     ProcessSpec spec;
     spec.argv = {m_worker.worker.string(), role, "--request", reqPath.string(), "--protocol",
                  std::to_string(protocol::kProtocolVersion)};
@@ -137,7 +162,41 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     spec.cwd = dir;
     spec.timeoutSeconds = timeout;
     spec.cancel = m_cancel;
+    // Roles that import candidate code run sandboxed (core/sandbox.h); reference and compare are ours.
+    std::unique_ptr<SandboxLease> lease;
+    if (role == "candidate" || role == "perf") {
+        SandboxRequest sb;
+        sb.workDir = dir;
+        sb.traverseRoot = m_scratch;
+        sb.gpu = m_opt.device != "cpu";
+        const fs::path taskFile = request.value("task_file", std::string());
+        const fs::path tasksDir = taskFile.parent_path().parent_path();
+        sb.readOnly = workerRuntimePaths();
+        sb.readOnly.push_back(m_worker.worker);
+        sb.readOnly.push_back(tasksDir);
+        for (const char* k : {"source_file", "inputs_file", "task_file"})
+            if (request.contains(k) && request[k].is_string())
+                sb.readOnly.push_back(request[k].get<std::string>());
+        // The run's scratch (reference outputs, other candidates), the database, $HOME, tests/.
+        sb.hidden = defaultHiddenPaths(tasksDir);
+        sb.hidden.push_back(m_scratch);
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+            sb.hidden.push_back(m_store.path().string() + suffix);
+        if (request.contains("inputs_file") && request["inputs_file"].is_string()) {
+            // Beside the inputs lie the reference outputs: unreadable for a uid of its own.
+            const fs::path inputs = request["inputs_file"].get<std::string>();
+            std::error_code ec;
+            for (auto it = fs::directory_iterator(inputs.parent_path(), ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+                if (it->path() != inputs)
+                    sb.unreadable.push_back(it->path());
+        }
+        sb.limits.cpuSeconds = 2 * timeout + 30;
+        if (m_opt.device == "cpu")
+            sb.limits.addressSpace = 8ull << 30;  // not on CUDA: the driver reserves far more address space than memory
+        lease = applySandbox(resolveSandbox(m_opt.sandbox), sb, spec);
+    }
     auto res = runProcess(spec);
+    lease.reset();  // kills what the candidate left behind before anything reads its outputs
     if (!res.frames.empty() && res.protocolError.empty()) {
         auto err = protocol::checkHello(res.frames.front());
         if (!err.empty())
@@ -446,6 +505,173 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     return finish(true);
 }
 
+namespace {
+nlohmann::json summaryJson(const perf::Summary& s)
+{
+    return {{"n", s.n}, {"median", s.median}, {"q1", s.q1}, {"q3", s.q3}, {"iqr", s.iqr}, {"min", s.min},
+            {"max", s.max}, {"cv", s.cv}};
+}
+std::vector<double> doubles(const nlohmann::json& a)
+{
+    std::vector<double> v;
+    if (a.is_array())
+        for (const auto& x : a)
+            if (x.is_number() && x.get<double>() > 0)
+                v.push_back(x.get<double>());
+    return v;
+}
+/// The compute peak a shape is held against: half precision when its params say so, TF32 when
+/// the task allows it, else plain fp32 (docs/PERF_PROTOCOL.md).
+double computePeak(const nlohmann::json& peaks, const nlohmann::json& params, bool tf32)
+{
+    const std::string dt = params.is_object() ? params.value("dtype", std::string("float32")) : std::string("float32");
+    if (dt == "float16" || dt == "bfloat16")
+        return peaks.value("bf16_tflops", 0.0);
+    return tf32 ? peaks.value("tf32_tflops", 0.0) : peaks.value("fp32_tflops", 0.0);
+}
+}  // namespace
+
+nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_t runId, int index)
+{
+    const TaskInfo* task = m_catalogue.find(o.taskId);
+    if (!task)
+        throw std::runtime_error("unknown task " + o.taskId);
+    const auto dir = m_scratch / "candidates" / fmt::format("{:05d}-{}", index, o.codeHash.substr(0, 12));
+    std::string entry = task->entry;
+    if (auto it = o.record.evidence.find("static"); it != o.record.evidence.end() && it->is_object())
+        entry = it->value("entry", entry);
+    const std::uint64_t seed = static_cast<std::uint64_t>(runId) * 100003u + static_cast<std::uint64_t>(index);
+    nlohmann::json req = {{"task_id", task->id},
+                          {"task_file", m_catalogue.taskFile(*task).string()},
+                          {"source_file", (dir / "candidate.py").string()},
+                          {"entry", entry},
+                          {"device", m_opt.device},
+                          {"seed", seed},
+                          {"calibrate", m_peaks.is_null()},
+                          {"config", m_opt.perfConfig}};
+    auto res = runWorker("perf", req, dir / "perf", m_opt.perfTimeout);
+    nlohmann::json ev = {{"protocol", "kbx-perf-1"}, {"device", m_opt.device}, {"seconds", res.seconds}};
+    nlohmann::json result;
+    std::vector<nlohmann::json> shapes;
+    for (const auto& f : res.frames) {
+        const auto type = f.value("type", "");
+        if (type == "shape")
+            shapes.push_back(f);
+        else if (type == "result" || type == "error")
+            result = f;
+    }
+    if (result.is_object() && result.contains("peaks") && result["peaks"].is_object() && !result["peaks"].empty())
+        m_peaks = result["peaks"];
+    if (!result.is_object() || result.value("type", "") == "error" || !result.value("ok", false)) {
+        ev["error"] = result.is_object() ? result.value("message", std::string("perf worker failed"))
+                                         : fmt::format("perf worker died (exit {}, signal {}{})", res.exitCode, res.signal,
+                                                       res.timedOut ? ", timed out" : "");
+        ev["stderr_tail"] = tail(res.stderrText, 3000);
+    } else {
+        for (const char* k : {"attribution", "torch_modified", "launches", "nvml_before", "nvml_after", "config"})
+            if (result.contains(k))
+                ev[k] = result[k];
+    }
+    if (!m_peaks.is_null())
+        ev["peaks"] = m_peaks;
+    std::vector<TimingRow> rows;
+    std::vector<std::vector<double>> cAll, rAll;
+    std::vector<double> cMed, rMed;
+    nlohmann::json flags = nlohmann::json::array();
+    nlohmann::json shapeSummaries = nlohmann::json::array();
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+        const auto& f = shapes[k];
+        TimingRow row;
+        row.shape = f.value("shape", fmt::format("shape{}", k));
+        if (f.contains("error")) {
+            row.samples = {{"error", f.value("error", "")}, {"message", f.value("message", "")}};
+            rows.push_back(row);
+            flags.push_back("shape_failed:" + row.shape);
+            continue;
+        }
+        auto c = doubles(f["samples_ms"].value("candidate", nlohmann::json::array()));
+        auto r = doubles(f["samples_ms"].value("reference", nlohmann::json::array()));
+        if (c.empty() || r.empty()) {
+            row.samples = {{"error", "no samples"}};
+            rows.push_back(row);
+            continue;
+        }
+        auto cs = perf::summarize(c), rs = perf::summarize(r);
+        auto sp = perf::speedupCI(c, r, seed + k);
+        row.candidateMs = cs.median;
+        row.baselineMs = rs.median;
+        nlohmann::json smp = {{"candidate_ms", c}, {"reference_ms", r}, {"candidate", summaryJson(cs)},
+                              {"reference", summaryJson(rs)},
+                              {"speedup", {{"estimate", sp.estimate}, {"lo", sp.lo}, {"hi", sp.hi}}},
+                              {"params", f.value("params", nlohmann::json::object())},
+                              {"first_call_s", f.value("first_call_s", nlohmann::json::object())},
+                              {"warmup_calls", f.value("warmup_calls", nlohmann::json::object())},
+                              {"reps", f.value("reps", 0)}, {"stop", f.value("stop", "")},
+                              {"rotations", f.value("rotations", 0)}, {"recheck", f.value("recheck", nlohmann::json())}};
+        if (f.contains("cost") && f["cost"].is_object()) {
+            const double bytes = f["cost"].value("bytes", 0.0), flops = f["cost"].value("flops", 0.0);
+            smp["bytes"] = bytes;
+            smp["flops"] = flops;
+            if (!m_peaks.is_null()) {
+                auto rl = perf::roofline(cs.median, bytes, flops, m_peaks.value("copy_gbs", 0.0),
+                                         computePeak(m_peaks, f.value("params", nlohmann::json::object()), task->contract().value("tf32", false)));
+                smp["roofline"] = {{"gbs", rl.gbs}, {"tflops", rl.tflops}, {"bandwidth_util", rl.bandwidthUtil},
+                                   {"compute_util", rl.computeUtil}, {"bound_ms", rl.boundMs},
+                                   {"faster_than_bound", rl.fasterThanBound}};
+                if (rl.fasterThanBound)
+                    flags.push_back("faster_than_roofline:" + row.shape);
+            } else {
+                smp["roofline"] = {{"gbs", bytes / (cs.median * 1e-3) / 1e9}, {"tflops", flops / (cs.median * 1e-3) / 1e12}};
+            }
+        }
+        if (auto rc = f.value("recheck", nlohmann::json()); rc.is_object() && !rc.value("ok", true))
+            flags.push_back("output_recheck_failed:" + row.shape);
+        if (sp.estimate > 10)
+            flags.push_back("speedup_over_10x:" + row.shape);
+        row.samples = smp;
+        shapeSummaries.push_back({{"shape", row.shape}, {"candidate_ms", cs.median}, {"reference_ms", rs.median},
+                                  {"speedup", sp.estimate}, {"lo", sp.lo}, {"hi", sp.hi}, {"cv_candidate", cs.cv},
+                                  {"cv_reference", rs.cv}, {"reps", f.value("reps", 0)}});
+        rows.push_back(std::move(row));
+        cAll.push_back(std::move(c));
+        rAll.push_back(std::move(r));
+        cMed.push_back(cs.median);
+        rMed.push_back(rs.median);
+    }
+    ev["shapes"] = shapeSummaries;
+    const bool tampered = ev.contains("torch_modified") && ev["torch_modified"].is_array() && !ev["torch_modified"].empty();
+    if (tampered)
+        flags.push_back("torch_modified");
+    if (!cAll.empty() && !tampered) {
+        auto g = perf::geomeanSpeedupCI(cAll, rAll, seed);
+        ev["geomean_speedup"] = {{"estimate", g.estimate}, {"lo", g.lo}, {"hi", g.hi}};
+        ev["sum_time_ratio"] = perf::sumTimeRatio(cMed, rMed);
+    }
+    ev["flags"] = flags;
+    std::optional<std::pair<std::string, std::string>> failure;
+    if (!sub.selfCheckReference && ev.contains("attribution") && ev["attribution"].value("available", false)) {
+        const double share = ev["attribution"].value("triton_share", 0.0);
+        if (share < m_opt.minTritonShare) {
+            std::string top;
+            for (const auto& k : ev["attribution"].value("kernels", nlohmann::json::array()))
+                if (top.size() < 200)
+                    top += (top.empty() ? "" : ", ") + k.value("name", std::string("?")).substr(0, 60);
+            failure = std::make_pair(std::string("not_triton_kernel"),
+                                     fmt::format("only {:.0f}% of the GPU time of a profiled call is in Triton kernels the candidate launched "
+                                                 "(kernels: {})", 100.0 * share, top.empty() ? "none" : top));
+        }
+    }
+    m_store.addPerf(o.evaluationId, rows, ev, failure);
+    o.record.evidence["perf"] = ev;
+    if (failure) {
+        o.record.pass = false;
+        o.record.exeOk = false;
+        o.record.failureClass = failure->first;
+        o.record.failureDetail = failure->second;
+    }
+    return ev;
+}
+
 RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn& progress, const std::atomic<bool>* cancel,
                           const nlohmann::json& args)
 {
@@ -487,6 +713,7 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     std::atomic<int> next{0};
     std::atomic<int> done{0};
     std::mutex progressMutex;
+    std::vector<Outcome> outcomes(static_cast<std::size_t>(sum.total));
     auto workerLoop = [&] {
         for (;;) {
             int i = next.fetch_add(1);
@@ -502,6 +729,7 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
                 o.harnessMessage = e.what();
             }
             std::lock_guard g(progressMutex);
+            outcomes[static_cast<std::size_t>(i)] = o;
             if (o.harnessError)
                 ++sum.harnessErrors;
             else if (o.record.pass)
@@ -518,6 +746,33 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
         threads.emplace_back(workerLoop);
     for (auto& t : threads)
         t.join();
+    // Perf stage: only after all correctness work (timing has the device to itself), one at a time.
+    if (m_opt.perf && !(cancel && cancel->load())) {
+        std::vector<std::size_t> todo;
+        for (std::size_t i = 0; i < outcomes.size(); ++i)
+            if (!outcomes[i].harnessError && outcomes[i].evaluationId > 0 &&
+                (outcomes[i].record.pass || (subs[i].selfCheckReference && outcomes[i].record.exeOk)))
+                todo.push_back(i);
+        int d = 0;
+        for (auto i : todo) {
+            if (cancel && cancel->load())
+                break;
+            nlohmann::json p;
+            const bool wasPass = outcomes[i].record.pass;
+            try {
+                p = runPerf(outcomes[i], subs[i], sum.runId, static_cast<int>(i));
+            } catch (const std::exception& e) {
+                p = {{"error", e.what()}};
+            }
+            if (wasPass && !outcomes[i].record.pass) {  // the perf stage changed the verdict
+                --sum.passed;
+                ++sum.failed;
+            }
+            ++d;
+            if (m_perfProgress)
+                m_perfProgress(outcomes[i], p, d, static_cast<int>(todo.size()));
+        }
+    }
     sum.cancelled = cancel && cancel->load();
     m_store.finishRun(sum.runId, sum.cancelled ? "cancelled" : (sum.harnessErrors ? "finished_with_errors" : "finished"), prov);
     if (!m_opt.keepScratch) {

@@ -33,6 +33,13 @@ struct EvalOptions {
     int round = 0;                               ///< used when the submission carries none
     std::filesystem::path scratchRoot;           ///< default: a fresh directory under $TMPDIR
     bool keepScratch = false;
+    std::string sandbox = "auto";                ///< candidate code: auto | bwrap | rlimit | none (core/sandbox.h)
+    /// Perf stage (docs/PERF_PROTOCOL.md): after all correctness work, every correct candidate is
+    /// timed against eager PyTorch, one at a time. CUDA; on the CPU only to test the plumbing.
+    bool perf = false;
+    double perfTimeout = 900;
+    nlohmann::json perfConfig = nlohmann::json::object();  ///< overrides of the timer's settings
+    double minTritonShare = 0.5;  ///< below this share of GPU time in Triton kernels: not_triton_kernel
 };
 
 /// What one evaluation produced (also printed by `kbx eval --json`).
@@ -77,6 +84,9 @@ public:
     void setProbe(nlohmann::json probe) { m_probe = std::move(probe); }
 
     using ProgressFn = std::function<void(const Outcome&, int done, int total)>;
+    /// Called after each perf-stage evaluation with the perf summary stored in its evidence.
+    using PerfProgressFn = std::function<void(const Outcome&, const nlohmann::json& perf, int done, int total)>;
+    void setPerfProgress(PerfProgressFn fn) { m_perfProgress = std::move(fn); }
     RunSummary run(const std::vector<Submission>& submissions, const ProgressFn& progress,
                    const std::atomic<bool>* cancel = nullptr, const nlohmann::json& args = {});
 
@@ -90,6 +100,9 @@ private:
     };
     const RefBundle& reference(const TaskInfo& task);
     Outcome evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index);
+    nlohmann::json runPerf(Outcome& o, const Submission& sub, std::int64_t runId, int index);
+    PerfProgressFn m_perfProgress;
+    nlohmann::json m_peaks;  ///< device peaks measured by the first perf worker of a run
     std::map<std::string, std::string> workerEnv() const;
     ProcessResult runWorker(const std::string& role, const nlohmann::json& request, const std::filesystem::path& dir,
                             double timeout) const;

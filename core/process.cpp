@@ -4,8 +4,12 @@
 #include "protocol.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +44,26 @@ bool drain(int fd, std::string* sink, std::size_t cap, std::size_t& dropped)
             continue;
         return errno == EAGAIN || errno == EWOULDBLOCK;
     }
+}
+
+/// Writes a whole string to a file from the forked child (async-signal-safe).
+bool writeProcFile(const char* path, const char* text, std::size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool ok = write(fd, text, len) == static_cast<ssize_t>(len);
+    close(fd);
+    return ok;
+}
+
+[[noreturn]] void childFail(const char* what)
+{
+    const char pre[] = "kbx: sandbox set-up failed: ";
+    (void)!write(2, pre, sizeof pre - 1);
+    (void)!write(2, what, strlen(what));
+    (void)!write(2, "\n", 1);
+    _exit(127);
 }
 
 }  // namespace
@@ -81,6 +105,23 @@ ProcessResult runProcess(const ProcessSpec& spec)
         argv.push_back(s.data());
     argv.push_back(nullptr);
     const std::string cwd = spec.cwd.string();
+    // Sandbox restrictions, prepared here too (limits clamped to the current hard limits).
+    const auto& rx = spec.restrictions;
+    std::vector<std::pair<int, rlimit>> limits;
+    for (const auto& l : rx.rlimits) {
+        rlimit cur{};
+        if (getrlimit(l.resource, &cur) != 0)
+            continue;
+        rlimit want{static_cast<rlim_t>(l.soft), static_cast<rlim_t>(l.hard)};
+        if (cur.rlim_max != RLIM_INFINITY)
+            want.rlim_max = std::min(want.rlim_max, cur.rlim_max);
+        want.rlim_cur = std::min(want.rlim_cur, want.rlim_max);
+        limits.emplace_back(l.resource, want);
+    }
+    const bool asRoot = geteuid() == 0;
+    const std::string uidMap = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
+    const std::string gidMap = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
+    const pid_t parentPid = getpid();
 
     int outPipe[2], errPipe[2], protoPipe[2];
     if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC) || pipe2(protoPipe, O_CLOEXEC)) {
@@ -104,6 +145,36 @@ ProcessResult runProcess(const ProcessSpec& spec)
         dup2(errPipe[1], 2);
         dup2(protoPipe[1], protocol::kProtocolFd);
         // dup2 clears FD_CLOEXEC on the targets; everything else above fd 3 closes on exec.
+        if (rx.unshareNet) {
+            if (asRoot) {
+                if (unshare(CLONE_NEWNET) != 0)
+                    childFail("unshare(CLONE_NEWNET)");
+            } else {
+                if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
+                    childFail("unshare(CLONE_NEWUSER|CLONE_NEWNET)");
+                if (!writeProcFile("/proc/self/setgroups", "deny", 4) ||
+                    !writeProcFile("/proc/self/uid_map", uidMap.data(), uidMap.size()) ||
+                    !writeProcFile("/proc/self/gid_map", gidMap.data(), gidMap.size()))
+                    childFail("user namespace id maps");
+            }
+        }
+        for (const auto& [res, lim] : limits)
+            if (setrlimit(res, &lim) != 0)
+                childFail("setrlimit");
+        if (rx.uid >= 0) {
+            const gid_t gid = static_cast<gid_t>(rx.gid >= 0 ? rx.gid : rx.uid);
+            if (setgroups(0, nullptr) != 0 || setresgid(gid, gid, gid) != 0 ||
+                setresuid(static_cast<uid_t>(rx.uid), static_cast<uid_t>(rx.uid), static_cast<uid_t>(rx.uid)) != 0 ||
+                geteuid() != static_cast<uid_t>(rx.uid))
+                childFail("dropping to the sandbox uid");
+        }
+        if (rx.noNewPrivs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+            childFail("PR_SET_NO_NEW_PRIVS");
+        if (rx.dieWithParent) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parentPid)
+                _exit(127);
+        }
         if (!cwd.empty() && chdir(cwd.c_str()) != 0)
             _exit(127);
         execve(argv[0], argv.data(), envp.data());

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -10,6 +11,22 @@
 #include <vector>
 
 namespace kbx {
+
+/// Restrictions applied in the child between fork and exec (core/sandbox fills them in).
+struct ChildRestrictions {
+    struct Limit {
+        int resource;            ///< RLIMIT_*
+        std::uint64_t soft, hard;
+    };
+    std::vector<Limit> rlimits;
+    /// Network namespace of its own (only loopback): CLONE_NEWNET as root, else CLONE_NEWUSER |
+    /// CLONE_NEWNET with the caller's uid/gid mapped. The child fails (exit 127) when it cannot.
+    bool unshareNet = false;
+    int uid = -1;                ///< >= 0: setgroups({}), setgid(gid), setuid(uid) before exec (needs root)
+    int gid = -1;
+    bool noNewPrivs = false;     ///< PR_SET_NO_NEW_PRIVS: no setuid/file-capability gains after exec
+    bool dieWithParent = false;  ///< PR_SET_PDEATHSIG(SIGKILL)
+};
 
 /// One child process: its own process group (so a timeout kills everything it started), stdout
 /// and stderr captured apart and capped, worker protocol frames read from a pipe at fd 3.
@@ -22,6 +39,7 @@ struct ProcessSpec {
     std::size_t maxLogBytes = 256 * 1024;     ///< per stream; the rest is drained and dropped
     std::function<void(const nlohmann::json&)> onFrame;
     const std::atomic<bool>* cancel = nullptr;
+    ChildRestrictions restrictions;           ///< sandbox: rlimits, uid, network namespace
 };
 
 struct ProcessResult {

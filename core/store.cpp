@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "store.h"
 
+#include "seed_import.h"
 #include "source.h"
 #include "taxonomy.h"
 
@@ -9,6 +10,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <set>
 
 namespace kbx {
 namespace {
@@ -98,6 +100,85 @@ SELECT e.id AS id, e.run_id AS run_id, e.task_id AS task_id,
        e.failure_class AS failure_class, l.failure_class AS manual_class, l.note AS manual_note,
        e.failure_detail AS failure_detail, s.candidate_id AS candidate_id, e.submission_id AS submission_id,
        e.started_at AS started_at, e.finished_at AS finished_at
+FROM evaluations e
+JOIN submissions s ON s.id = e.submission_id
+JOIN methods m ON m.id = s.method_id
+JOIN runs r ON r.id = e.run_id
+LEFT JOIN manual_labels l ON l.evaluation_id = e.id;
+)SQL",
+    // v3: kbx import of the seed's outputs. Imported verdicts are evaluations of runs with device
+    // 'imported' whose provenance names the GPU ($.gpu); the view gives them that GPU and says
+    // imported = 1. Golden eager timings per GPU/task/input size, corpus transitions with the kind
+    // the corpus recorded, seed summaries, and one row per import (content hash, files, options).
+    // (IF NOT EXISTS: the migration tests strip older objects from a current database.)
+    R"SQL(
+CREATE TABLE IF NOT EXISTS imports(
+  id INTEGER PRIMARY KEY,
+  imported_at TEXT NOT NULL,
+  format TEXT NOT NULL,
+  source TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  options TEXT NOT NULL,
+  files TEXT NOT NULL,
+  notes TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS imports_sha256 ON imports(sha256);
+CREATE TABLE IF NOT EXISTS golden_timings(
+  id INTEGER PRIMARY KEY,
+  import_id INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+  gpu TEXT NOT NULL,
+  task TEXT NOT NULL,
+  task_id TEXT,
+  idx INTEGER NOT NULL,
+  input_size TEXT NOT NULL,
+  ms REAL NOT NULL,
+  gbs REAL,
+  tflops REAL,
+  file TEXT NOT NULL,
+  UNIQUE(gpu, task, idx));
+CREATE INDEX IF NOT EXISTS golden_timings_task ON golden_timings(task, gpu);
+CREATE TABLE IF NOT EXISTS round_transitions(
+  id INTEGER PRIMARY KEY,
+  import_id INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  gpu TEXT NOT NULL,
+  method TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  from_round INTEGER NOT NULL,
+  to_round INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  before_evaluation_id INTEGER REFERENCES evaluations(id),
+  after_evaluation_id INTEGER REFERENCES evaluations(id),
+  before_call_ok INTEGER NOT NULL, before_exe_ok INTEGER NOT NULL, before_perf_ok INTEGER NOT NULL, before_speedup REAL,
+  after_call_ok INTEGER NOT NULL, after_exe_ok INTEGER NOT NULL, after_perf_ok INTEGER NOT NULL, after_speedup REAL,
+  origin TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seed_summaries(
+  id INTEGER PRIMARY KEY,
+  import_id INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+  gpu TEXT NOT NULL,
+  method TEXT NOT NULL,
+  round INTEGER NOT NULL,
+  total INTEGER,
+  call_pass INTEGER,
+  exe_pass INTEGER,
+  perf_pass INTEGER,
+  avg_speedup REAL,
+  avg_speedup_per_task REAL,
+  fields TEXT NOT NULL,
+  file TEXT NOT NULL);
+DROP VIEW IF EXISTS evaluation_rows;
+CREATE VIEW evaluation_rows AS
+SELECT e.id AS id, e.run_id AS run_id, e.task_id AS task_id,
+       substr(e.task_id, 1, instr(e.task_id, '/') - 1) AS category,
+       m.name AS method, s.round AS round, r.device AS device,
+       CASE WHEN r.device = 'cuda' THEN coalesce(json_extract(r.provenance, '$.devices[0].name'), 'cuda')
+            WHEN r.device = 'imported' THEN coalesce(json_extract(r.provenance, '$.gpu'), 'unknown')
+            ELSE 'CPU (Triton interpreter)' END AS gpu,
+       e.verdict AS verdict, e.call_ok AS call_ok, e.exe_ok AS exe_ok,
+       CASE WHEN e.verdict = 'pass' THEN 'pass' WHEN e.call_ok = 0 THEN 'call' ELSE 'exe' END AS stage,
+       e.failure_class AS failure_class, l.failure_class AS manual_class, l.note AS manual_note,
+       e.failure_detail AS failure_detail, s.candidate_id AS candidate_id, e.submission_id AS submission_id,
+       e.started_at AS started_at, e.finished_at AS finished_at,
+       (r.device = 'imported') AS imported
 FROM evaluations e
 JOIN submissions s ON s.id = e.submission_id
 JOIN methods m ON m.id = s.method_id
@@ -286,6 +367,43 @@ void Store::setManualLabel(std::int64_t evaluationId, const std::string& failure
     tx.commit();
 }
 
+void Store::addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& rows, const nlohmann::json& perfEvidence,
+                    const std::optional<std::pair<std::string, std::string>>& failure)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    nlohmann::json evidence;
+    {
+        Stmt st(m_db, "SELECT evidence FROM evaluations WHERE id=?");
+        st.bind(1, evaluationId);
+        if (!st.step())
+            throw StoreError(fmt::format("no evaluation {} in {}", evaluationId, m_path.string()));
+        evidence = nlohmann::json::parse(st.text(0), nullptr, false);
+        if (!evidence.is_object())
+            evidence = nlohmann::json::object();
+    }
+    evidence["perf"] = perfEvidence;
+    Stmt(m_db, "UPDATE evaluations SET evidence=? WHERE id=?").bind(1, evidence.dump()).bind(2, evaluationId).step();
+    if (failure)
+        Stmt(m_db, "UPDATE evaluations SET verdict='fail', exe_ok=0, failure_class=?, failure_detail=? WHERE id=?")
+            .bind(1, failure->first).bind(2, failure->second).bind(3, evaluationId).step();
+    for (const auto& r : rows) {
+        Stmt ins(m_db, "INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms, samples) VALUES(?,?,?,?,?)");
+        ins.bind(1, evaluationId).bind(2, r.shape);
+        if (r.candidateMs)
+            sqlite3_bind_double(ins.s, 3, *r.candidateMs);
+        else
+            ins.bindNull(3);
+        if (r.baselineMs)
+            sqlite3_bind_double(ins.s, 4, *r.baselineMs);
+        else
+            ins.bindNull(4);
+        ins.bind(5, r.samples.dump());
+        ins.step();
+    }
+    tx.commit();
+}
+
 std::optional<ManualLabel> Store::manualLabel(std::int64_t evaluationId) const
 {
     std::lock_guard lock(m_mutex);
@@ -404,6 +522,189 @@ ORDER BY e.gpu, e.method, e.round, e.category)SQL");
         rows.push_back({st.text(0), st.text(1), static_cast<int>(st.i64(2)), static_cast<int>(st.i64(4)),
                         static_cast<int>(st.i64(5)), static_cast<int>(st.i64(6)), st.text(3)});
     return rows;
+}
+
+ImportSummary Store::writeImport(const ImportBatch& b)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    ImportSummary sum;
+    const auto options = b.options.dump();
+    {
+        Stmt dup(m_db, "SELECT id FROM imports WHERE sha256=? AND format=? AND options=?");
+        dup.bind(1, b.sha256).bind(2, b.format).bind(3, options);
+        if (dup.step()) {
+            sum.importId = dup.i64(0);
+            sum.duplicate = true;
+            return sum;  // the transaction rolls back: nothing written
+        }
+    }
+    const auto now = nowIso8601();
+    Stmt(m_db, "INSERT INTO imports(imported_at, format, source, sha256, options, files, notes) VALUES(?,?,?,?,?,?,?)")
+        .bind(1, now).bind(2, b.format).bind(3, b.source).bind(4, b.sha256).bind(5, options)
+        .bind(6, nlohmann::json(b.files).dump()).bind(7, nlohmann::json(b.notes).dump()).step();
+    sum.importId = sqlite3_last_insert_rowid(m_db);
+    auto bindOpt = [](Stmt& st, int i, const std::optional<double>& v) {
+        if (v)
+            sqlite3_bind_double(st.s, i, *v);
+        else
+            st.bindNull(i);
+    };
+    auto again = [](Stmt& st) {
+        sqlite3_reset(st.s);
+        sqlite3_clear_bindings(st.s);
+    };
+    Stmt insMethod(m_db, "INSERT OR IGNORE INTO methods(name) VALUES(?)");
+    Stmt selMethod(m_db, "SELECT id FROM methods WHERE name=?");
+    Stmt insCand(m_db, "INSERT OR IGNORE INTO candidates(task_id, code_hash, code, created_at) VALUES(?,?,?,?)");
+    Stmt selCand(m_db, "SELECT id FROM candidates WHERE task_id=? AND code_hash=?");
+    Stmt insSub(m_db, "INSERT OR IGNORE INTO submissions(candidate_id, method_id, round, origin) VALUES(?,?,?,?)");
+    Stmt selSub(m_db, "SELECT id FROM submissions WHERE candidate_id=? AND method_id=? AND round=?");
+    Stmt insEval(m_db, "INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, failure_class, failure_detail, "
+                       "evidence, stage_seconds, taxonomy_version, started_at, finished_at) VALUES(?,?,?,?,?,?,NULL,?,?,'{}',1,?,?)");
+    Stmt insTiming(m_db, "INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms, samples) VALUES(?,?,?,?,?)");
+    std::vector<std::vector<std::int64_t>> evalIds(b.runs.size());
+    for (std::size_t ri = 0; ri < b.runs.size(); ++ri) {
+        const auto& run = b.runs[ri];
+        nlohmann::json prov = run.provenance;
+        prov["imported"] = true;
+        prov["import_id"] = sum.importId;
+        prov["format"] = run.format;
+        prov["file"] = run.file;
+        prov["gpu"] = run.gpu;
+        prov["method"] = run.method;
+        prov["source"] = b.source;
+        prov["sha256"] = b.sha256;
+        const nlohmann::json args = {{"command", "import"}, {"source", b.source}, {"options", b.options}};
+        Stmt(m_db, "INSERT INTO runs(started_at, finished_at, status, device, provenance, public_seeds, secret_seed, args) "
+                   "VALUES(?,?,'imported','imported',?,'[]',0,?)")
+            .bind(1, now).bind(2, now).bind(3, prov.dump()).bind(4, args.dump()).step();
+        const auto runId = sqlite3_last_insert_rowid(m_db);
+        sum.runIds.push_back(runId);
+        again(insMethod);
+        insMethod.bind(1, run.method).step();
+        again(selMethod);
+        selMethod.bind(1, run.method).step();
+        const auto methodId = selMethod.i64(0);
+        for (const auto& ev : run.evaluations) {
+            const auto hash = sha256Hex(ev.code);
+            again(insCand);
+            insCand.bind(1, ev.taskId).bind(2, hash).bind(3, ev.code).bind(4, now).step();
+            sum.newCandidates += sqlite3_changes(m_db) > 0;
+            again(selCand);
+            selCand.bind(1, ev.taskId).bind(2, hash).step();
+            const auto candId = selCand.i64(0);
+            again(insSub);
+            insSub.bind(1, candId).bind(2, methodId).bind(3, std::int64_t(ev.round)).bind(4, ev.origin).step();
+            again(selSub);
+            selSub.bind(1, candId).bind(2, methodId).bind(3, std::int64_t(ev.round)).step();
+            const auto subId = selSub.i64(0);
+            const bool pass = ev.state.callOk && ev.state.exeOk;
+            nlohmann::json imported = {{"format", run.format}, {"file", run.file}, {"origin", ev.origin}, {"gpu", run.gpu},
+                                       {"call_ok", ev.state.callOk}, {"exe_ok", ev.state.exeOk}, {"perf_ok", ev.state.perfOk}};
+            if (ev.state.speedup)
+                imported["speedup"] = *ev.state.speedup;
+            if (ev.runtimeMs)
+                imported["runtime_ms"] = *ev.runtimeMs;
+            const nlohmann::json evidence = {{"imported", imported}, {"seed", ev.seed}};
+            std::string detail;
+            if (!pass) {
+                auto firstLine = ev.error.substr(0, ev.error.find('\n'));
+                if (firstLine.size() > 300)
+                    firstLine = firstLine.substr(0, 300) + "...";
+                detail = fmt::format("imported: the seed's {} stage failed{}{}", ev.state.callOk ? "exe" : "call",
+                                     firstLine.empty() ? "" : "; seed error: ", firstLine);
+            }
+            again(insEval);
+            insEval.bind(1, runId).bind(2, subId).bind(3, ev.taskId).bind(4, std::string(pass ? "pass" : "fail"))
+                .bind(5, std::int64_t(ev.state.callOk)).bind(6, std::int64_t(ev.state.exeOk)).bind(7, detail).bind(8, evidence.dump())
+                .bind(9, now).bind(10, now).step();
+            const auto evalId = sqlite3_last_insert_rowid(m_db);
+            evalIds[ri].push_back(evalId);
+            sum.evaluations += 1;
+            // The seed's speedup as one timing row: candidate = its runtime, baseline = speedup x runtime
+            // (the seed's speedup is sum(golden eager ms) / sum(candidate ms) over its input sizes).
+            if (ev.state.perfOk && ev.state.speedup && *ev.state.speedup > 0 && ev.runtimeMs && *ev.runtimeMs > 0) {
+                again(insTiming);
+                insTiming.bind(1, evalId).bind(2, std::string("seed: sum golden eager / sum candidate"));
+                bindOpt(insTiming, 3, *ev.runtimeMs);
+                bindOpt(insTiming, 4, *ev.runtimeMs * *ev.state.speedup);
+                insTiming.bind(5, nlohmann::json{{"source", "seed"}, {"speedup", *ev.state.speedup}, {"runtime_ms", *ev.runtimeMs}}.dump()).step();
+            }
+        }
+    }
+    {
+        std::set<std::pair<std::string, std::string>> replaced;
+        Stmt del(m_db, "DELETE FROM golden_timings WHERE gpu=? AND task=?");
+        Stmt ins(m_db, "INSERT INTO golden_timings(import_id, gpu, task, task_id, idx, input_size, ms, gbs, tflops, file) VALUES(?,?,?,?,?,?,?,?,?,?)");
+        for (const auto& g : b.golden) {
+            if (replaced.insert({g.gpu, g.task}).second) {
+                again(del);
+                del.bind(1, g.gpu).bind(2, g.task).step();
+            }
+            again(ins);
+            ins.bind(1, sum.importId).bind(2, g.gpu).bind(3, g.task);
+            if (g.taskId.empty())
+                ins.bindNull(4);
+            else
+                ins.bind(4, g.taskId);
+            ins.bind(5, std::int64_t(g.index)).bind(6, g.inputSize);
+            bindOpt(ins, 7, g.ms);
+            bindOpt(ins, 8, g.gbs);
+            bindOpt(ins, 9, g.tflops);
+            ins.bind(10, g.file).step();
+            sum.golden += 1;
+        }
+    }
+    {
+        Stmt ins(m_db, "INSERT INTO round_transitions(import_id, run_id, gpu, method, task_id, from_round, to_round, kind, before_evaluation_id, "
+                       "after_evaluation_id, before_call_ok, before_exe_ok, before_perf_ok, before_speedup, after_call_ok, after_exe_ok, "
+                       "after_perf_ok, after_speedup, origin) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        for (const auto& t : b.transitions) {
+            if (t.run >= b.runs.size() || t.beforeEvaluation >= evalIds[t.run].size() || t.afterEvaluation >= evalIds[t.run].size())
+                throw StoreError(fmt::format("import of {}: transition {} refers to no imported evaluation", b.source, t.origin));
+            const auto& run = b.runs[t.run];
+            again(ins);
+            ins.bind(1, sum.importId).bind(2, sum.runIds[t.run]).bind(3, run.gpu).bind(4, run.method).bind(5, t.taskId)
+                .bind(6, std::int64_t(t.fromRound)).bind(7, std::int64_t(t.toRound)).bind(8, t.kind)
+                .bind(9, evalIds[t.run][t.beforeEvaluation]).bind(10, evalIds[t.run][t.afterEvaluation])
+                .bind(11, std::int64_t(t.before.callOk)).bind(12, std::int64_t(t.before.exeOk)).bind(13, std::int64_t(t.before.perfOk));
+            bindOpt(ins, 14, t.before.speedup);
+            ins.bind(15, std::int64_t(t.after.callOk)).bind(16, std::int64_t(t.after.exeOk)).bind(17, std::int64_t(t.after.perfOk));
+            bindOpt(ins, 18, t.after.speedup);
+            ins.bind(19, t.origin).step();
+            sum.transitions += 1;
+        }
+    }
+    {
+        Stmt ins(m_db, "INSERT INTO seed_summaries(import_id, gpu, method, round, total, call_pass, exe_pass, perf_pass, avg_speedup, "
+                       "avg_speedup_per_task, fields, file) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+        auto count = [&](int i, const nlohmann::json& f, const char* k) {
+            if (f.contains(k) && f[k].is_number_integer())
+                ins.bind(i, f[k].get<std::int64_t>());
+            else
+                ins.bindNull(i);
+        };
+        auto real = [](const nlohmann::json& f, const char* k) -> std::optional<double> {
+            if (f.contains(k) && f[k].is_number())
+                return f[k].get<double>();
+            return std::nullopt;
+        };
+        for (const auto& s : b.summaries) {
+            again(ins);
+            ins.bind(1, sum.importId).bind(2, s.gpu).bind(3, s.method).bind(4, std::int64_t(s.round));
+            count(5, s.fields, "total");
+            count(6, s.fields, "call_pass");
+            count(7, s.fields, "exe_pass");
+            count(8, s.fields, "perf_pass");
+            bindOpt(ins, 9, real(s.fields, "avg_speedup_global") ? real(s.fields, "avg_speedup_global") : real(s.fields, "avg_speedup"));
+            bindOpt(ins, 10, real(s.fields, "avg_speedup_per_task"));
+            ins.bind(11, s.fields.dump()).bind(12, s.file).step();
+            sum.summaries += 1;
+        }
+    }
+    tx.commit();
+    return sum;
 }
 
 nlohmann::json Store::query(const std::string& sql) const

@@ -14,7 +14,10 @@ struct sqlite3;
 
 namespace kbx {
 
-inline constexpr int kSchemaVersion = 2;
+struct ImportBatch;    // seed_import.h
+struct ImportSummary;  // seed_import.h
+
+inline constexpr int kSchemaVersion = 3;
 
 class StoreError : public std::runtime_error {
 public:
@@ -43,6 +46,14 @@ struct EvaluationRecord {
         nlohmann::json evidence;
     };
     std::vector<Case> cases;
+};
+
+/// One perf shape of one evaluation (medians in ms; raw samples and derived numbers in `samples`).
+struct TimingRow {
+    std::string shape;
+    std::optional<double> candidateMs;
+    std::optional<double> baselineMs;
+    nlohmann::json samples = nlohmann::json::object();
 };
 
 /// A failure class given by hand (the failure inspector), stored beside the automatic one.
@@ -93,6 +104,16 @@ public:
     void setManualLabel(std::int64_t evaluationId, const std::string& failureClass, const std::string& note,
                         const std::string& author = {});
     std::optional<ManualLabel> manualLabel(std::int64_t evaluationId) const;
+    /// The perf stage's results for an evaluation already stored: one timings row per perf shape,
+    /// the perf summary merged into the evidence under "perf", and, when the stage changes the
+    /// verdict (e.g. the GPU time is not in Triton kernels), the new failure. One transaction.
+    void addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& rows, const nlohmann::json& perfEvidence,
+                 const std::optional<std::pair<std::string, std::string>>& failure = std::nullopt);
+    /// Writes what kbx import read (seed_import.h) in one transaction: imported runs (device
+    /// "imported", provenance naming format, file, GPU and method) with their evaluations, golden
+    /// eager timings (replacing earlier ones of the same GPU and task), corpus transitions and seed
+    /// summaries. The same content imported again with the same options writes nothing (duplicate).
+    ImportSummary writeImport(const ImportBatch& batch);
     /// Generic read helper for tests and reports: rows of a query as JSON objects.
     nlohmann::json query(const std::string& sql) const;
 

@@ -4,9 +4,17 @@
 # machines: Ubuntu 24.04, torch/triton/pybind11/cmake in a Python venv, no sqlite3.h), from Debian
 # .deb files carried in .deps/debs, then runs the unit tests, the GPU-labelled integration tests and
 # `kbx eval --device cuda` on every known-good fixture and known-bad variant.
-#   scripts/gpu-run.sh OUTDIR          (KBX_GPU_SKIP_CTEST=1: only the verdict table)
+#   scripts/gpu-run.sh OUTDIR [MODE]
+# MODE  all    (default) verdict table of every fixture and variant + ctest -L "unit|gpu"
+#       check  kbx tasks --check on every task: 176 references + every known-good solution,
+#              results kept in OUTDIR/h200-selfcheck.sqlite (the full-benchmark acceptance run)
+#       perf   the variants' verdict table, the GPU tests that the check does not cover, and
+#              bench/perf_bench.py on a sample of known-good solutions (KBX_BENCH_N, default 12)
+# KBX_GPU_SKIP_CTEST=1: leave ctest out. KBX_GPU_JOBS: parallel candidates (default 14).
 set -uo pipefail
-OUT=${1:?usage: scripts/gpu-run.sh OUTDIR}
+OUT=${1:?usage: scripts/gpu-run.sh OUTDIR [all|check|perf]}
+MODE=${2:-all}
+JOBS=${KBX_GPU_JOBS:-14}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 mkdir -p "$OUT"
@@ -29,6 +37,64 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTI
 cmake --build build-gpu -j"$(nproc)" > /tmp/kbx-build.log 2>&1 || { grep -E "error|Error" /tmp/kbx-build.log | head -40; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [[ $MODE == smoke ]]; then
+  # A few minutes: the sandbox, the perf stage and attribution on this GPU before the long runs.
+  mkdir -p "$OUT/smoke"; for f in Activation/relu Reduce/sum MatrixMultiply/matmul; do
+    [[ -f tests/fixtures/good/$f.py ]] && { mkdir -p "$OUT/smoke/$(dirname $f)"; cp tests/fixtures/good/$f.py "$OUT/smoke/$f.py"; }; done
+  t1=$(date +%s)
+  build-gpu/bin/kbx eval "$OUT/smoke" --device cuda --perf --jobs 3 --json --db "$OUT/smoke.sqlite" > "$OUT/smoke.jsonl" 2> "$OUT/smoke.log"
+  echo "smoke eval rc=$? wall $(( $(date +%s) - t1 )) s"; cat "$OUT/smoke.log" | tail -12
+  build-gpu/bin/integration_tests --gtest_filter='Perf.*' > "$OUT/perf-tests.log" 2>&1 <<< "" ; echo "Perf tests rc=$?"
+  KBX_TEST_DEVICE=cuda build-gpu/bin/integration_tests --gtest_filter='Perf.*' >> "$OUT/perf-tests.log" 2>&1; echo "gpu Perf tests rc=$?"
+  grep -E "OK|FAILED|Failure|Expected|Which is|actual" "$OUT/perf-tests.log" | head -30
+  exit 0
+fi
+if [[ $MODE == recheck ]]; then
+  # After fixes: the self-check of the tasks in KBX_RECHECK_TASKS, then the GPU perf tests.
+  t1=$(date +%s)
+  build-gpu/bin/kbx tasks --check --device cuda --jobs "$JOBS" --task "${KBX_RECHECK_TASKS:?}" --db "$OUT/h200-recheck.sqlite" \
+    > "$OUT/recheck.txt" 2> "$OUT/recheck.log"
+  echo "kbx tasks --check (recheck) rc=$? wall $(( $(date +%s) - t1 )) s"; cat "$OUT/recheck.txt"
+  KBX_TEST_DEVICE=cuda build-gpu/bin/integration_tests --gtest_filter='Perf.*' > "$OUT/perf-tests.log" 2>&1; echo "gpu Perf tests rc=$?"
+  grep -E "^\[ +(OK|FAILED)|Failure|Which is|Actual" "$OUT/perf-tests.log" | head -20
+  exit 0
+fi
+if [[ $MODE == check ]]; then
+  t1=$(date +%s)
+  build-gpu/bin/kbx tasks --check --device cuda --jobs "$JOBS" --db "$OUT/h200-selfcheck.sqlite" > "$OUT/self-check.txt" 2> "$OUT/self-check.log"
+  echo "kbx tasks --check rc=$? wall $(( $(date +%s) - t1 )) s" | tee "$OUT/self-check.rc"
+  tail -1 "$OUT/self-check.txt"; grep FAIL "$OUT/self-check.txt" | head -40
+  exit 0
+fi
+if [[ $MODE == perf ]]; then
+  t1=$(date +%s)
+  "$PY" scripts/fixture_set.py build "$OUT/fixtures-all.jsonl" --device cuda
+  grep '"kind": "variant"' "$OUT/fixtures-all.jsonl" > "$OUT/variants.jsonl"
+  build-gpu/bin/kbx eval "$OUT/variants.jsonl" --device cuda --json --jobs "$JOBS" --timeout 60 --db "$OUT/h200-variants.sqlite" \
+    > "$OUT/variants-verdicts.jsonl" 2> "$OUT/variants.log"
+  echo "variants: rc=$? wall $(( $(date +%s) - t1 )) s"; tail -1 "$OUT/variants.log"
+  "$PY" scripts/fixture_set.py table "$OUT/variants.jsonl" "$OUT/variants-verdicts.jsonl" --env "$OUT/environment.txt" \
+    --title "kbx eval --device cuda on the known-bad variants" --wall "$(( $(date +%s) - t1 )) s" > "$OUT/variants.md"
+  head -14 "$OUT/variants.md" | tail -3
+  if [[ "${KBX_GPU_SKIP_CTEST:-0}" != 1 ]]; then
+    t2=$(date +%s)
+    ctest --test-dir build-gpu -L "unit|gpu" -E "self_check_all|EveryKnownGoodFixturePasses|EveryKnownBadFixtureGetsItsClass" \
+      --output-on-failure -j4 --timeout 600 > "$OUT/ctest-gpu.log" 2>&1
+    echo "ctest (unit + gpu, without the runs above): rc=$? after $(( $(date +%s) - t2 )) s"; grep -E "tests passed|Failed|\*\*\*" "$OUT/ctest-gpu.log" | tail -12
+  fi
+  # Timing precision and cost: a sample of known-good solutions, every category first.
+  mkdir -p "$OUT/bench-src"
+  n=0
+  for cat in $(ls tests/fixtures/good); do
+    f=$(ls tests/fixtures/good/$cat/*.py | head -1); mkdir -p "$OUT/bench-src/$cat"; cp "$f" "$OUT/bench-src/$cat/"; n=$((n+1))
+    [[ $n -ge ${KBX_BENCH_N:-12} ]] && break
+  done
+  t3=$(date +%s)
+  "$PY" bench/perf_bench.py "$OUT/bench-src" --out "$OUT/bench" --repeats "${KBX_BENCH_REPEATS:-3}" --jobs 8 \
+    --kbx build-gpu/bin/kbx ${KBX_BENCH_ARGS:-} > "$OUT/bench.txt" 2>&1
+  echo "bench rc=$? after $(( $(date +%s) - t3 )) s"; tail -25 "$OUT/bench.txt"
+  exit 0
+fi
 # The verdict table: every known-good fixture and every variant, one run each, on the GPU.
 "$PY" scripts/fixture_set.py build "$OUT/fixtures.jsonl" --device cuda
 t1=$(date +%s)

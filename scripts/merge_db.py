@@ -61,6 +61,20 @@ def merge(dst, src):
     for row in c.execute("SELECT evaluation_id, failure_class, note, author, labelled_at FROM s.manual_labels").fetchall():
         c.execute("INSERT OR REPLACE INTO manual_labels(evaluation_id, failure_class, note, author, labelled_at) "
                   "VALUES(?,?,?,?,?)", (eid[row[0]], *row[1:]))
+    # Imports (schema v3): the import rows, then everything that refers to them, ids remapped.
+    have = {r[0] for r in c.execute("SELECT name FROM s.sqlite_master WHERE type='table'")}
+    if "imports" in have:
+        iid = {}
+        for row in c.execute("SELECT id, imported_at, format, source, sha256, options, files, notes FROM s.imports ORDER BY id").fetchall():
+            c.execute("INSERT INTO imports(imported_at, format, source, sha256, options, files, notes) VALUES(?,?,?,?,?,?,?)", row[1:])
+            iid[row[0]] = c.lastrowid
+        remap = {"import_id": iid, "run_id": rid, "before_evaluation_id": eid, "after_evaluation_id": eid}
+        for table in ("golden_timings", "round_transitions", "seed_summaries"):
+            cols = [r[1] for r in c.execute(f"PRAGMA s.table_info({table})") if r[1] != "id"]
+            verb = "INSERT OR REPLACE" if table == "golden_timings" else "INSERT"
+            for row in c.execute(f"SELECT {', '.join(cols)} FROM s.{table}").fetchall():
+                vals = [remap[col].get(v, v) if col in remap and v is not None else v for col, v in zip(cols, row)]
+                c.execute(f"{verb} INTO {table}({', '.join(cols)}) VALUES({', '.join('?' * len(cols))})", vals)
     dst.commit()
     c.execute("DETACH DATABASE s")
     return len(rid), len(eid)

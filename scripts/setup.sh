@@ -14,11 +14,28 @@ cd "$ROOT"
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
 # ---- 1. system packages -------------------------------------------------------------------------
+# "a|b": the first name the package registry knows (Debian 12 and 13 name Qt's add-ons differently);
+# "?x": only where the registry has it (KF6 KSyntaxHighlighting: Debian 13 and later).
 PKGS="build-essential cmake ninja-build pkg-config ccache libsqlite3-dev libgtest-dev libgmock-dev
-nlohmann-json3-dev libcli11-dev libfmt-dev pybind11-dev python3-dev python3-venv python3-pip libssl-dev"
+nlohmann-json3-dev libcli11-dev libfmt-dev pybind11-dev python3-dev python3-venv python3-pip libssl-dev libeigen3-dev bubblewrap
+qt6-base-dev qt6-charts-dev|libqt6charts6-dev qt6-svg-dev|libqt6svg6-dev libgl-dev fonts-dejavu-core
+?libkf6syntaxhighlighting-dev"
+known() { [[ -n "$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ && $2 != "(none)" {print $2}')" ]]; }
 if [[ "${KBX_SKIP_APT:-0}" != 1 ]] && command -v dpkg >/dev/null; then
   missing=()
-  for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  for want in $PKGS; do
+    optional=0; [[ $want == \?* ]] && { optional=1; want=${want#\?}; }
+    pick=""
+    for alt in ${want//|/ }; do
+      if dpkg -s "$alt" >/dev/null 2>&1; then pick=installed; break; fi
+      if known "$alt"; then pick=$alt; break; fi
+    done
+    if [[ -z $pick ]]; then
+      ((optional)) && continue
+      pick=${want%%|*}  # unknown to the registry: apt will say so
+    fi
+    [[ $pick != installed ]] && missing+=("$pick")
+  done
   if ((${#missing[@]})); then
     if [[ $(id -u) == 0 ]]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
       say "missing packages: ${missing[*]} (run as root or install them)"; exit 4; fi
@@ -58,6 +75,13 @@ ls build/bin >&2
 # ---- 4. the job ----------------------------------------------------------------------------------
 case "$MODE" in
   run)
+    demo="$ROOT/resources/demo/demo.sqlite"
+    if [[ -x build/bin/kbx-workbench && ( -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ) ]]; then
+      say "starting the workbench on the bundled demo database ($demo)"
+      exec build/bin/kbx-workbench --db "$demo"
+    fi
+    say "no display (or no GUI build): the bundled demo database in the terminal instead"
+    build/bin/kbx report --db "$demo"
     say "evaluating the bundled example submission on the best device found"
     db="${KBX_DB:-$ROOT/build/example.sqlite}"
     build/bin/kbx eval resources/examples/submission.jsonl --device auto --method example --db "$db" --jobs 2 || exit $?
@@ -65,7 +89,11 @@ case "$MODE" in
     ;;
   test)
     say "running the test suite"
-    exec ctest --test-dir build --output-on-failure -j2 --timeout 1500
+    ctest --test-dir build --output-on-failure -j2 --timeout 1500
+    # The GUI once more on Debian 13 (Qt 6.8 + KF6 KSyntaxHighlighting), in a chroot of our own.
+    if [[ "${KBX_DEBIAN13:-auto}" != 0 ]]; then
+      exec scripts/debian13-check.sh
+    fi
     ;;
   build) ;;
   *) say "unknown mode $MODE (run|test|build)"; exit 2 ;;

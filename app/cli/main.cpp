@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // kbx: the command line of the KernelBench-X Workbench. Everything the GUI does, without a screen.
 #include "catalogue.h"
+#include "cmd_import.h"
 #include "evaluator.h"
 #include "importers.h"
 #include "paths.h"
+#include "sandbox.h"
 #include "source.h"
 #include "store.h"
 #include "taxonomy.h"
@@ -108,10 +110,14 @@ int cmdTasks(const std::string& category, bool json)
 
 struct CheckArgs {
     std::string category;
+    std::vector<std::string> tasks;  ///< only these task ids (Category/stem)
     bool onePerCategory = false;
     std::string device = "cpu";
     int jobs = 1;
     std::string fixtures;  ///< known-good solutions, Category/stem.py (default: the source tree's)
+    std::string db;        ///< keep the results there (default: a temporary database, removed)
+    bool perf = false;     ///< also time references (self-speedup: the noise floor) and solutions
+    std::string perfConfig;
 };
 
 /// The candidate source that makes a task's own reference the entry point.
@@ -138,6 +144,8 @@ int cmdTasksCheck(const CheckArgs& a)
     for (const auto& t : cat.tasks()) {
         if (!a.category.empty() && t.category != a.category)
             continue;
+        if (!a.tasks.empty() && std::find(a.tasks.begin(), a.tasks.end(), t.id) == a.tasks.end())
+            continue;
         if (a.onePerCategory && !seenCategory.insert(t.category).second)
             continue;
         kbx::Submission ref{t.id, referenceAsCandidate(cat, t), "reference:" + t.id, 0, "reference"};
@@ -161,7 +169,9 @@ int cmdTasksCheck(const CheckArgs& a)
         std::cerr << "kbx: kbx-worker not found\n";
         return ExitEnvironment;
     }
-    const auto dbPath = std::filesystem::temp_directory_path() / fmt::format("kbx-check-{}.sqlite", getpid());
+    const bool keepDb = !a.db.empty();
+    const auto dbPath = keepDb ? std::filesystem::path(a.db)
+                               : std::filesystem::temp_directory_path() / fmt::format("kbx-check-{}.sqlite", getpid());
     auto store = openStore(dbPath);
     if (!store)
         return ExitDatabase;
@@ -170,6 +180,13 @@ int cmdTasksCheck(const CheckArgs& a)
     opt.jobs = a.jobs;
     opt.method = "self-check";
     opt.candidateTimeout = a.device == "cpu" ? 300 : 120;
+    opt.perf = a.perf;
+    if (!a.perfConfig.empty())
+        opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
+    if (!opt.perfConfig.is_object()) {
+        std::cerr << "kbx: --perf-config must be a JSON object\n";
+        return ExitUsage;
+    }
     kbx::Evaluator ev(cat, *store, wc, opt);
     int bad = 0;
     std::cerr << fmt::format("kbx: self-check of {} candidate(s) (references and known-good solutions) on {}\n", subs.size(), a.device);
@@ -182,9 +199,18 @@ int cmdTasksCheck(const CheckArgs& a)
                                  ok ? "" : (o.harnessError ? o.harnessMessage : o.record.failureClass.value_or("") + ": " + o.record.failureDetail))
                   << std::flush;
     };
+    ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) {
+        const bool isRef = o.origin.starts_with("reference:");
+        std::string what = p.value("error", std::string());
+        if (p.contains("geomean_speedup"))
+            what = fmt::format("{} {:.3f}x [{:.3f}, {:.3f}]", isRef ? "self-speedup" : "speedup", p["geomean_speedup"].value("estimate", 0.0),
+                               p["geomean_speedup"].value("lo", 0.0), p["geomean_speedup"].value("hi", 0.0));
+        std::cout << fmt::format("[perf {}/{}] {:<11} {:<34} {}\n", done, total, isRef ? "reference" : "known-good", o.taskId, what)
+                  << std::flush;
+    });
     int rc = ExitOk;
     try {
-        auto sum = ev.run(subs, progress, &g_cancel, {{"command", "tasks --check"}});
+        auto sum = ev.run(subs, progress, &g_cancel, {{"command", "tasks --check"}, {"perf", a.perf}});
         std::cout << fmt::format("self-check: {} of {} ok in {:.0f}s\n", sum.total - bad, sum.total, sum.seconds);
         rc = sum.cancelled ? ExitInterrupted : (bad ? ExitCheckFailed : ExitOk);
     } catch (const std::exception& e) {
@@ -192,8 +218,9 @@ int cmdTasksCheck(const CheckArgs& a)
         rc = ExitEnvironment;
     }
     store.reset();
-    for (const char* suffix : {"", "-wal", "-shm"})
-        std::filesystem::remove(dbPath.string() + suffix);
+    if (!keepDb)
+        for (const char* suffix : {"", "-wal", "-shm"})
+            std::filesystem::remove(dbPath.string() + suffix);
     return rc;
 }
 
@@ -211,6 +238,9 @@ struct EvalArgs {
     bool keepScratch = false;
     std::string scratch;
     bool skipUnknown = false;
+    std::string sandbox = "auto";
+    bool perf = false;
+    std::string perfConfig;
 };
 
 int cmdEval(const EvalArgs& a)
@@ -245,6 +275,22 @@ int cmdEval(const EvalArgs& a)
     opt.keepScratch = a.keepScratch;
     if (!a.scratch.empty())
         opt.scratchRoot = a.scratch;
+    opt.sandbox = a.sandbox;
+    kbx::SandboxInfo sandbox;
+    try {
+        sandbox = kbx::resolveSandbox(a.sandbox);
+    } catch (const std::exception& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return ExitEnvironment;
+    }
+    opt.perf = a.perf;
+    if (!a.perfConfig.empty()) {
+        opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
+        if (!opt.perfConfig.is_object()) {
+            std::cerr << "kbx: --perf-config must be a JSON object, e.g. '{\"max_seconds\": 0.5}'\n";
+            return ExitUsage;
+        }
+    }
     nlohmann::json probe;
     try {
         probe = kbx::Evaluator::probe(wc);
@@ -275,9 +321,34 @@ int cmdEval(const EvalArgs& a)
                              opt.jobs, dbPath.string());
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
+    if (opt.perf && opt.device != "cuda")
+        std::cerr << "kbx: --perf on the CPU times the Triton interpreter: the plumbing works, the numbers mean nothing\n";
+    std::cerr << "kbx: sandbox: " << sandbox.describe() << "\n";
+    probe["sandbox"] = sandbox.toJson();  // the run's provenance
     kbx::Evaluator ev(cat, *store, wc, opt);
     ev.setProbe(probe);
     const auto start = std::chrono::steady_clock::now();
+    ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) {
+        std::string what;
+        if (p.contains("geomean_speedup"))
+            what = fmt::format("geomean {:.3f}x [{:.3f}, {:.3f}] over {} shape(s)", p["geomean_speedup"].value("estimate", 0.0),
+                               p["geomean_speedup"].value("lo", 0.0), p["geomean_speedup"].value("hi", 0.0),
+                               p.value("shapes", nlohmann::json::array()).size());
+        else
+            what = p.value("error", std::string("no speedup"));
+        if (p.contains("attribution") && p["attribution"].value("available", false))
+            what += fmt::format("  triton {:.0f}%", 100.0 * p["attribution"].value("triton_share", 0.0));
+        if (!p.value("flags", nlohmann::json::array()).empty())
+            what += "  flags: " + p["flags"].dump();
+        std::cerr << fmt::format("[perf {}/{}] {:<4} {:<32} {}\n", done, total, o.record.pass ? "ok" : "FAIL", o.taskId, what);
+        if (a.json)
+            std::cout << nlohmann::json{{"type", "perf"}, {"task", o.taskId}, {"evaluation_id", o.evaluationId},
+                                        {"verdict", o.record.pass ? "pass" : "fail"},
+                                        {"failure_class", o.record.failureClass ? nlohmann::json(*o.record.failureClass) : nlohmann::json()},
+                                        {"perf", p}}
+                             .dump()
+                      << std::endl;
+    });
     const bool tty = isatty(2);
     auto progress = [&](const kbx::Outcome& o, int done, int total) {
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -309,7 +380,8 @@ int cmdEval(const EvalArgs& a)
     };
     kbx::RunSummary sum;
     try {
-        nlohmann::json args = {{"source", a.source}, {"method", a.method}, {"round", a.round}, {"device", opt.device}, {"jobs", a.jobs}};
+        nlohmann::json args = {{"source", a.source}, {"method", a.method}, {"round", a.round}, {"device", opt.device}, {"jobs", a.jobs},
+                               {"perf", a.perf}, {"perf_config", opt.perfConfig}};
         sum = ev.run(subs, progress, &g_cancel, args);
     } catch (const kbx::StoreError& e) {
         std::cerr << "kbx: " << e.what() << "\n";
@@ -391,6 +463,10 @@ int main(int argc, char** argv)
     tasks->add_flag("--one-per-category", ca.onePerCategory, "With --check: the first task of each category only");
     tasks->add_option("--device", ca.device, "With --check: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
     tasks->add_option("--jobs,-j", ca.jobs, "With --check: candidates at once")->check(CLI::Range(1, 256));
+    tasks->add_option("--task", ca.tasks, "With --check: only these tasks (Category/stem; repeat or comma-separate)")->delimiter(',');
+    tasks->add_option("--db", ca.db, "With --check: keep the results in this database");
+    tasks->add_flag("--perf", ca.perf, "With --check: also time references against themselves (noise floor) and known-good solutions");
+    tasks->add_option("--perf-config", ca.perfConfig, "With --check --perf: JSON overrides of the timer");
     tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
 
     EvalArgs ea;
@@ -409,6 +485,11 @@ int main(int argc, char** argv)
     eval->add_option("--secret-seed", ea.secretSeed, "Fix the secret seed (default: drawn per run)");
     eval->add_flag("--keep-scratch", ea.keepScratch, "Keep the run's scratch directory");
     eval->add_option("--scratch", ea.scratch, "Scratch directory for this run");
+    eval->add_option("--sandbox", ea.sandbox, "Candidate sandbox: auto (bwrap when it works, else rlimit), bwrap, rlimit or none")
+        ->check(CLI::IsMember({"auto", "bwrap", "rlimit", "none"}))
+        ->capture_default_str();
+    eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");
+    eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
     eval->add_flag("--skip-unknown", ea.skipUnknown, "Leave out records for tasks this benchmark does not have (default: refuse the source)");
 
     std::string reportDb;
@@ -416,6 +497,13 @@ int main(int argc, char** argv)
     auto* report = app.add_subcommand("report", "Per category x method call/exe counts (latest evaluation per submission)");
     report->add_option("--db", reportDb, "Database");
     report->add_flag("--json", reportJson, "One JSON object per row");
+    std::string reportTable;
+    bool reportCsv = false;
+    report->add_option("--table", reportTable, "A statistics table instead of the counts: deviance, rounds");
+    report->add_flag("--csv", reportCsv, "With --table: CSV");
+
+    kbxcli::ImportArgs importArgs;
+    auto* importCmd = kbxcli::addImportCommand(app, importArgs);
 
     try {
         app.parse(argc, argv);
@@ -443,8 +531,12 @@ int main(int argc, char** argv)
             }
             return cmdEval(ea);
         }
+        if (*report && !reportTable.empty())
+            return kbxcli::runStatsTable({reportTable, reportDb, reportJson ? "json" : (reportCsv ? "csv" : "text")});
         if (*report)
             return cmdReport(reportDb, reportJson);
+        if (*importCmd)
+            return kbxcli::runImport(importArgs);
     } catch (const kbx::CatalogueError& e) {
         std::cerr << "kbx: " << e.what() << "\n";
         return ExitEnvironment;

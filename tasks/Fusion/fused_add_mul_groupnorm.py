@@ -19,7 +19,7 @@ META = {
     "comparison": "allclose",
     "tolerance": {
         "float64": [1e-9, 1e-9],
-        "float32": [1e-5, 1e-4],
+        "float32": [1e-5, 5e-4],
         "float16": [1e-2, 1e-2],
         "bfloat16": [5e-2, 3e-2],
     },
@@ -27,7 +27,7 @@ META = {
         "Mean/variance summation order is free (float32 rtol 1e-4 on outputs of order 1); in half "
         "precision the reference rounds the sum and the product to the half type before the "
         "statistics, a fused kernel need not (one or two half ulps of M, amplified by the "
-        "normalisation and by |weight|)."
+        "normalisation and by |weight|). float32 rtol 5e-4: on the H200 a Triton solution is 2.7e-4 off on groups of one channel of a 2-d input, where x - mean is rounding noise scaled by 1/sqrt(var + eps)."
     ),
     "tf32": False,
     "oracle": None,

@@ -83,7 +83,7 @@ def edge_cases(g):
     # the kinks: normalized values exactly -3, 3 and beyond (mean 0, var 1, eps 0: z = x)
     rm, rv = g.tensor([0.0, 0.0]), g.tensor([1.0, 1.0])
     x = g.tensor([[-3.0, 3.0], [-4.5, 4.5], [0.0, -0.0], [1.5, -1.5], [-1e4, 1e4]])
-    yield {"name": "eval_kinks_saturation", "args": (x, rm, rv), "kwargs": {"eps": 0.0}}
+    yield {"name": "eval_kinks_saturation", "args": (x, rm, rv), "kwargs": {"eps": 1e-12}}  # CUDA batch_norm refuses eps = 0 (found on the H200)
     rm, rv = _stats(g, 5)
     w, b = _affine(g, 5)
     yield {"name": "eval_inplace_flag", "args": (g.randn(6, 5, 9) * 3.0, rm, rv, w, b),

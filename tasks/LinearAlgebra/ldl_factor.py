@@ -96,8 +96,9 @@ def _sym(g, *batch_n, dtype=torch.float32, zero_diag=False):
     *batch, n = batch_n
     if zero_diag:
         h = n // 2
-        b = g.randn(*batch, h, h, dtype=torch.float64) / (h ** 0.5) + 2.0 * torch.eye(h, dtype=torch.float64)
-        a = torch.zeros(*batch, 2 * h, 2 * h, dtype=torch.float64)
+        b = g.randn(*batch, h, h, dtype=torch.float64) / (h ** 0.5)
+        b = b + 2.0 * torch.eye(h, dtype=torch.float64, device=b.device)
+        a = torch.zeros(*batch, 2 * h, 2 * h, dtype=torch.float64, device=b.device)
         a[..., :h, h:] = b
         a[..., h:, :h] = b.transpose(-2, -1)
         return a.to(dtype).to(g.device)

@@ -67,8 +67,9 @@ def _sym(g, *batch_n, dtype=torch.float32, zero_diag=False):
     *batch, n = batch_n
     if zero_diag:
         h = n // 2
-        bm = g.randn(*batch, h, h, dtype=torch.float64) / (h ** 0.5) + 2.0 * torch.eye(h, dtype=torch.float64)
-        a = torch.zeros(*batch, 2 * h, 2 * h, dtype=torch.float64)
+        bm = g.randn(*batch, h, h, dtype=torch.float64) / (h ** 0.5)
+        bm = bm + 2.0 * torch.eye(h, dtype=torch.float64, device=bm.device)
+        a = torch.zeros(*batch, 2 * h, 2 * h, dtype=torch.float64, device=bm.device)
         a[..., :h, h:] = bm
         a[..., h:, :h] = bm.transpose(-2, -1)
         return a.to(dtype).to(g.device)

@@ -23,7 +23,7 @@ META = {
     "comparison": "allclose",
     "tolerance": {
         "float64": [1e-10, 1e-10],
-        "float32": [1e-5, 5e-5],
+        "float32": [1e-5, 5e-4],
         "float16": [5e-3, 1e-2],
         "bfloat16": [5e-3, 1e-2],
     },
@@ -31,7 +31,7 @@ META = {
         "Judged against the float64 value rounded to float32: a careful float32 evaluation (recurrence "
         "to x >= 10, asymptotic series, reflection for x < 0) is within a few e-7 relative, and cancels to "
         "~1e-6 absolute near digamma's roots and its negative-axis reflection; rtol 5e-5 and atol 1e-5 "
-        "cover that with margin (torch's own float32 kernel passes)."
+        "cover that with margin (torch's own float32 kernel passes). On the H200, PyTorch's own CUDA float32 polygamma(4, x) is 3.6e-4 relative off near a pole (-9.7e3), so float32 rtol is 5e-4: the reference itself must meet its contract."
     ),
     "tf32": False,
     "oracle": "float64",

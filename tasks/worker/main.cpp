@@ -180,7 +180,7 @@ int main(int argc, char** argv)
         if (role == "probe") {
             return runPython("probe", nlohmann::json::object());
         }
-        if (requestFile.empty() || (role != "reference" && role != "candidate" && role != "compare")) {
+        if (requestFile.empty() || (role != "reference" && role != "candidate" && role != "compare" && role != "perf")) {
             usage();
             return proto::ExitUsage;
         }

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// kbx-workbench: the KernelBench-X desktop workbench.
+//   kbx-workbench [DATABASE]                       the window (DATABASE, else the last one, else the demo)
+//   kbx-workbench --export-figure NAME --db PATH --out FILE   render a figure headless (.svg/.pdf/.png/.csv/.tex)
+//   kbx-workbench --list-figures                   the figure names
+#include "mainwindow.h"
+#include "syntax.h"
+
+#ifdef KBX_HAVE_CHARTS
+#include "chartpanel.h"
+#endif
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+bool wantsHeadless(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--export-figure") || !std::strncmp(argv[i], "--export-figure=", 16) ||
+            !std::strcmp(argv[i], "--list-figures") || !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h") ||
+            !std::strcmp(argv[i], "--version") || !std::strcmp(argv[i], "-v"))
+            return true;
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    // Figure export and --help need no screen: use the offscreen platform unless one was chosen.
+    if (wantsHeadless(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("kbx"));
+    QApplication::setApplicationName(QStringLiteral("kbx-workbench"));
+    QApplication::setApplicationDisplayName(QStringLiteral("KernelBench-X Workbench"));
+    QApplication::setApplicationVersion(QStringLiteral(KBX_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("kbx-workbench"));
+    kbx::gui::initResources();
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/kbx/icons/kbx-workbench.svg")));
+
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("KernelBench-X Workbench: browse tasks, run and inspect Triton kernels, chart results."));
+    p.addHelpOption();
+    p.addVersionOption();
+    QCommandLineOption exportOpt(QStringLiteral("export-figure"), QStringLiteral("Render figure NAME headless and exit."),
+                                 QStringLiteral("NAME"));
+    QCommandLineOption dbOpt(QStringLiteral("db"), QStringLiteral("The kbx database."), QStringLiteral("PATH"));
+    QCommandLineOption outOpt(QStringLiteral("out"), QStringLiteral("Output file of --export-figure (.svg, .pdf, .png, .csv, .tex)."),
+                              QStringLiteral("FILE"));
+    QCommandLineOption listOpt(QStringLiteral("list-figures"), QStringLiteral("Print the figure names and exit."));
+    p.addOption(exportOpt);
+    p.addOption(dbOpt);
+    p.addOption(outOpt);
+    p.addOption(listOpt);
+    p.addPositionalArgument(QStringLiteral("DATABASE"), QStringLiteral("A kbx database to open (same as --db)."), QStringLiteral("[DATABASE]"));
+    p.process(app);
+
+    if (p.isSet(listOpt) || p.isSet(exportOpt)) {
+#ifdef KBX_HAVE_CHARTS
+        if (p.isSet(listOpt)) {
+            for (const auto& n : kbx::gui::figureNames())
+                std::printf("%s\n", qPrintable(n));
+            return 0;
+        }
+        const QString name = p.value(exportOpt);
+        const QString db = p.isSet(dbOpt) ? p.value(dbOpt) : p.positionalArguments().value(0);
+        const QString out = p.value(outOpt);
+        if (name.isEmpty() || db.isEmpty() || out.isEmpty()) {
+            std::fprintf(stderr, "kbx-workbench: --export-figure NAME needs --db PATH and --out FILE\n");
+            return 2;
+        }
+        if (!kbx::gui::figureNames().contains(name)) {
+            std::fprintf(stderr, "kbx-workbench: unknown figure '%s' (known: %s)\n", qPrintable(name),
+                         qPrintable(kbx::gui::figureNames().join(QStringLiteral(", "))));
+            return 2;
+        }
+        QString error;
+        if (!kbx::gui::exportFigure(name, db, out, &error)) {
+            std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
+            return 1;
+        }
+        std::fprintf(stderr, "kbx-workbench: wrote %s\n", qPrintable(out));
+        return 0;
+#else
+        std::fprintf(stderr, "kbx-workbench: this build has no charts\n");
+        return 2;
+#endif
+    }
+
+    kbx::gui::MainWindow w;
+    w.openInitialDatabase(p.isSet(dbOpt) ? p.value(dbOpt) : p.positionalArguments().value(0));
+    w.show();
+    return app.exec();
+}

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+#include "mainwindow.h"
+
+#include "codecompare.h"
+#include "database.h"
+#include "failureinspector.h"
+#include "palette.h"
+#include "resultsview.h"
+#include "runpanel.h"
+#include "syntax.h"
+#include "taskbrowser.h"
+#include "tasktreemodel.h"
+
+#include "catalogue.h"
+
+#ifdef KBX_HAVE_CHARTS
+#include "chartpanel.h"
+#endif
+
+#include <QAction>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStandardPaths>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+
+namespace kbx::gui {
+
+namespace {
+bool isDatabaseFile(const QString& path)
+{
+    const QString s = QFileInfo(path).suffix().toLower();
+    return s == QLatin1String("sqlite") || s == QLatin1String("sqlite3") || s == QLatin1String("db");
+}
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_tabs(new QTabWidget), m_tasks(new TaskBrowser), m_results(new ResultsView), m_code(new CodeCompareView),
+      m_diff(new DiffView), m_inspector(new FailureInspector), m_run(new RunPanel), m_runDock(new QDockWidget(tr("Run"))),
+      m_dbLabel(new QLabel), m_refreshTimer(new QTimer(this))
+{
+    setObjectName(QStringLiteral("kbxMainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/kbx/icons/kbx-workbench.svg")));
+    setAcceptDrops(true);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    m_tabs->addTab(m_tasks, tr("&Tasks"));
+    m_tabs->addTab(m_results, tr("&Results"));
+    m_tabs->addTab(m_code, tr("&Code"));
+    m_tabs->addTab(m_diff, tr("&Diff"));
+    m_tabs->addTab(m_inspector, tr("&Inspector"));
+#ifdef KBX_HAVE_CHARTS
+    auto* charts = new ChartPanel;
+    m_charts = charts;
+#else
+    auto* charts = new QLabel(tr("Charts are not part of this build."));
+    charts->setAlignment(Qt::AlignCenter);
+    m_charts = charts;
+#endif
+    m_tabs->addTab(m_charts, tr("C&harts"));
+    m_tabs->setDocumentMode(true);
+    setCentralWidget(m_tabs);
+
+    m_runDock->setObjectName(QStringLiteral("runDock"));
+    m_runDock->setWidget(m_run);
+    m_runDock->setAllowedAreas(Qt::AllDockWidgetAreas);
+    addDockWidget(Qt::RightDockWidgetArea, m_runDock);
+
+    statusBar()->addPermanentWidget(m_dbLabel);
+    m_refreshTimer->setSingleShot(true);
+    m_refreshTimer->setInterval(600);
+    connect(m_refreshTimer, &QTimer::timeout, this, [this] {
+        m_results->refresh();
+        m_tasks->refresh();
+    });
+
+    connect(m_results, &ResultsView::evaluationSelected, this, &MainWindow::showEvaluation);
+    connect(m_results, &ResultsView::evaluationActivated, this, [this](qint64 id) {
+        showEvaluation(id);
+        showTab(InspectorTab);
+    });
+    connect(m_results, &ResultsView::diffRequested, this, &MainWindow::diffEvaluations);
+    connect(m_results, &ResultsView::rerunRequested, this, &MainWindow::rerunEvaluations);
+    connect(m_tasks, &TaskBrowser::showReferenceRequested, this, &MainWindow::showReference);
+    connect(m_inspector, &FailureInspector::labelChanged, this, [this] { m_results->refresh(); });
+    connect(m_inspector, &FailureInspector::showCodeRequested, this, [this](qint64) { showTab(CodeTab); });
+    connect(m_run, &RunPanel::runStarted, this, [this](const QString& db) {
+        if (QFileInfo(db).absoluteFilePath() != QFileInfo(m_db).absoluteFilePath())
+            openDatabase(db);
+        statusBar()->showMessage(tr("Run started"), 4000);
+    });
+    connect(m_run, &RunPanel::evaluationStored, this, [this] { m_refreshTimer->start(); });
+    connect(m_run, &RunPanel::runFinished, this, &MainWindow::onRunFinished);
+
+    buildMenus();
+    restoreSettings();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* open = file->addAction(tr("&Open database…"), this, [this] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("Open a kbx database"), QFileInfo(m_db).absolutePath(),
+                                                       tr("kbx databases (*.sqlite *.sqlite3 *.db);;All files (*)"));
+        if (!p.isEmpty())
+            openDatabase(p, true);
+    });
+    open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open the &demo database"), this, [this] {
+        const QString demo = demoDatabasePath();
+        if (demo.isEmpty())
+            QMessageBox::information(this, tr("Demo database"), tr("This installation has no demo database."));
+        else
+            openDatabase(demo, true);
+    });
+    auto* reload = file->addAction(tr("&Reload"), this, &MainWindow::refreshViews);
+    reload->setShortcut(QKeySequence::Refresh);
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    const char* names[] = {QT_TR_NOOP("Tasks"), QT_TR_NOOP("Results"), QT_TR_NOOP("Code"), QT_TR_NOOP("Diff"), QT_TR_NOOP("Inspector"),
+                           QT_TR_NOOP("Charts")};
+    for (int i = 0; i < 6; ++i) {
+        auto* a = view->addAction(tr(names[i]), this, [this, i] { showTab(Tab(i)); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+    auto* next = view->addAction(tr("Next tab"), this, [this] { m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count()); });
+    next->setShortcut(QKeySequence::NextChild);
+    auto* prev = view->addAction(tr("Previous tab"), this,
+                                 [this] { m_tabs->setCurrentIndex((m_tabs->currentIndex() + m_tabs->count() - 1) % m_tabs->count()); });
+    prev->setShortcut(QKeySequence::PreviousChild);
+    auto* find = view->addAction(tr("&Find task…"), this, [this] {
+        showTab(TasksTab);
+        m_tasks->filterEdit()->setFocus();
+        m_tasks->filterEdit()->selectAll();
+    });
+    find->setShortcut(QKeySequence::Find);
+    view->addSeparator();
+    auto* dock = m_runDock->toggleViewAction();
+    dock->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    view->addAction(dock);
+    m_darkAction = view->addAction(tr("&Dark palette"));
+    m_darkAction->setCheckable(true);
+    m_darkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkMode);
+
+    auto* run = menuBar()->addMenu(tr("&Run"));
+    auto* add = run->addAction(tr("Add &submissions…"), this, [this] {
+        m_runDock->show();
+        m_run->addSources(QFileDialog::getOpenFileNames(this, tr("Submission files"), {},
+                                                        tr("Submissions (*.jsonl *.json *.py);;All files (*)")));
+    });
+    add->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    auto* start = run->addAction(tr("&Start"), m_run, &RunPanel::start);
+    start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    auto* cancel = run->addAction(tr("&Cancel"), m_run, &RunPanel::cancel);
+    cancel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About"), this, [this] {
+        QMessageBox::about(this, tr("KernelBench-X Workbench"),
+                           tr("<h3>KernelBench-X Workbench</h3><p>Browse the benchmark's tasks, run and inspect LLM-generated "
+                              "Triton kernels, and chart the results.</p><p>Syntax highlighting: %1</p>")
+                               .arg(syntaxHighlightingAvailable() ? tr("KSyntaxHighlighting") : tr("not in this build (plain text)")));
+    });
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings s;
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    const bool dark = s.value(QStringLiteral("view/dark"), false).toBool();
+    m_darkAction->setChecked(dark);
+    setDarkMode(dark);
+    m_tabs->setCurrentIndex(s.value(QStringLiteral("view/tab"), 0).toInt());
+    const QString method = s.value(QStringLiteral("run/method")).toString();
+    if (!method.isEmpty())
+        m_run->methodEdit()->setText(method);
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("view/dark"), m_dark);
+    s.setValue(QStringLiteral("view/tab"), m_tabs->currentIndex());
+    s.setValue(QStringLiteral("run/method"), m_run->methodEdit()->text());
+    if (!m_db.isEmpty())
+        s.setValue(QStringLiteral("database/last"), m_db);
+}
+
+void MainWindow::setDarkMode(bool dark)
+{
+    m_dark = dark;
+    applyPalette(dark);
+    if (m_darkAction && m_darkAction->isChecked() != dark)
+        m_darkAction->setChecked(dark);
+}
+
+bool MainWindow::openDatabase(const QString& path, bool interactive)
+{
+    QString err;
+    if (!prepareDatabase(path, &err)) {
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, err), 10000);
+        if (interactive)
+            QMessageBox::warning(this, tr("Open database"), tr("Cannot open %1:\n%2").arg(path, err));
+        return false;
+    }
+    m_db = QFileInfo(path).absoluteFilePath();
+    m_tasks->setDatabase(m_db);
+    m_results->setDatabase(m_db);
+    m_inspector->setDatabase(m_db);
+    m_code->clear();
+#ifdef KBX_HAVE_CHARTS
+    static_cast<ChartPanel*>(m_charts)->setDatabase(m_db);
+#endif
+    // Runs go into the open database, except the bundled demo: then into the user's own.
+    if (!m_run->isRunning())
+        m_run->setDatabase(m_db == demoDatabasePath() ? defaultDatabasePath() : m_db);
+    QSettings().setValue(QStringLiteral("database/last"), m_db);
+    updateTitle();
+    statusBar()->showMessage(tr("Opened %1").arg(m_db), 5000);
+    return true;
+}
+
+void MainWindow::openInitialDatabase(const QString& requested)
+{
+    if (!requested.isEmpty()) {
+        openDatabase(requested, false);
+        return;
+    }
+    const QString last = QSettings().value(QStringLiteral("database/last")).toString();
+    if (!last.isEmpty() && QFileInfo::exists(last) && openDatabase(last))
+        return;
+    const QString demo = demoDatabasePath();
+    if (!demo.isEmpty() && openDatabase(demo))
+        return;
+    m_run->setDatabase(defaultDatabasePath());
+    statusBar()->showMessage(tr("No database: open one (Ctrl+O) or start a run; the demo database is not installed."));
+    updateTitle();
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(m_db.isEmpty() ? tr("KernelBench-X Workbench")
+                                  : tr("%1 — KernelBench-X Workbench").arg(QFileInfo(m_db).fileName()));
+    m_dbLabel->setText(m_db.isEmpty() ? tr("no database") : m_db);
+}
+
+void MainWindow::showTab(Tab tab)
+{
+    m_tabs->setCurrentIndex(int(tab));
+}
+
+void MainWindow::showEvaluation(qint64 id)
+{
+    if (!m_inspector->showEvaluation(id))
+        return;
+    const auto& d = m_inspector->details();
+    const auto* task = m_tasks->model()->task(d.taskId);
+    if (task)
+        m_code->setReferenceFile(tr("Reference: %1").arg(QString::fromStdString(task->file)),
+                                 QString::fromStdString(m_tasks->model()->catalogue()->taskFile(*task).string()));
+    else
+        m_code->setReference(tr("Reference"), tr("# %1 is not in this benchmark's catalogue").arg(d.taskId));
+    m_code->setCandidate(tr("Candidate: evaluation #%1, %2 round %3 — %4").arg(d.id).arg(d.method).arg(d.round).arg(d.verdict), d.code,
+                         d.markers);
+}
+
+void MainWindow::showReference(const QString& taskId)
+{
+    const auto* task = m_tasks->model()->task(taskId);
+    if (!task)
+        return;
+    m_code->setReferenceFile(tr("Reference: %1").arg(QString::fromStdString(task->file)),
+                             QString::fromStdString(m_tasks->model()->catalogue()->taskFile(*task).string()));
+    showTab(CodeTab);
+}
+
+void MainWindow::diffEvaluations(qint64 a, qint64 b)
+{
+    const auto da = loadEvaluation(m_db, a);
+    const auto db = loadEvaluation(m_db, b);
+    if (!da.valid || !db.valid)
+        return;
+    auto title = [](const EvaluationDetails& d) {
+        return tr("#%1 %2 — %3 round %4 (%5)").arg(d.id).arg(d.taskId, d.method).arg(d.round).arg(d.verdict);
+    };
+    m_diff->setTexts(title(da), da.code, title(db), db.code);
+    showTab(DiffTab);
+}
+
+QString MainWindow::rerunEvaluations(const QList<qint64>& ids)
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/reruns");
+    QDir().mkpath(dir);
+    const QString path = QStringLiteral("%1/rerun-%2.jsonl").arg(dir, QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz")));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        statusBar()->showMessage(tr("Cannot write %1").arg(path), 8000);
+        return {};
+    }
+    int n = 0;
+    for (qint64 id : ids) {
+        const auto d = loadEvaluation(m_db, id);
+        if (!d.valid)
+            continue;
+        // The seed's JSONL format: {"predict": code, "file": "Category/stem.py"}.
+        f.write(QJsonDocument(QJsonObject{{QStringLiteral("predict"), d.code}, {QStringLiteral("file"), d.taskId + QStringLiteral(".py")}})
+                    .toJson(QJsonDocument::Compact));
+        f.write("\n");
+        ++n;
+    }
+    f.close();
+    m_runDock->show();
+    m_run->addSources({path});
+    statusBar()->showMessage(tr("%n candidate(s) added to the run panel", nullptr, n), 5000);
+    return path;
+}
+
+void MainWindow::refreshViews()
+{
+    if (m_db.isEmpty())
+        return;
+    m_results->refresh();
+    m_tasks->refresh();
+#ifdef KBX_HAVE_CHARTS
+    static_cast<ChartPanel*>(m_charts)->setDatabase(m_db);
+#endif
+}
+
+void MainWindow::onRunFinished(const RunResult& r)
+{
+    if (!r.error.isEmpty())
+        statusBar()->showMessage(tr("Run failed: %1").arg(r.error), 10000);
+    else
+        statusBar()->showMessage(tr("Run %1 %2: %3 passed, %4 failed, %5 not judged")
+                                     .arg(r.runId)
+                                     .arg(r.cancelled ? tr("cancelled") : tr("finished"))
+                                     .arg(r.passed)
+                                     .arg(r.failed)
+                                     .arg(r.notJudged),
+                                 10000);
+    m_refreshTimer->stop();
+    refreshViews();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e)
+{
+    if (m_run->isRunning()) {
+        const auto answer = QMessageBox::question(this, tr("Run in progress"), tr("A run is in progress. Cancel it and quit?"));
+        if (answer != QMessageBox::Yes) {
+            e->ignore();
+            return;
+        }
+        m_run->controller()->cancel();
+        m_run->controller()->wait();
+    }
+    saveSettings();
+    QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e)
+{
+    if (e->mimeData()->hasUrls())
+        e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e)
+{
+    QStringList subs;
+    for (const auto& u : e->mimeData()->urls()) {
+        if (!u.isLocalFile())
+            continue;
+        const QString p = u.toLocalFile();
+        if (isDatabaseFile(p))
+            openDatabase(p, true);
+        else
+            subs << p;
+    }
+    if (!subs.isEmpty()) {
+        m_runDock->show();
+        m_run->addSources(subs);
+        statusBar()->showMessage(tr("%n submission source(s) added to the run panel", nullptr, int(subs.size())), 5000);
+    }
+    e->acceptProposedAction();
+}
+
+}  // namespace kbx::gui

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""End-to-end cost and timing precision of the evaluation on a GPU machine (issue 6, bench/).
+
+  bench/perf_bench.py SOURCE --out DIR [--repeats 3] [--jobs N] [--device cuda] [--self-check]
+
+1. Evaluates SOURCE (any submission format kbx reads) `--repeats` times with `kbx eval --perf`,
+   each repeat a round of its own in DIR/bench.sqlite, and prints per kernel the seconds spent in
+   each stage (reference cases, candidate, compare, perf) plus totals and the amortised cost per
+   kernel (wall time / kernels) of the correctness stage alone and of the whole evaluation.
+2. Run-to-run precision: for every (task, shape) timed in all repeats, the coefficient of variation
+   of the candidate's median across repeats; the median CV for shapes >= 50 us and below.
+3. With --self-check: `kbx tasks --check --perf` `--repeats` times; every task's reference timed
+   against itself gives the self-speedup distribution (the noise floor): fraction within
+   [0.98, 1.02].
+Writes DIR/bench.md (with GPU, versions and date from the run provenance) and prints it."""
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def sh(cmd, log):
+    t0 = time.time()
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    return r.returncode, time.time() - t0
+
+
+def cv(xs):
+    return statistics.pstdev(xs) / statistics.mean(xs) if len(xs) > 1 and statistics.mean(xs) > 0 else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("source")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=8)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--kbx", default=os.path.join(ROOT, "build", "bin", "kbx"))
+    ap.add_argument("--perf-config", default="")
+    ap.add_argument("--self-check", action="store_true")
+    ap.add_argument("--category", default="")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    db = os.path.join(a.out, "bench.sqlite")
+    log = os.path.join(a.out, "bench.log")
+    walls = []
+    for r in range(a.repeats):
+        cmd = [a.kbx, "eval", a.source, "--device", a.device, "--jobs", str(a.jobs), "--perf", "--method", "bench",
+               "--round", str(r), "--db", db]
+        if a.perf_config:
+            cmd += ["--perf-config", a.perf_config]
+        rc, wall = sh(cmd, log)
+        walls.append(wall)
+        print(f"repeat {r}: kbx eval rc={rc} in {wall:.0f} s", file=sys.stderr)
+    self_walls = []
+    if a.self_check:
+        for r in range(a.repeats):
+            cmd = [a.kbx, "tasks", "--check", "--device", a.device, "--jobs", str(a.jobs), "--perf",
+                   "--db", os.path.join(a.out, f"self-check-{r}.sqlite")]
+            if a.category:
+                cmd += ["--category", a.category]
+            rc, wall = sh(cmd, log)
+            self_walls.append(wall)
+            print(f"self-check {r}: rc={rc} in {wall:.0f} s", file=sys.stderr)
+
+    con = sqlite3.connect(db)
+    rows = con.execute("""SELECT e.id, e.task_id, s.round, e.verdict, e.stage_seconds, e.evidence
+                          FROM evaluations e JOIN submissions s ON s.id = e.submission_id ORDER BY s.round, e.task_id""").fetchall()
+    prov = json.loads(con.execute("SELECT provenance FROM runs ORDER BY id LIMIT 1").fetchone()[0])
+    lines = [f"# kbx evaluation cost and timing precision ({time.strftime('%Y-%m-%d', time.gmtime())})", ""]
+    dev = (prov.get("devices") or [{}])[0]
+    v = prov.get("versions", {})
+    lines += [f"- device: {dev.get('name', a.device)} (uuid {dev.get('uuid', '?')}), host {prov.get('host', '?')}",
+              f"- versions: python {v.get('python')}, torch {v.get('torch')}, CUDA {v.get('cuda')}, triton {v.get('triton')}",
+              f"- source: `{a.source}`, {a.repeats} repeats, --jobs {a.jobs}", ""]
+    per = {}
+    for eid, task, rnd, verdict, st, evj in rows:
+        st = json.loads(st)
+        ev = json.loads(evj)
+        p = ev.get("perf", {})
+        per.setdefault(task, []).append((rnd, verdict, st, p))
+    lines += ["## Seconds per kernel and stage (repeat 0)", "",
+              "| task | verdict | candidate s | compare s | perf s | geomean speedup [95% CI] | triton share |",
+              "|---|---|---|---|---|---|---|"]
+    tot = {"candidate": 0.0, "compare": 0.0, "perf": 0.0}
+    n0 = 0
+    for task in sorted(per):
+        for rnd, verdict, st, p in per[task]:
+            if rnd != 0:
+                continue
+            n0 += 1
+            g = p.get("geomean_speedup")
+            gs = f"{g['estimate']:.3f} [{g['lo']:.3f}, {g['hi']:.3f}]" if g else p.get("error", "-")
+            att = p.get("attribution", {})
+            share = f"{100 * att['triton_share']:.0f}%" if att.get("available") else "-"
+            c, m, ps = st.get("candidate", 0.0), st.get("compare", 0.0), p.get("seconds", 0.0)
+            tot["candidate"] += c
+            tot["compare"] += m
+            tot["perf"] += ps
+            lines.append(f"| {task} | {verdict} | {c:.1f} | {m:.1f} | {ps:.1f} | {gs} | {share} |")
+    lines += ["", f"Totals over {n0} kernels (process seconds, summed over parallel jobs): candidate {tot['candidate']:.0f} s, "
+              f"compare {tot['compare']:.0f} s, perf {tot['perf']:.0f} s.",
+              f"Wall time per repeat: {', '.join(f'{w:.0f} s' for w in walls)}; amortised "
+              f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf).", ""]
+    # Run-to-run precision of per-shape medians.
+    t = con.execute("""SELECT e.task_id, t.shape, s.round, t.candidate_ms, t.baseline_ms FROM timings t
+                       JOIN evaluations e ON e.id = t.evaluation_id JOIN submissions s ON s.id = e.submission_id
+                       WHERE t.candidate_ms IS NOT NULL""").fetchall()
+    by = {}
+    for task, shape, rnd, cms, bms in t:
+        by.setdefault((task, shape), {})[rnd] = (cms, bms)
+    big, small = [], []
+    for k, d in by.items():
+        if len(d) < a.repeats:
+            continue
+        c = [x[0] for x in d.values()]
+        (big if statistics.median(c) >= 0.05 else small).append(cv(c))
+    lines += ["## Run-to-run precision (CV of per-shape candidate medians over the repeats)", "",
+              f"- shapes >= 50 us: {len(big)}, median CV {100 * statistics.median(big):.2f}%" if big else "- shapes >= 50 us: none",
+              f"- shapes < 50 us: {len(small)}, median CV {100 * statistics.median(small):.2f}%, worst {100 * max(small):.2f}%"
+              if small else "- shapes < 50 us: none", ""]
+    if a.self_check:
+        sp = {}
+        for r in range(a.repeats):
+            c2 = sqlite3.connect(os.path.join(a.out, f"self-check-{r}.sqlite"))
+            for task, evj in c2.execute("""SELECT e.task_id, e.evidence FROM evaluations e JOIN submissions s ON s.id = e.submission_id
+                                           JOIN methods m ON m.id = s.method_id WHERE m.name = 'reference'"""):
+                g = json.loads(evj).get("perf", {}).get("geomean_speedup")
+                if g:
+                    sp.setdefault(task, []).append(g["estimate"])
+        allv = [x for v in sp.values() for x in v]
+        inside = [x for x in allv if 0.98 <= x <= 1.02]
+        per_task_ok = [t for t, v in sp.items() if all(0.98 <= x <= 1.02 for x in v)]
+        lines += ["## Reference against itself (self-speedup, the noise floor)", "",
+                  f"- {len(sp)} tasks x {a.repeats} runs: {len(inside)} of {len(allv)} self-speedups within [0.98, 1.02] "
+                  f"({100 * len(inside) / max(1, len(allv)):.1f}%); tasks within in every run: {len(per_task_ok)} of {len(sp)}",
+                  f"- wall per self-check run: {', '.join(f'{w:.0f} s' for w in self_walls)}", ""]
+        worst = sorted(((abs(statistics.median(v) - 1), t, v) for t, v in sp.items()), reverse=True)[:10]
+        lines += ["| task | self-speedups |", "|---|---|"] + [f"| {t} | {', '.join(f'{x:.3f}' for x in v)} |" for _, t, v in worst]
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(a.out, "bench.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

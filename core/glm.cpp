@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+#include "glm.h"
+
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace kbx::glm {
+namespace {
+
+/// Linear predictors beyond +-30 (p ~ 1e-13) add nothing to the deviance but overflow the weights.
+constexpr double kEtaLimit = 30.0;
+/// A fitted probability closer than this to 0 or 1 means the estimates diverged (separation).
+constexpr double kSeparationEps = 1e-8;
+
+double clampEta(double eta) { return std::clamp(eta, -kEtaLimit, kEtaLimit); }
+
+/// log p and log(1 - p) of the logistic function, without cancellation.
+double logSigmoid(double eta) { return eta >= 0 ? -std::log1p(std::exp(-eta)) : eta - std::log1p(std::exp(eta)); }
+
+double bernoulliDeviance(const Eigen::VectorXd& eta, const Eigen::VectorXd& k, const Eigen::VectorXd& n)
+{
+    double d = 0;
+    for (Eigen::Index i = 0; i < eta.size(); ++i) {
+        const double e = clampEta(eta[i]);
+        if (k[i] > 0)
+            d -= 2.0 * k[i] * logSigmoid(e);
+        if (n[i] - k[i] > 0)
+            d -= 2.0 * (n[i] - k[i]) * logSigmoid(-e);
+    }
+    return d;
+}
+
+/// Series (x < a + 1) or continued fraction (otherwise) for the regularised incomplete gamma.
+double gammaPSeries(double a, double x)
+{
+    double sum = 1.0 / a, term = sum, ap = a;
+    for (int i = 0; i < 10000; ++i) {
+        ap += 1;
+        term *= x / ap;
+        sum += term;
+        if (std::abs(term) < std::abs(sum) * 1e-16)
+            break;
+    }
+    return sum * std::exp(-x + a * std::log(x) - std::lgamma(a));
+}
+
+double gammaQContinuedFraction(double a, double x)
+{
+    constexpr double tiny = 1e-300;
+    double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+    for (int i = 1; i < 10000; ++i) {
+        const double an = -i * (i - a);
+        b += 2;
+        d = an * d + b;
+        if (std::abs(d) < tiny)
+            d = tiny;
+        c = b + an / c;
+        if (std::abs(c) < tiny)
+            c = tiny;
+        d = 1 / d;
+        const double del = d * c;
+        h *= del;
+        if (std::abs(del - 1) < 1e-16)
+            break;
+    }
+    return std::exp(-x + a * std::log(x) - std::lgamma(a)) * h;
+}
+
+}  // namespace
+
+double gammaQ(double a, double x)
+{
+    if (!(a > 0) || x < 0 || std::isnan(x))
+        throw std::invalid_argument(fmt::format("gammaQ({}, {}): needs a > 0 and x >= 0", a, x));
+    if (x == 0)
+        return 1.0;
+    if (std::isinf(x))
+        return 0.0;
+    if (x < a + 1)
+        return std::clamp(1.0 - gammaPSeries(a, x), 0.0, 1.0);
+    return std::clamp(gammaQContinuedFraction(a, x), 0.0, 1.0);
+}
+
+double chiSquareSurvival(double x, double df)
+{
+    if (!(df > 0))
+        throw std::invalid_argument(fmt::format("chi-square with {} degrees of freedom", df));
+    if (x <= 0)
+        return 1.0;
+    return gammaQ(df / 2.0, x / 2.0);
+}
+
+Fit logistic(const std::vector<double>& design, int rows, int cols, const std::vector<double>& successes,
+             const std::vector<double>& trials, int maxIterations, double tolerance)
+{
+    if (rows < 0 || cols <= 0 || design.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
+        throw std::invalid_argument(fmt::format("logistic: design of {} values is not {} x {}", design.size(), rows, cols));
+    if (successes.size() != static_cast<std::size_t>(rows) || trials.size() != static_cast<std::size_t>(rows))
+        throw std::invalid_argument("logistic: successes and trials need one value per design row");
+    for (int i = 0; i < rows; ++i)
+        if (!(trials[i] >= 0) || !(successes[i] >= 0) || successes[i] > trials[i])
+            throw std::invalid_argument(fmt::format("logistic: row {}: {} successes of {} trials", i, successes[i], trials[i]));
+
+    // Rows without trials carry no information: leave them out.
+    std::vector<int> used;
+    for (int i = 0; i < rows; ++i)
+        if (trials[i] > 0)
+            used.push_back(i);
+    const auto m = static_cast<Eigen::Index>(used.size());
+    Eigen::MatrixXd X(m, cols);
+    Eigen::VectorXd k(m), n(m);
+    for (Eigen::Index r = 0; r < m; ++r) {
+        for (int c = 0; c < cols; ++c)
+            X(r, c) = design[static_cast<std::size_t>(used[r]) * cols + c];
+        k[r] = successes[used[r]];
+        n[r] = trials[used[r]];
+    }
+
+    Fit fit;
+    fit.beta.assign(cols, 0.0);
+    if (m == 0) {
+        fit.converged = true;
+        return fit;
+    }
+    {
+        Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(X);
+        qr.setThreshold(1e-10);
+        fit.rank = static_cast<int>(qr.rank());
+    }
+
+    // Start as R's binomial family does: mu = (k + 0.5) / (n + 1).
+    Eigen::VectorXd eta(m);
+    for (Eigen::Index i = 0; i < m; ++i) {
+        const double p = (k[i] + 0.5) / (n[i] + 1.0);
+        eta[i] = std::log(p / (1 - p));
+    }
+    double devOld = std::numeric_limits<double>::infinity();
+    Eigen::VectorXd beta = Eigen::VectorXd::Zero(cols);
+    for (int it = 1; it <= maxIterations; ++it) {
+        Eigen::VectorXd sw(m), b(m);
+        for (Eigen::Index i = 0; i < m; ++i) {
+            const double e = clampEta(eta[i]);
+            const double p = 1.0 / (1.0 + std::exp(-e));
+            const double w = n[i] * p * (1 - p);
+            sw[i] = std::sqrt(w);
+            // sqrt(w) * z with z = eta + (k - n p) / w, written so that a tiny w cannot divide 0 by 0.
+            b[i] = sw[i] * e + (k[i] - n[i] * p) / sw[i];
+        }
+        Eigen::MatrixXd A = sw.asDiagonal() * X;
+        Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(A);
+        cod.setThreshold(1e-12);
+        beta = cod.solve(b);
+        eta = X * beta;
+        const double dev = bernoulliDeviance(eta, k, n);
+        fit.iterations = it;
+        if (!std::isfinite(dev))
+            break;
+        if (std::abs(dev - devOld) / (std::abs(dev) + 0.1) < tolerance) {
+            fit.converged = true;
+            devOld = dev;
+            break;
+        }
+        devOld = dev;
+    }
+    fit.deviance = bernoulliDeviance(eta, k, n);
+    for (int c = 0; c < cols; ++c)
+        fit.beta[c] = beta[c];
+    for (Eigen::Index i = 0; i < m; ++i) {
+        const double p = 1.0 / (1.0 + std::exp(-clampEta(eta[i])));
+        if (p < kSeparationEps || p > 1 - kSeparationEps)
+            fit.separation = true;
+    }
+    return fit;
+}
+
+DevianceAnalysis devianceAnalysis(const std::vector<std::string>& factors, const std::vector<Outcome>& outcomes)
+{
+    const std::size_t F = factors.size();
+    DevianceAnalysis out;
+    out.factors = factors;
+    out.n = static_cast<int>(outcomes.size());
+    // Levels of every factor, sorted; the first is the reference.
+    std::vector<std::vector<std::string>> levels(F);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        if (outcomes[i].levels.size() != F)
+            throw std::invalid_argument(fmt::format("outcome {} has {} levels for {} factors", i, outcomes[i].levels.size(), F));
+        for (std::size_t f = 0; f < F; ++f)
+            levels[f].push_back(outcomes[i].levels[f]);
+        out.successes += outcomes[i].success;
+    }
+    for (auto& l : levels) {
+        std::sort(l.begin(), l.end());
+        l.erase(std::unique(l.begin(), l.end()), l.end());
+    }
+    // Group by covariate pattern.
+    std::map<std::vector<int>, std::pair<double, double>> groups;
+    for (const auto& o : outcomes) {
+        std::vector<int> key(F);
+        for (std::size_t f = 0; f < F; ++f)
+            key[f] = static_cast<int>(std::lower_bound(levels[f].begin(), levels[f].end(), o.levels[f]) - levels[f].begin());
+        auto& g = groups[key];
+        g.first += o.success;
+        g.second += 1;
+    }
+    const int rows = static_cast<int>(groups.size());
+    std::vector<double> k, n;
+    for (const auto& [key, kn] : groups) {
+        k.push_back(kn.first);
+        n.push_back(kn.second);
+    }
+    auto fitWith = [&](const std::vector<bool>& include) {
+        int cols = 1;
+        for (std::size_t f = 0; f < F; ++f)
+            if (include[f])
+                cols += static_cast<int>(levels[f].size()) - 1;
+        std::vector<double> X(static_cast<std::size_t>(rows) * cols, 0.0);
+        int r = 0;
+        for (const auto& [key, kn] : groups) {
+            double* row = &X[static_cast<std::size_t>(r) * cols];
+            row[0] = 1.0;
+            int c = 1;
+            for (std::size_t f = 0; f < F; ++f) {
+                if (!include[f])
+                    continue;
+                if (key[f] > 0)
+                    row[c + key[f] - 1] = 1.0;
+                c += static_cast<int>(levels[f].size()) - 1;
+            }
+            ++r;
+        }
+        auto fit = logistic(X, rows, cols, k, n);
+        out.separation = out.separation || fit.separation;
+        out.converged = out.converged && fit.converged;
+        return fit;
+    };
+    auto test = [](const std::string& name, int nLevels, const Fit& small, const Fit& big, double nullDev, double devReported, bool sep) {
+        FactorTest t;
+        t.factor = name;
+        t.levels = nLevels;
+        t.deviance = devReported;
+        t.chi2 = std::max(0.0, small.deviance - big.deviance);
+        t.df = std::max(0, big.rank - small.rank);
+        t.p = t.df > 0 ? chiSquareSurvival(t.chi2, t.df) : 1.0;
+        t.share = nullDev > 0 ? t.chi2 / nullDev : 0.0;
+        t.separation = sep;
+        return t;
+    };
+    if (outcomes.empty()) {
+        for (std::size_t f = 0; f < F; ++f) {
+            out.alone.push_back({factors[f], 0});
+            out.drop.push_back({factors[f], 0});
+        }
+        return out;
+    }
+    Fit null = fitWith(std::vector<bool>(F, false));
+    // The intercept-only fit is the overall rate: its deviance in closed form (exactly 0 when every
+    // outcome is the same, where the fit would leave ~1e-13 from the clamped linear predictor).
+    {
+        const double K = out.successes, N = out.n, p = K / N;
+        null.deviance = (K > 0 ? -2 * K * std::log(p) : 0.0) + (N - K > 0 ? -2 * (N - K) * std::log1p(-p) : 0.0);
+        null.separation = false;
+    }
+    const Fit joint = fitWith(std::vector<bool>(F, true));
+    out.nullDeviance = null.deviance;
+    out.jointDeviance = joint.deviance;
+    out.jointDf = std::max(0, joint.rank - null.rank);
+    out.jointChi2 = std::max(0.0, null.deviance - joint.deviance);
+    out.jointP = out.jointDf > 0 ? chiSquareSurvival(out.jointChi2, out.jointDf) : 1.0;
+    out.jointShare = null.deviance > 0 ? out.jointChi2 / null.deviance : 0.0;
+    for (std::size_t f = 0; f < F; ++f) {
+        std::vector<bool> only(F, false), without(F, true);
+        only[f] = true;
+        without[f] = false;
+        const Fit alone = F == 1 ? joint : fitWith(only);
+        const Fit rest = F == 1 ? null : fitWith(without);
+        const int L = static_cast<int>(levels[f].size());
+        out.alone.push_back(test(factors[f], L, null, alone, null.deviance, alone.deviance, alone.separation));
+        out.drop.push_back(test(factors[f], L, rest, joint, null.deviance, rest.deviance, joint.separation || rest.separation));
+    }
+    return out;
+}
+
+}  // namespace kbx::glm

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+#include "perfstats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace kbx::perf {
+
+double quantile(std::vector<double> xs, double q)
+{
+    if (xs.empty())
+        throw std::invalid_argument("quantile of no samples");
+    std::sort(xs.begin(), xs.end());
+    const double h = (static_cast<double>(xs.size()) - 1.0) * std::clamp(q, 0.0, 1.0);
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const auto hi = std::min(lo + 1, xs.size() - 1);
+    return xs[lo] + (h - static_cast<double>(lo)) * (xs[hi] - xs[lo]);
+}
+
+Summary summarize(const std::vector<double>& xs)
+{
+    Summary s;
+    s.n = xs.size();
+    if (xs.empty())
+        return s;
+    s.median = quantile(xs, 0.5);
+    s.q1 = quantile(xs, 0.25);
+    s.q3 = quantile(xs, 0.75);
+    s.iqr = s.q3 - s.q1;
+    s.mean = std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
+    auto [mn, mx] = std::minmax_element(xs.begin(), xs.end());
+    s.min = *mn;
+    s.max = *mx;
+    s.cv = s.median > 0 ? s.iqr / 1.349 / s.median : 0.0;
+    return s;
+}
+
+namespace {
+double medianOfResample(const std::vector<double>& xs, std::mt19937_64& rng, std::vector<double>& buf)
+{
+    std::uniform_int_distribution<std::size_t> pick(0, xs.size() - 1);
+    buf.resize(xs.size());
+    for (auto& v : buf)
+        v = xs[pick(rng)];
+    const auto mid = buf.size() / 2;
+    std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(mid), buf.end());
+    double m = buf[mid];
+    if (buf.size() % 2 == 0) {
+        m = 0.5 * (m + *std::max_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(mid)));
+    }
+    return m;
+}
+
+Interval percentile(std::vector<double> stats, double estimate, double level)
+{
+    Interval iv;
+    iv.estimate = estimate;
+    iv.lo = quantile(stats, (1.0 - level) / 2.0);
+    iv.hi = quantile(std::move(stats), 1.0 - (1.0 - level) / 2.0);
+    return iv;
+}
+}  // namespace
+
+Interval speedupCI(const std::vector<double>& c, const std::vector<double>& r, std::uint64_t seed, int resamples, double level)
+{
+    if (c.empty() || r.empty())
+        throw std::invalid_argument("speedup of a side without samples");
+    const double est = quantile(r, 0.5) / quantile(c, 0.5);
+    std::mt19937_64 rng(seed);
+    std::vector<double> stats, buf;
+    stats.reserve(static_cast<std::size_t>(resamples));
+    for (int i = 0; i < resamples; ++i) {
+        double mc = medianOfResample(c, rng, buf);
+        double mr = medianOfResample(r, rng, buf);
+        stats.push_back(mr / mc);
+    }
+    return percentile(std::move(stats), est, level);
+}
+
+Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& c, const std::vector<std::vector<double>>& r,
+                          std::uint64_t seed, int resamples, double level)
+{
+    if (c.empty() || c.size() != r.size())
+        throw std::invalid_argument("geomean over mismatched or no shapes");
+    double logSum = 0;
+    for (std::size_t s = 0; s < c.size(); ++s)
+        logSum += std::log(quantile(r[s], 0.5) / quantile(c[s], 0.5));
+    const double est = std::exp(logSum / static_cast<double>(c.size()));
+    std::mt19937_64 rng(seed);
+    std::vector<double> stats, buf;
+    stats.reserve(static_cast<std::size_t>(resamples));
+    for (int i = 0; i < resamples; ++i) {
+        double ls = 0;
+        for (std::size_t s = 0; s < c.size(); ++s)
+            ls += std::log(medianOfResample(r[s], rng, buf) / medianOfResample(c[s], rng, buf));
+        stats.push_back(std::exp(ls / static_cast<double>(c.size())));
+    }
+    return percentile(std::move(stats), est, level);
+}
+
+double sumTimeRatio(const std::vector<double>& c, const std::vector<double>& r)
+{
+    const double sc = std::accumulate(c.begin(), c.end(), 0.0);
+    const double sr = std::accumulate(r.begin(), r.end(), 0.0);
+    return sc > 0 ? sr / sc : 0.0;
+}
+
+bool medianConverged(const std::vector<double>& xs, double targetRel)
+{
+    const std::size_t n = xs.size();
+    if (n < 5)
+        return false;
+    std::vector<double> s = xs;
+    std::sort(s.begin(), s.end());
+    const double med = quantile(s, 0.5);
+    const double h = 1.96 * std::sqrt(static_cast<double>(n)) / 2.0;
+    const auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(static_cast<double>(n) / 2.0 - h)));
+    const auto hi = std::min(n - 1, static_cast<std::size_t>(std::ceil(static_cast<double>(n) / 2.0 + h)));
+    return med > 0 && (s[hi] - s[lo]) / med <= 2.0 * targetRel;
+}
+
+bool isTie(const Interval& speedup, const Interval& noise)
+{
+    // The noise floor (reference vs itself) tells how far from 1 a ratio can drift by chance;
+    // a speedup whose CI overlaps that band around 1 is a tie.
+    const double band = std::max(std::abs(noise.hi - 1.0), std::abs(1.0 - noise.lo));
+    return speedup.lo <= 1.0 + band && speedup.hi >= 1.0 - band;
+}
+
+Roofline roofline(double ms, double bytes, double flops, double peakGBs, double peakTflops)
+{
+    Roofline r;
+    if (ms <= 0)
+        return r;
+    const double s = ms * 1e-3;
+    r.gbs = bytes / s / 1e9;
+    r.tflops = flops / s / 1e12;
+    r.bandwidthUtil = peakGBs > 0 ? r.gbs / peakGBs : 0.0;
+    r.computeUtil = peakTflops > 0 ? r.tflops / peakTflops : 0.0;
+    const double tb = peakGBs > 0 ? bytes / (peakGBs * 1e9) : 0.0;
+    const double tf = peakTflops > 0 ? flops / (peakTflops * 1e12) : 0.0;
+    r.boundMs = std::max(tb, tf) * 1e3;
+    r.fasterThanBound = r.boundMs > 0 && ms < 0.9 * r.boundMs;
+    return r;
+}
+
+}  // namespace kbx::perf

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Statistics of the perf stage (docs/PERF_PROTOCOL.md): robust summaries of raw timing samples,
+// bootstrap confidence intervals of per-shape speedups and of a task's geometric-mean speedup,
+// the seed's sum-of-times ratio for comparison, and roofline numbers. Plain C++, deterministic
+// (the bootstrap takes its seed from the caller).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbx::perf {
+
+struct Summary {
+    std::size_t n = 0;
+    double median = 0, q1 = 0, q3 = 0, iqr = 0, mean = 0, min = 0, max = 0;
+    double cv = 0;  ///< robust coefficient of variation: IQR / 1.349 / median
+};
+
+/// Linear-interpolation quantile (type 7, as numpy's default) of unsorted samples.
+double quantile(std::vector<double> xs, double q);
+Summary summarize(const std::vector<double>& xs);
+
+struct Interval {
+    double estimate = 0, lo = 0, hi = 0;
+};
+
+/// Speedup of one shape: median(reference) / median(candidate), with a percentile bootstrap CI
+/// (both sample sets resampled independently).
+Interval speedupCI(const std::vector<double>& candidateMs, const std::vector<double>& referenceMs, std::uint64_t seed,
+                   int resamples = 2000, double level = 0.95);
+
+/// A task's geometric-mean speedup over its shapes with a bootstrap CI (every shape's samples
+/// resampled within the shape, then the geomean of the resampled medians' ratios).
+Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& candidateMs,
+                          const std::vector<std::vector<double>>& referenceMs, std::uint64_t seed, int resamples = 1000,
+                          double level = 0.95);
+
+/// The seed's aggregate: sum of reference medians / sum of candidate medians.
+double sumTimeRatio(const std::vector<double>& candidateMedians, const std::vector<double>& referenceMedians);
+
+/// Adaptive stopping rule used by the timer: true when the distribution-free 95 % CI of the median
+/// (order statistics) is within +-targetRel of the median.
+bool medianConverged(const std::vector<double>& xs, double targetRel);
+
+/// Whether the speedup CI lies within the task's noise floor (reference against itself): a tie.
+bool isTie(const Interval& speedup, const Interval& noiseFloor);
+
+struct Roofline {
+    double gbs = 0;               ///< achieved GB/s (1e9 bytes)
+    double tflops = 0;            ///< achieved TFLOP/s
+    double bandwidthUtil = 0;     ///< gbs / peak GB/s
+    double computeUtil = 0;       ///< tflops / peak TFLOP/s
+    double boundMs = 0;           ///< max(bytes / peak bw, flops / peak rate): the roofline time
+    bool fasterThanBound = false; ///< measured time below 0.9x the bound: audit (wrong cost, or cheating)
+};
+Roofline roofline(double ms, double bytes, double flops, double peakGBs, double peakTflops);
+
+}  // namespace kbx::perf

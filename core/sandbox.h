@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "process.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kbx {
+
+/// How candidate code is contained (only the candidate role: reference and compare are ours).
+///   bwrap  : bubblewrap: new user, pid, network, IPC and UTS namespaces; / read-only; private /tmp,
+///            /var/tmp, /run, /dev/shm; $HOME, the run's scratch root, the database and the source
+///            tree's tests/bench/.git replaced by empty directories; only the candidate's own
+///            evaluation directory writable and only its inputs file visible from the reference
+///            directory; GPU device nodes passed through; plus the rlimits below.
+///   rlimit : no bwrap: setrlimit (CPU, NOFILE, FSIZE, AS on the CPU device, NPROC where it is
+///            counted per sandbox), a network namespace of its own where the kernel permits it, and
+///            as root a uid of its own per candidate (so the project, $HOME and the reference outputs,
+///            made 0600, are out of reach and every process it leaves is killed afterwards).
+///            Weaker: the file system stays readable, /tmp is shared, no pid namespace.
+///   none   : a process group with a wall-clock limit, nothing else (the old behaviour).
+enum class SandboxKind { None, Rlimit, Bwrap };
+
+struct SandboxInfo {
+    SandboxKind kind = SandboxKind::None;
+    std::string requested = "auto";
+    std::filesystem::path bwrap;       ///< the bwrap executable (kind == Bwrap)
+    bool networkIsolated = false;      ///< no network beyond its own loopback
+    bool separateUid = false;          ///< kbx runs as root: every candidate runs under a uid of its own
+    bool nprocLimited = false;         ///< RLIMIT_NPROC applies to the candidate alone
+    std::string note;                  ///< why auto did not get bwrap, etc.
+
+    std::string name() const;          ///< none | rlimit | bwrap
+    std::string describe() const;      ///< one line for people ("bwrap 0.8.0: ...")
+    nlohmann::json toJson() const;     ///< for the run's provenance
+};
+
+/// "auto", "bwrap", "rlimit" or "none".
+bool isSandboxMode(const std::string& mode);
+
+/// Resolves a mode on this machine (cached per mode). auto: bwrap when installed and able to start a
+/// sandbox here, else rlimit. Throws std::invalid_argument for an unknown mode and
+/// std::runtime_error when bwrap is asked for and cannot run.
+SandboxInfo resolveSandbox(const std::string& mode);
+
+struct SandboxLimits {
+    double cpuSeconds = 0;                   ///< RLIMIT_CPU (0: none)
+    std::uint64_t addressSpace = 0;          ///< RLIMIT_AS in bytes (0: none; never with CUDA)
+    std::uint64_t fileSize = 4ull << 30;     ///< RLIMIT_FSIZE: largest file it may write
+    std::uint64_t openFiles = 4096;          ///< RLIMIT_NOFILE
+    std::uint64_t processes = 512;           ///< RLIMIT_NPROC (threads count), where it is safe
+    std::uint64_t tmpfsBytes = 256ull << 20; ///< size of the private /tmp, /var/tmp, /dev/shm (bwrap)
+};
+
+/// What one candidate may see and touch.
+struct SandboxRequest {
+    std::filesystem::path workDir;                  ///< its evaluation directory: private, writable
+    std::vector<std::filesystem::path> readOnly;    ///< stay visible even inside hidden directories
+    std::vector<std::filesystem::path> hidden;      ///< directories shown empty, files shown as /dev/null
+    std::vector<std::filesystem::path> unreadable;  ///< rlimit with a separate uid: chmod 0600 (root-owned)
+    /// Directories from here down to workDir and to the readOnly paths below it are made traversable
+    /// by others (o+x), so a candidate under a uid of its own reaches its files (the run's scratch root).
+    std::filesystem::path traverseRoot;
+    bool gpu = false;                               ///< pass /dev/nvidia* through
+    SandboxLimits limits;
+};
+
+/// Held while the sandboxed process runs; on destruction kills whatever is left under the
+/// candidate's uid, hands the uid back and returns its directory to us.
+class SandboxLease {
+public:
+    SandboxLease() = default;
+    SandboxLease(const SandboxLease&) = delete;
+    SandboxLease& operator=(const SandboxLease&) = delete;
+    ~SandboxLease();
+    int uid() const { return m_uid; }
+
+private:
+    friend std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo&, const SandboxRequest&, ProcessSpec&);
+    int m_uid = -1;
+    std::filesystem::path m_workDir;
+};
+
+/// Applies the sandbox to a process about to be started: wraps argv in bwrap, sets rlimits, the uid,
+/// the network namespace and a clean environment (HOME, TMPDIR, caches inside workDir; variables
+/// outside an allow-list removed). Keep the lease until runProcess returned.
+std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const SandboxRequest& req, ProcessSpec& spec);
+
+/// The bwrap command line (without the sandboxed command) for a request. Exposed for tests.
+std::vector<std::string> bwrapArguments(const SandboxInfo& info, const SandboxRequest& req);
+
+/// Environment variables a candidate keeps (PATH, locale, CUDA_*, TRITON_*, PYTHON*, ...).
+bool candidateEnvAllowed(const std::string& name);
+
+/// Paths a candidate worker needs to start: the Python of the worker (KBX_PYTHON or the build's
+/// venv) with its real prefix, KBX_HARNESS_DIR when set.
+std::vector<std::filesystem::path> workerRuntimePaths();
+
+/// Directories candidates must not see by default: $HOME (when the worker's Python is a venv, re-exposed
+/// where needed), and the source tree's tests/, bench/ and .git beside tasksDir.
+std::vector<std::filesystem::path> defaultHiddenPaths(const std::filesystem::path& tasksDir);
+
+}  // namespace kbx

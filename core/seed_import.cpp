@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: MIT
+#include "seed_import.h"
+
+#include "catalogue.h"
+#include "source.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace kbx {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+/// Reads files and hashes what was read (relative name + content), in the order given.
+class Reader {
+public:
+    explicit Reader(fs::path root) : m_root(std::move(root)) {}
+
+    std::string read(const fs::path& p)
+    {
+        std::ifstream in(p, std::ios::binary);
+        if (!in)
+            throw ImportError(fmt::format("{}: cannot read", p.string()));
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::string text = ss.str();
+        std::error_code ec;
+        auto rel = fs::is_directory(m_root) ? fs::relative(p, m_root, ec) : p.filename();
+        m_hashInput += (ec ? p.filename() : rel).generic_string();
+        m_hashInput += '\0';
+        m_hashInput += text;
+        m_hashInput += '\0';
+        m_files.push_back(p.string());
+        return text;
+    }
+    std::string sha256() const { return sha256Hex(m_hashInput); }
+    const std::vector<std::string>& files() const { return m_files; }
+
+private:
+    fs::path m_root;
+    std::string m_hashInput;
+    std::vector<std::string> m_files;
+};
+
+/// Line and column (1-based) of a byte offset.
+std::pair<std::size_t, std::size_t> lineColumn(const std::string& text, std::size_t byte)
+{
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < std::min(byte, text.size()); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return {line, col};
+}
+
+json parseJson(const std::string& text, const std::string& file)
+{
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        // e.byte is 1-based and points past the offending character.
+        auto [line, col] = lineColumn(text, e.byte > 0 ? e.byte - 1 : 0);
+        std::string what = e.what();
+        if (auto pos = what.find("parse error"); pos != std::string::npos)
+            what = what.substr(pos);
+        throw ImportError(fmt::format("{}:{}:{}: not valid JSON ({}){}", file, line, col, what,
+                                      e.byte >= text.size() ? " - the file ends early (a partial write?)" : ""));
+    }
+}
+
+std::string shortJson(const json& v)
+{
+    auto s = v.dump();
+    return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+/// A verdict flag: true/false, or 0/1. Tries the keys in order; nullopt when none is present.
+std::optional<bool> flag(const json& obj, std::initializer_list<const char*> keys, const std::string& where)
+{
+    for (const char* k : keys) {
+        auto it = obj.find(k);
+        if (it == obj.end() || it->is_null())
+            continue;
+        if (it->is_boolean())
+            return it->get<bool>();
+        if (it->is_number_integer() && (it->get<long long>() == 0 || it->get<long long>() == 1))
+            return it->get<long long>() == 1;
+        throw ImportError(fmt::format("{}: \"{}\" is {}, expected true or false", where, k, shortJson(*it)));
+    }
+    return std::nullopt;
+}
+
+bool requiredFlag(const json& obj, std::initializer_list<const char*> keys, const std::string& where)
+{
+    if (auto v = flag(obj, keys, where))
+        return *v;
+    throw ImportError(fmt::format("{}: no \"{}\" (a partial record?)", where, *keys.begin()));
+}
+
+/// A number; "N/A", "", null or a missing key mean absent (the seed writes "N/A" where perf did not run).
+std::optional<double> number(const json& obj, const char* key, const std::string& where)
+{
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null())
+        return std::nullopt;
+    if (it->is_number()) {
+        double v = it->get<double>();
+        if (!std::isfinite(v))
+            return std::nullopt;
+        return v;
+    }
+    if (it->is_string()) {
+        const auto s = it->get<std::string>();
+        if (s.empty() || s == "N/A" || s == "n/a" || s == "NA" || s == "nan" || s == "NaN")
+            return std::nullopt;
+        try {
+            std::size_t used = 0;
+            double v = std::stod(s, &used);
+            if (used == s.size() && std::isfinite(v))
+                return v;
+        } catch (const std::exception&) {
+        }
+    }
+    throw ImportError(fmt::format("{}: \"{}\" is {}, expected a number or \"N/A\"", where, key, shortJson(*it)));
+}
+
+std::string text(const json& obj, const char* key, const std::string& where)
+{
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null())
+        return {};
+    if (!it->is_string())
+        throw ImportError(fmt::format("{}: \"{}\" is {}, expected a string", where, key, shortJson(*it)));
+    return it->get<std::string>();
+}
+
+/// The verdict of one seed record (metrics entry, corpus before/after).
+rounds::State seedState(const json& obj, const std::string& where, std::optional<double>& runtimeMs)
+{
+    rounds::State s;
+    s.callOk = requiredFlag(obj, {"call_ok", "compile_ok", "call"}, where);
+    const bool exe = requiredFlag(obj, {"exe_ok", "correctness_ok", "exe"}, where);
+    // The seed only runs exe after call passed; a correct verdict without a passing call is not one.
+    s.exeOk = s.callOk && exe;
+    s.speedup = number(obj, "speedup", where);
+    runtimeMs = number(obj, "runtime_ms", where);
+    auto perf = flag(obj, {"perf_ok", "perf"}, where);
+    // Perf is meaningful only after a correct exe (the seed's unified_results does the same).
+    s.perfOk = s.exeOk && perf.value_or(s.speedup.has_value());
+    if (!s.perfOk)
+        s.speedup.reset();
+    return s;
+}
+
+std::string placeholderCode(const std::string& origin, const std::string& gpu, const std::string& method, int round)
+{
+    return fmt::format("# kbx import: the seed kept no code for this verdict\n# source: {}\n# gpu: {}, method: {}, round: {}\n", origin, gpu,
+                       method, round);
+}
+
+ImportedEvaluation makeEvaluation(const std::string& taskId, const json& record, const std::string& codeKey,
+                                  const std::string& origin, const std::string& where, const std::string& gpu,
+                                  const std::string& method, int round)
+{
+    ImportedEvaluation ev;
+    ev.taskId = taskId;
+    ev.round = round;
+    ev.origin = origin;
+    ev.state = seedState(record, where, ev.runtimeMs);
+    ev.error = text(record, "error", where);
+    if (ev.error.empty())
+        ev.error = text(record, "stderr", where);
+    std::string code;
+    if (!codeKey.empty())
+        code = cleanSubmission(text(record, codeKey.c_str(), where));
+    ev.code = code.empty() ? placeholderCode(origin, gpu, method, round) : code;
+    // The seed's own fields, minus the code (stored as the candidate) and bulky logs.
+    for (const auto& [k, v] : record.items()) {
+        if (k == "code" || k == codeKey || k == "before_code" || k == "after_code" || k == "unified_diff")
+            continue;
+        if (k == "error" || k == "stderr") {
+            auto s = v.is_string() ? v.get<std::string>() : v.dump();
+            ev.seed[k] = s.size() > 4000 ? s.substr(0, 4000) + "..." : s;
+            continue;
+        }
+        ev.seed[k] = v;
+    }
+    ev.seed["code_kept"] = !code.empty();
+    return ev;
+}
+
+bool isGoldenList(const json& j)
+{
+    if (!j.is_array() || j.empty())
+        return false;
+    return j[0].is_object() && j[0].contains("input_size") && j[0].contains("ms");
+}
+
+bool isSummary(const json& j)
+{
+    return j.is_object() && j.contains("total") && (j.contains("call_pass") || j.contains("exe_pass"));
+}
+
+bool isMetrics(const json& j)
+{
+    if (j.is_array())
+        return !j.empty() && j[0].is_object() && j[0].contains("file") && (j[0].contains("call_ok") || j[0].contains("exe_ok"));
+    if (!j.is_object() || isSummary(j))
+        return false;
+    for (const auto& [k, v] : j.items())
+        if (v.is_object() && (v.contains("call_ok") || v.contains("exe_ok") || v.contains("compile_ok")))
+            return true;
+    return false;
+}
+
+std::string nameOr(const std::optional<std::string>& given, const fs::path& dir)
+{
+    if (given && !given->empty())
+        return *given;
+    auto name = fs::absolute(dir).lexically_normal().filename().string();
+    if (name.empty())  // a trailing slash
+        name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+    return name;
+}
+
+/// A folder's name (a trailing separator and "." resolved).
+std::string dirName(const fs::path& dir)
+{
+    auto p = fs::absolute(dir).lexically_normal();
+    if (p.filename().empty())
+        p = p.parent_path();
+    return p.filename().string();
+}
+
+int optionRound(const ImportOptions& opt) { return opt.round.value_or(0); }
+
+// ---- seed-summary ------------------------------------------------------------------------------
+
+SeedSummary readSummary(Reader& rd, const fs::path& p, const std::string& gpu, const std::string& method, int round)
+{
+    const auto file = p.string();
+    auto j = parseJson(rd.read(p), file);
+    if (!isSummary(j))
+        throw ImportError(fmt::format("{}: not a seed summary.json (an object with \"total\", \"call_pass\", \"exe_pass\")", file));
+    for (const char* k : {"total", "call_pass", "exe_pass", "perf_pass"})
+        if (j.contains(k) && !j[k].is_number_integer())
+            throw ImportError(fmt::format("{}: key \"{}\" is {}, expected a count", file, k, shortJson(j[k])));
+    for (const char* k : {"call_rate", "exe_rate", "perf_rate", "avg_speedup", "avg_speedup_global", "avg_speedup_per_task"})
+        (void)number(j, k, fmt::format("{}: summary", file));
+    return {gpu, method, round, file, j};
+}
+
+// ---- seed-metrics ------------------------------------------------------------------------------
+
+void readMetrics(Reader& rd, const fs::path& p, const std::string& gpu, const std::string& method, int round,
+                 const ImportOptions& opt, ImportBatch& batch)
+{
+    const auto file = p.string();
+    auto j = parseJson(rd.read(p), file);
+    if (!isMetrics(j)) {
+        if (j.is_object() && j.empty())
+            throw ImportError(fmt::format("{}: an empty metrics.json (no task)", file));
+        throw ImportError(fmt::format("{}: not a seed metrics.json (an object keyed by task file, each with call_ok and exe_ok)", file));
+    }
+    // Entries as (key, object): the seed writes an object keyed by file; a list of entries with "file" is accepted too.
+    std::vector<std::pair<std::string, const json*>> entries;
+    if (j.is_array()) {
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            const auto where = fmt::format("{}: entry {}", file, i);
+            if (!j[i].is_object())
+                throw ImportError(fmt::format("{}: expected an object, found {}", where, shortJson(j[i])));
+            auto name = text(j[i], "file", where);
+            if (name.empty())
+                throw ImportError(fmt::format("{}: no \"file\"", where));
+            entries.emplace_back(name, &j[i]);
+        }
+    } else {
+        for (const auto& [k, v] : j.items())
+            entries.emplace_back(k, &v);
+    }
+    ImportedRun run;
+    run.gpu = gpu;
+    run.method = method;
+    run.file = file;
+    run.format = "seed-metrics";
+    std::set<std::string> seen;
+    int callPass = 0, exePass = 0, perfPass = 0;
+    for (const auto& [key, v] : entries) {
+        const auto where = fmt::format("{}: key '{}'", file, key);
+        if (!v->is_object())
+            throw ImportError(fmt::format("{}: expected an object, found {}", where, shortJson(*v)));
+        auto taskId = seedTaskId(key, opt.catalogue, where);
+        if (!seen.insert(taskId).second)
+            throw ImportError(fmt::format("{}: task {} appears twice", where, taskId));
+        auto ev = makeEvaluation(taskId, *v, "code", fmt::format("{}#{}", file, key), where, gpu, method, round);
+        callPass += ev.state.callOk;
+        exePass += ev.state.exeOk;
+        perfPass += ev.state.perfOk;
+        run.evaluations.push_back(std::move(ev));
+    }
+    // A summary.json beside it was written from the same results: it must agree, else one of them is stale or partial.
+    const auto summaryPath = p.parent_path() / "summary.json";
+    if (p.filename() != "summary.json" && fs::is_regular_file(summaryPath)) {
+        auto s = readSummary(rd, summaryPath, gpu, method, round);
+        const auto sfile = summaryPath.string();
+        auto check = [&](const char* k, int have) {
+            if (s.fields.contains(k) && s.fields[k].get<long long>() != have)
+                throw ImportError(fmt::format("{}: \"{}\" is {}, but {} gives {} (is one of them partial or from another run?)", sfile, k,
+                                              s.fields[k].get<long long>(), file, have));
+        };
+        check("total", static_cast<int>(run.evaluations.size()));
+        check("call_pass", callPass);
+        check("exe_pass", exePass);
+        check("perf_pass", perfPass);
+        if (s.fields.contains("method") && s.fields["method"].is_string() && s.fields["method"] != method)
+            batch.notes.push_back(fmt::format("{}: the summary names method '{}'; imported as '{}' (from {})", sfile,
+                                              s.fields["method"].get<std::string>(), method, opt.method ? "--method" : "the folder name"));
+        run.provenance["seed_summary"] = s.fields;
+        batch.summaries.push_back(std::move(s));
+    }
+    batch.runs.push_back(std::move(run));
+}
+
+// ---- golden-results ----------------------------------------------------------------------------
+
+void readGoldenFile(Reader& rd, const fs::path& p, const std::string& gpu, const ImportOptions& opt, ImportBatch& batch)
+{
+    const auto file = p.string();
+    auto stem = p.stem().string();
+    if (stem.find('.') != std::string::npos) {
+        // e.g. "SGD.py.json", "solve_and_add_scaled_vector..json": the seed reads <stem>.json only.
+        batch.notes.push_back(fmt::format("{}: left out (the seed reads <task>.json; this name is no task's)", file));
+        return;
+    }
+    auto j = parseJson(rd.read(p), file);
+    if (!j.is_array())
+        throw ImportError(fmt::format("{}: expected a list of {{input_size, ms, GB/s, TFLOPS}}, found {}", file, shortJson(j)));
+    std::string taskId;
+    if (opt.catalogue)
+        if (auto* t = opt.catalogue->resolve(stem))
+            taskId = t->id;
+    int skipped = 0;
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        const auto where = fmt::format("{}: entry {}", file, i);
+        const auto& e = j[i];
+        if (!e.is_object())
+            throw ImportError(fmt::format("{}: expected an object, found {}", where, shortJson(e)));
+        if (!e.contains("input_size"))
+            throw ImportError(fmt::format("{}: no \"input_size\"", where));
+        auto ms = number(e, "ms", where);
+        if (!ms || *ms <= 0) {  // the seed's sums skip rows without a positive time too
+            ++skipped;
+            continue;
+        }
+        GoldenTiming g;
+        g.gpu = gpu;
+        g.task = stem;
+        g.taskId = taskId;
+        g.index = static_cast<int>(i);
+        g.inputSize = e["input_size"].dump();
+        g.ms = *ms;
+        g.gbs = number(e, "GB/s", where);
+        g.tflops = number(e, "TFLOPS", where);
+        g.file = file;
+        batch.golden.push_back(std::move(g));
+    }
+    if (skipped)
+        batch.notes.push_back(fmt::format("{}: {} row(s) without a positive \"ms\" left out", file, skipped));
+    if (j.empty())
+        batch.notes.push_back(fmt::format("{}: no timing rows", file));
+}
+
+std::vector<fs::path> sortedEntries(const fs::path& dir, bool wantDirs, const std::string& ext = {})
+{
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (wantDirs ? e.is_directory() : (e.is_regular_file() && (ext.empty() || e.path().extension() == ext)))
+            out.push_back(e.path());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void readGoldenDir(Reader& rd, const fs::path& dir, const std::string& gpu, const ImportOptions& opt, ImportBatch& batch)
+{
+    auto files = sortedEntries(dir, false, ".json");
+    if (files.empty())
+        throw ImportError(fmt::format("{}: no <task>.json golden timing files", dir.string()));
+    for (const auto& f : files)
+        readGoldenFile(rd, f, gpu, opt, batch);
+}
+
+// ---- corpus ------------------------------------------------------------------------------------
+
+void readCorpus(Reader& rd, const fs::path& p, const ImportOptions& opt, ImportBatch& batch)
+{
+    const auto file = p.string();
+    const auto content = rd.read(p);
+    ImportedRun run;
+    run.format = "corpus";
+    run.file = file;
+    run.gpu = opt.gpu.value_or("unknown");
+    if (!opt.method)
+        throw ImportError(fmt::format("{}: the corpus records do not name their method: give --method (e.g. --method GEAK)", file));
+    run.method = *opt.method;
+    if (opt.round)
+        batch.notes.push_back("--round ignored: corpus records carry their rounds");
+    // One evaluation per (task, round): a round's code is the 'after' of one transition and the 'before' of the next.
+    std::map<std::pair<std::string, int>, std::vector<std::size_t>> byTaskRound;
+    std::istringstream in(content);
+    std::string line;
+    std::size_t lineNo = 0;
+    const std::size_t runIndex = batch.runs.size();
+    auto addState = [&](const std::string& taskId, int round, const json& state, const json& record, const char* codeKey,
+                        const std::string& origin, const std::string& where) -> std::size_t {
+        // The record's code sits beside before/after: carry it into the state object for makeEvaluation.
+        json withCode = state;
+        if (record.contains(codeKey))
+            withCode[codeKey] = record[codeKey];
+        auto ev = makeEvaluation(taskId, withCode, codeKey, origin, where, run.gpu, run.method, round);
+        auto& same = byTaskRound[{taskId, round}];
+        for (auto idx : same) {
+            auto& old = run.evaluations[idx];
+            const bool oldPlaceholder = !old.seed.value("code_kept", false);
+            const bool newPlaceholder = !ev.seed.value("code_kept", false);
+            if (old.code == ev.code || newPlaceholder || oldPlaceholder) {
+                if (old.state.callOk != ev.state.callOk || old.state.exeOk != ev.state.exeOk)
+                    batch.notes.push_back(fmt::format("{}: {} round {} has another verdict in {}; kept the first", where, taskId, round,
+                                                      old.origin));
+                if (oldPlaceholder && !newPlaceholder) {
+                    old.code = ev.code;
+                    old.seed["code_kept"] = true;
+                }
+                return idx;
+            }
+        }
+        if (!same.empty())
+            batch.notes.push_back(fmt::format("{}: {} round {}: other code than in {}; both kept", where, taskId, round,
+                                              run.evaluations[same.front()].origin));
+        same.push_back(run.evaluations.size());
+        run.evaluations.push_back(std::move(ev));
+        return run.evaluations.size() - 1;
+    };
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        const auto where = fmt::format("{}:{}", file, lineNo);
+        json j;
+        try {
+            j = json::parse(line);
+        } catch (const json::parse_error& e) {
+            std::string what = e.what();
+            if (auto pos = what.find("parse error"); pos != std::string::npos)
+                what = what.substr(pos);
+            throw ImportError(fmt::format("{}: not valid JSON ({}){}", where, what,
+                                          e.byte >= line.size() ? " - the line ends early (a partial write?)" : ""));
+        }
+        if (!j.is_object())
+            throw ImportError(fmt::format("{}: expected a corpus record (an object), found {}", where, shortJson(j)));
+        auto taskName = text(j, "task_id", where);
+        if (taskName.empty())
+            taskName = text(j, "file", where);
+        if (taskName.empty())
+            throw ImportError(fmt::format("{}: no \"task_id\"", where));
+        auto taskId = seedTaskId(taskName, opt.catalogue, where);
+        // Rounds as "round_0" (from_round/to_round), else from "round_0_to_round_1" (transition). -1: unknown.
+        auto roundOf = [&](const char* key) {
+            auto r = j.contains(key) ? seedRound(j[key]) : std::nullopt;
+            return r ? *r : -1;
+        };
+        int fromRound = roundOf("from_round"), toRound = roundOf("to_round");
+        if ((fromRound < 0 || toRound < 0) && j.contains("transition") && j["transition"].is_string()) {
+            std::smatch m;
+            const auto t = j["transition"].get<std::string>();
+            if (std::regex_match(t, m, std::regex(R"(round_(\d+)_to_round_(\d+))"))) {
+                fromRound = fromRound < 0 ? std::stoi(m[1]) : fromRound;
+                toRound = toRound < 0 ? std::stoi(m[2]) : toRound;
+            }
+        }
+        if (fromRound < 0 || toRound < 0)
+            throw ImportError(fmt::format("{}: no rounds (\"from_round\"/\"to_round\" like \"round_0\", or \"transition\")", where));
+        for (const char* side : {"before", "after"})
+            if (!j.contains(side) || !j[side].is_object())
+                throw ImportError(fmt::format("{}: no \"{}\" object (call_ok, exe_ok, ...)", where, side));
+        ImportedTransition t;
+        t.taskId = taskId;
+        t.fromRound = fromRound;
+        t.toRound = toRound;
+        t.kind = text(j, "kind", where);
+        t.origin = where;
+        t.run = runIndex;
+        t.beforeEvaluation = addState(taskId, fromRound, j["before"], j, "before_code", where + " (before)", where + ": before");
+        t.afterEvaluation = addState(taskId, toRound, j["after"], j, "after_code", where + " (after)", where + ": after");
+        // The record's own states, not the deduplicated evaluation's (they agree unless the corpus contradicts itself).
+        std::optional<double> ignored;
+        t.before = seedState(j["before"], where + ": before", ignored);
+        t.after = seedState(j["after"], where + ": after", ignored);
+        batch.transitions.push_back(std::move(t));
+    }
+    if (batch.transitions.empty())
+        throw ImportError(fmt::format("{}: no corpus record", file));
+    batch.runs.push_back(std::move(run));
+}
+
+bool looksLikeCorpus(const std::string& content)
+{
+    std::istringstream in(content);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        try {
+            auto j = json::parse(line);
+            return j.is_object() && j.contains("before") && j.contains("after");
+        } catch (const json::parse_error&) {
+            return false;
+        }
+    }
+    return false;
+}
+
+// ---- result-tree -------------------------------------------------------------------------------
+
+void findNamed(const fs::path& dir, const std::string& name, std::vector<fs::path>& out)
+{
+    for (const auto& e : fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied))
+        if (e.is_regular_file() && e.path().filename() == name)
+            out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+}
+
+}  // namespace
+
+std::optional<int> seedRound(const json& v)
+{
+    if (v.is_number_integer())
+        return v.get<int>();
+    if (v.is_string()) {
+        std::smatch m;
+        const auto s = v.get<std::string>();
+        if (std::regex_match(s, m, std::regex(R"((?:round_?)?(\d+))")))
+            return std::stoi(m[1]);
+    }
+    return std::nullopt;
+}
+
+std::string seedTaskId(const std::string& name, const TaskCatalogue* catalogue, const std::string& where)
+{
+    std::string n = name;
+    std::replace(n.begin(), n.end(), '\\', '/');
+    if (n.size() > 3 && n.ends_with(".py"))
+        n.resize(n.size() - 3);
+    const auto slash = n.rfind('/');
+    if (slash != std::string::npos && slash > 0 && slash + 1 < n.size()) {
+        const auto prev = n.rfind('/', slash - 1);
+        auto id = n.substr(prev == std::string::npos ? 0 : prev + 1);
+        if (catalogue)
+            if (auto* t = catalogue->find(id))
+                return t->id;
+        return id;
+    }
+    if (catalogue)
+        if (auto* t = catalogue->resolve(n))
+            return t->id;
+    throw ImportError(fmt::format("{}: task '{}' names no category (\"Category/{}.py\") and the task index does not know it", where, name, n));
+}
+
+ImportBatch readSeedImport(const fs::path& path, const ImportOptions& opt)
+{
+    ImportBatch batch;
+    batch.source = path.string();
+    if (opt.method)
+        batch.options["method"] = *opt.method;
+    if (opt.gpu)
+        batch.options["gpu"] = *opt.gpu;
+    if (opt.round)
+        batch.options["round"] = *opt.round;
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw ImportError(fmt::format("{}: no such file or directory", path.string()));
+    Reader rd(path);
+    const int round = optionRound(opt);
+
+    if (fs::is_directory(path)) {
+        std::vector<fs::path> metrics;
+        findNamed(path, "metrics.json", metrics);
+        if (!metrics.empty()) {
+            batch.format = "result-tree";
+            if (opt.method && metrics.size() > 1)
+                throw ImportError(fmt::format("{}: --method names one method, but the folder holds {} metrics.json files", path.string(),
+                                              metrics.size()));
+            std::set<std::pair<std::string, std::string>> dims;
+            for (const auto& m : metrics) {
+                const auto method = opt.method.value_or(dirName(m.parent_path()));
+                const auto gpu = opt.gpu.value_or(dirName(m.parent_path().parent_path()));
+                if (!dims.insert({gpu, method}).second)
+                    throw ImportError(fmt::format("{}: a second metrics.json for gpu '{}', method '{}' (layout <gpu>/<method>/metrics.json)",
+                                                  m.string(), gpu, method));
+                readMetrics(rd, m, gpu, method, round, opt, batch);
+            }
+        } else {
+            auto gpus = sortedEntries(path, true);
+            auto files = sortedEntries(path, false, ".json");
+            if (!files.empty() && std::all_of(files.begin(), files.end(), [](const fs::path& f) { return f.filename() == "summary.json"; })) {
+                throw ImportError(fmt::format("{}: only summary.json files; import the file itself (aggregates only)", path.string()));
+            }
+            if (!files.empty()) {
+                batch.format = "golden-results";
+                readGoldenDir(rd, path, nameOr(opt.gpu, path), opt, batch);
+            } else {
+                std::vector<fs::path> gpuDirs;
+                for (const auto& g : gpus)
+                    if (!sortedEntries(g, false, ".json").empty())
+                        gpuDirs.push_back(g);
+                if (gpuDirs.empty())
+                    throw ImportError(fmt::format("{}: no seed outputs found (metrics.json, golden_results/<gpu>/<task>.json)", path.string()));
+                if (opt.gpu && gpuDirs.size() > 1)
+                    throw ImportError(fmt::format("{}: --gpu names one GPU, but the folder holds timings of {} GPUs", path.string(), gpuDirs.size()));
+                batch.format = "golden-results";
+                for (const auto& g : gpuDirs)
+                    readGoldenDir(rd, g, opt.gpu.value_or(dirName(g)), opt, batch);
+            }
+        }
+    } else {
+        const auto file = path.string();
+        Reader sniff(path);
+        const auto content = sniff.read(path);
+        bool corpus = path.extension() == ".jsonl";
+        if (!corpus && !json::accept(content))
+            corpus = looksLikeCorpus(content);  // several JSON objects, one a line
+        if (corpus) {
+            if (!looksLikeCorpus(content))
+                throw ImportError(fmt::format("{}:1: not a seed corpus record (an object with \"before\" and \"after\"); "
+                                              "to evaluate submissions use kbx eval",
+                                              file));
+            batch.format = "corpus";
+            readCorpus(rd, path, opt, batch);
+        } else {
+            auto j = parseJson(content, file);
+            const auto method = opt.method.value_or(dirName(path.parent_path()));
+            const auto gpu = opt.gpu.value_or(dirName(path.parent_path().parent_path()));
+            if (isMetrics(j) || path.filename() == "metrics.json") {
+                batch.format = "seed-metrics";
+                readMetrics(rd, path, gpu, method, round, opt, batch);
+            } else if (isSummary(j)) {
+                batch.format = "seed-summary";
+                const auto metricsPath = path.parent_path() / "metrics.json";
+                if (fs::is_regular_file(metricsPath)) {
+                    batch.notes.push_back(fmt::format("{}: imported with its metrics.json (per-task verdicts)", file));
+                    batch.format = "seed-metrics";
+                    readMetrics(rd, metricsPath, gpu, method, round, opt, batch);
+                } else {
+                    batch.summaries.push_back(readSummary(rd, path, gpu, method, round));
+                    batch.notes.push_back(fmt::format("{}: aggregates only (no metrics.json beside it): no per-task verdicts", file));
+                }
+            } else if (isGoldenList(j) || (j.is_array() && j.empty())) {
+                batch.format = "golden-results";
+                readGoldenFile(rd, path, opt.gpu.value_or(dirName(path.parent_path())), opt, batch);
+            } else {
+                throw ImportError(fmt::format("{}: not a seed output this kbx knows (metrics.json, summary.json, a golden timing list, "
+                                              "a corpus JSONL)",
+                                              file));
+            }
+            if (batch.format == "seed-metrics" || batch.format == "seed-summary") {
+                if (!opt.method)
+                    batch.notes.push_back(fmt::format("method '{}' taken from the folder name (--method to change)", method));
+                if (!opt.gpu)
+                    batch.notes.push_back(fmt::format("gpu '{}' taken from the folder above (--gpu to change)", gpu));
+            }
+        }
+    }
+    batch.sha256 = rd.sha256();
+    batch.files = rd.files();
+    if (batch.runs.empty() && batch.golden.empty() && batch.summaries.empty())
+        throw ImportError(fmt::format("{}: nothing to import", path.string()));
+    return batch;
+}
+
+}  // namespace kbx

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+#include "database.h"
+
+#include "sqlite.h"
+
+#include "paths.h"
+#include "store.h"
+#include "taxonomy.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+
+namespace kbx::gui {
+
+bool prepareDatabase(const QString& path, QString* error)
+{
+    if (path.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("no database chosen");
+        return false;
+    }
+    if (!QFileInfo::exists(path)) {
+        if (error)
+            *error = QStringLiteral("%1 does not exist").arg(path);
+        return false;
+    }
+    try {
+        kbx::Store store(path.toStdString());
+        if (store.schemaVersion() != kbx::kSchemaVersion) {
+            if (error)
+                *error = QStringLiteral("%1 has an unexpected schema version").arg(path);
+            return false;
+        }
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    return true;
+}
+
+bool createDatabase(const QString& path, QString* error)
+{
+    if (path.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("no database chosen");
+        return false;
+    }
+    try {
+        kbx::Store store(path.toStdString());
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    return true;
+}
+
+QString defaultDatabasePath()
+{
+    return QString::fromStdString(kbx::defaultDatabasePath().string());
+}
+
+QString demoDatabasePath()
+{
+    QStringList candidates;
+    const QString exeDir = QString::fromStdString(kbx::executableDir().string());
+    candidates << exeDir + QStringLiteral("/../share/kbx/demo.sqlite");
+#ifdef KBX_SOURCE_DIR
+    candidates << QStringLiteral(KBX_SOURCE_DIR "/resources/demo/demo.sqlite");
+#endif
+    for (const auto& c : candidates)
+        if (QFileInfo(c).isFile())
+            return QDir::cleanPath(QFileInfo(c).absoluteFilePath());
+    return {};
+}
+
+QStringList failureClassIds()
+{
+    QStringList ids;
+    for (const auto& c : kbx::failureClasses())
+        ids << QString::fromUtf8(c.id.data(), static_cast<qsizetype>(c.id.size()));
+    return ids;
+}
+
+QString failureClassTitle(const QString& id)
+{
+    for (const auto& c : kbx::failureClasses())
+        if (id == QLatin1String(c.id.data(), static_cast<qsizetype>(c.id.size())))
+            return QString::fromUtf8(c.title.data(), static_cast<qsizetype>(c.title.size()));
+    return {};
+}
+
+QMap<int, QString> failureMarkers(const QJsonObject& evidence, const QString& traceback, const QString& message)
+{
+    QMap<int, QString> markers;
+    // Frames in the candidate's own file: File "/.../candidate.py", line 17, in relu
+    static const char* const kFrame = R"re(File "([^"]*candidate\.py)", line (\d+)(?:, in (\S+))?)re";
+    static const QRegularExpression frame(QString::fromLatin1(kFrame));
+    auto it = frame.globalMatch(traceback);
+    while (it.hasNext()) {
+        const auto m = it.next();
+        const int line = m.captured(2).toInt();
+        if (m.captured(1).contains(QLatin1String("kbx_harness/")))
+            continue;  // the harness's own candidate.py, not the submission
+        if (line > 0)
+            markers[line] = message.isEmpty() ? QStringLiteral("traceback: in %1").arg(m.captured(3)) : message;
+    }
+    auto addLine = [&](const QJsonValue& v, const QString& msg) {
+        if (v.isDouble() && v.toInt() > 0 && !markers.contains(v.toInt()))
+            markers[v.toInt()] = msg;
+    };
+    addLine(evidence.value(QStringLiteral("line")), message);
+    const auto st = evidence.value(QStringLiteral("static")).toObject();
+    addLine(st.value(QStringLiteral("line")), st.value(QStringLiteral("message")).toString(message));
+    const auto ff = evidence.value(QStringLiteral("first_failure")).toObject().value(QStringLiteral("evidence")).toObject();
+    addLine(ff.value(QStringLiteral("line")), ff.value(QStringLiteral("message")).toString(message));
+    return markers;
+}
+
+EvaluationDetails loadEvaluation(const QString& dbPath, qint64 evaluationId, QString* error)
+{
+    EvaluationDetails d;
+    try {
+        SqlConnection db(dbPath);
+        SqlStatement st(db, QStringLiteral(
+            "SELECT r.id, r.run_id, r.task_id, r.category, r.method, r.round, r.device, r.gpu, r.verdict, r.call_ok, "
+            "r.exe_ok, r.stage, r.failure_class, r.failure_detail, r.manual_class, r.manual_note, r.candidate_id, "
+            "c.code, c.code_hash, s.origin, r.started_at, r.finished_at, e.evidence, ru.public_seeds, ru.secret_seed "
+            "FROM evaluation_rows r JOIN evaluations e ON e.id = r.id JOIN candidates c ON c.id = r.candidate_id "
+            "JOIN submissions s ON s.id = r.submission_id JOIN runs ru ON ru.id = r.run_id WHERE r.id = ?"));
+        st.bind(1, evaluationId);
+        if (!st.step()) {
+            if (error)
+                *error = QStringLiteral("no evaluation %1").arg(evaluationId);
+            return d;
+        }
+        d.id = st.int64(0);
+        d.runId = st.int64(1);
+        d.taskId = st.text(2);
+        d.category = st.text(3);
+        d.method = st.text(4);
+        d.round = static_cast<int>(st.int64(5));
+        d.device = st.text(6);
+        d.gpu = st.text(7);
+        d.verdict = st.text(8);
+        d.callOk = st.int64(9) != 0;
+        d.exeOk = st.int64(10) != 0;
+        d.stage = st.text(11);
+        d.failureClass = st.text(12);
+        d.failureDetail = st.text(13);
+        d.manualClass = st.text(14);
+        d.manualNote = st.text(15);
+        d.candidateId = st.int64(16);
+        d.code = st.text(17);
+        d.codeHash = st.text(18);
+        d.origin = st.text(19);
+        d.startedAt = st.text(20);
+        d.finishedAt = st.text(21);
+        d.evidence = QJsonDocument::fromJson(st.text(22).toUtf8()).object();
+        d.publicSeeds = st.text(23);
+        d.secretSeed = st.int64(24);
+
+        SqlStatement cs(db, QStringLiteral("SELECT idx, name, status, failure_class, evidence FROM case_results "
+                                           "WHERE evaluation_id = ? ORDER BY idx"));
+        cs.bind(1, evaluationId);
+        while (cs.step())
+            d.cases.append({static_cast<int>(cs.int64(0)), cs.text(1), cs.text(2), cs.text(3),
+                            QJsonDocument::fromJson(cs.text(4).toUtf8()).object()});
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return d;
+    }
+    const auto ff = d.evidence.value(QStringLiteral("first_failure")).toObject();
+    d.failedCase = ff.value(QStringLiteral("case")).toString();
+    d.numericEvidence = ff.value(QStringLiteral("evidence")).toObject();
+    d.traceback = d.numericEvidence.value(QStringLiteral("traceback")).toString();
+    if (d.traceback.isEmpty())
+        d.traceback = d.evidence.value(QStringLiteral("traceback")).toString();
+    if (d.failedCase.isEmpty()) {
+        for (const auto& c : d.cases)
+            if (c.status != QLatin1String("pass")) {
+                d.failedCase = c.name;
+                break;
+            }
+    }
+    // A failing case's numeric evidence lives in its first failing leaf when the evaluation has none.
+    if (d.numericEvidence.isEmpty()) {
+        for (const auto& c : d.cases) {
+            if (c.name != d.failedCase)
+                continue;
+            const auto leaves = c.evidence.value(QStringLiteral("leaves")).toArray();
+            for (const auto& l : leaves)
+                if (l.toObject().value(QStringLiteral("mismatch_count")).toInt() > 0) {
+                    d.numericEvidence = l.toObject();
+                    break;
+                }
+        }
+    }
+    QString message = d.numericEvidence.value(QStringLiteral("message")).toString();
+    if (message.isEmpty())
+        message = d.failureDetail;
+    d.markers = failureMarkers(d.evidence, d.traceback, message);
+    d.valid = true;
+    return d;
+}
+
+LabelAgreement labelAgreement(const QString& dbPath)
+{
+    LabelAgreement a;
+    try {
+        SqlConnection db(dbPath);
+        SqlStatement st(db, QStringLiteral(
+            "SELECT count(*), coalesce(sum(CASE WHEN l.failure_class = coalesce(e.failure_class, 'pass') THEN 1 ELSE 0 END), 0) "
+            "FROM manual_labels l JOIN evaluations e ON e.id = l.evaluation_id"));
+        if (st.step()) {
+            a.labelled = static_cast<int>(st.int64(0));
+            a.agree = static_cast<int>(st.int64(1));
+        }
+    } catch (const std::exception&) {
+    }
+    return a;
+}
+
+bool setManualLabel(const QString& dbPath, qint64 evaluationId, const QString& failureClass, const QString& note, QString* error)
+{
+    try {
+        kbx::Store store(dbPath.toStdString());
+        const QByteArray user = qgetenv("USER");
+        store.setManualLabel(evaluationId, failureClass.toStdString(), note.toStdString(), user.toStdString());
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    return true;
+}
+
+QList<qint64> evaluationIdsOfRun(const QString& dbPath, qint64 runId)
+{
+    QList<qint64> ids;
+    try {
+        SqlConnection db(dbPath);
+        SqlStatement st(db, QStringLiteral("SELECT id FROM evaluations WHERE run_id = ? ORDER BY id"));
+        st.bind(1, runId);
+        while (st.step())
+            ids << st.int64(0);
+    } catch (const std::exception&) {
+    }
+    return ids;
+}
+
+}  // namespace kbx::gui

@@ -1,0 +1,419 @@
+# SPDX-License-Identifier: MIT
+"""Perf role: times a candidate that already passed the correctness stage against PyTorch eager
+(the task's reference), in one process, on one device, on the same inputs, interleaved ABAB.
+
+Protocol per perf shape (docs/PERF_PROTOCOL.md):
+  * inputs: `rotations` input sets drawn by the harness from (task, shape, k), before the candidate
+    module is imported; timed calls rotate through them (defeats caching by tensor id);
+  * warm-up: the first call of each side is timed separately (JIT compilation, autotuning), then
+    calls are repeated until two consecutive warm-up calls agree within 10 % (at most `max_warmup`);
+  * timed loop: L2 flushed (a buffer >= 2x the device's L2 is zeroed) before every timed call,
+    outside the timed region; CUDA events on the current stream around each call plus a
+    device-wide synchronize per block; candidate and reference alternate (ABAB);
+  * adaptive repetitions: at least `min_reps` pairs, then blocks until the 95 % CI of both medians
+    (order statistics) is within `target_rel_ci` of the median, or `max_seconds` of timed work, or
+    `max_reps` pairs;
+  * output re-check: the candidate's output of a random timed call is compared with the reference's
+    output of the same input set (tolerance x 10, a perf-shape sanity check, not the verdict);
+  * attribution: one profiled call (torch.profiler, CUDA activity) lists the GPU kernels that ran
+    and the share of GPU time in Triton kernels launched by the candidate;
+  * integrity: torch's public functions are fingerprinted before the candidate is imported and
+    after timing; a candidate that replaced any of them gets no speedup.
+Raw samples (ms) go back to the C++ side, which computes medians, bootstrap CIs and geomeans.
+On the CPU (Triton interpreter) the same plumbing runs with wall-clock timers: for tests only,
+never performance."""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import math
+import random
+import sys
+import time
+import traceback
+
+import torch
+
+from .candidate import _count_launches, _launches, classify
+from .common import call_entry, load_task, send, tensors_in, tree_map, versions
+from .inputs import InputGen, derive_seed
+
+
+# ---- NVML (through the driver's own library; no Python package needed) -------------------------
+class _Nvml:
+    def __init__(self):
+        self.lib = None
+        try:
+            self.lib = ctypes.CDLL("libnvidia-ml.so.1")
+            if self.lib.nvmlInit_v2() != 0:
+                self.lib = None
+        except OSError:
+            self.lib = None
+
+    def snapshot(self, index: int = 0) -> dict:
+        if self.lib is None:
+            return {}
+        h = ctypes.c_void_p()
+        if self.lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(index), ctypes.byref(h)) != 0:
+            return {}
+        out = {}
+        v = ctypes.c_uint()
+        for name, clock in (("sm_clock_mhz", 1), ("mem_clock_mhz", 2)):  # NVML_CLOCK_SM, NVML_CLOCK_MEM
+            if self.lib.nvmlDeviceGetClockInfo(h, ctypes.c_uint(clock), ctypes.byref(v)) == 0:
+                out[name] = v.value
+        if self.lib.nvmlDeviceGetTemperature(h, ctypes.c_uint(0), ctypes.byref(v)) == 0:
+            out["temperature_c"] = v.value
+        if self.lib.nvmlDeviceGetPowerUsage(h, ctypes.byref(v)) == 0:
+            out["power_w"] = v.value / 1000.0
+        buf = ctypes.create_string_buffer(96)
+        if self.lib.nvmlSystemGetDriverVersion(buf, ctypes.c_uint(96)) == 0:
+            out["driver"] = buf.value.decode()
+        if self.lib.nvmlDeviceGetUUID(h, buf, ctypes.c_uint(96)) == 0:
+            out["uuid"] = buf.value.decode()
+        return out
+
+
+# ---- integrity of torch's namespace ------------------------------------------------------------
+def _fingerprint() -> dict:
+    fp = {}
+    for modname, mod in (("torch", torch), ("torch.nn.functional", torch.nn.functional),
+                         ("torch.Tensor", torch.Tensor), ("torch.cuda", torch.cuda), ("torch.linalg", torch.linalg),
+                         ("torch.special", torch.special), ("torch.fft", torch.fft)):
+        for k in dir(mod):
+            if k.startswith("__"):
+                continue
+            try:
+                fp[f"{modname}.{k}"] = id(getattr(mod, k))
+            except Exception:  # noqa: BLE001
+                pass
+    return fp
+
+
+def _changed(before: dict, after: dict) -> list:
+    return sorted(k for k, v in before.items() if after.get(k) != v)[:20]
+
+
+# ---- timers ------------------------------------------------------------------------------------
+class _Timer:
+    """CUDA events per call on the current stream; wall clock on the CPU."""
+
+    def __init__(self, device: str):
+        self.cuda = device == "cuda"
+
+    def sync(self):
+        if self.cuda:
+            torch.cuda.synchronize()
+
+    def pair(self):
+        if self.cuda:
+            return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        return [0.0], [0.0]
+
+    def start(self, ev):
+        if self.cuda:
+            ev.record()
+        else:
+            ev[0] = time.perf_counter()
+
+    def stop(self, ev):
+        if self.cuda:
+            ev.record()
+        else:
+            ev[0] = time.perf_counter()
+
+    def ms(self, a, b) -> float:
+        return a.elapsed_time(b) if self.cuda else (b[0] - a[0]) * 1e3
+
+
+def _median_ci(xs):
+    """Median and the 95 % CI of the median from order statistics (distribution-free)."""
+    s = sorted(xs)
+    n = len(s)
+    med = s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+    h = 1.96 * math.sqrt(n) / 2
+    lo = s[max(0, int(math.floor(n / 2 - h)))]
+    hi = s[min(n - 1, int(math.ceil(n / 2 + h)))]
+    return med, lo, hi
+
+
+def _clone_args(args, kwargs):
+    return tree_map(lambda t: t.clone(), args), tree_map(lambda t: t.clone(), kwargs)
+
+
+def _first_float(x):
+    for t in tensors_in(x if isinstance(x, (tuple, list, dict)) else (x,)):
+        if t.is_floating_point() or t.is_complex():
+            return t
+    return None
+
+
+def _recheck(cand_out, ref_out, tol: dict) -> dict:
+    """Perf-shape sanity check: the worst error of the candidate's timed output relative to
+    10x the task's tolerance (over the tensors that both outputs have, in order)."""
+    c, r = tensors_in(cand_out if isinstance(cand_out, (tuple, list, dict)) else (cand_out,)), \
+        tensors_in(ref_out if isinstance(ref_out, (tuple, list, dict)) else (ref_out,))
+    if len(c) != len(r):
+        return {"ok": False, "reason": f"{len(c)} output tensors, reference has {len(r)}"}
+    worst = 0.0
+    for a, b in zip(c, r):
+        if a.shape != b.shape:
+            return {"ok": False, "reason": f"shape {list(a.shape)} vs reference {list(b.shape)}"}
+        if not (b.is_floating_point() or b.is_complex()):
+            if not torch.equal(a.to(b.dtype), b):
+                return {"ok": False, "reason": "integer/bool output differs"}
+            continue
+        at, rt = tol.get(str(b.dtype).replace("torch.", ""), tol.get("float32", [1e-5, 1e-5]))
+        a64, b64 = a.to(torch.complex128 if b.is_complex() else torch.float64), \
+            b.to(torch.complex128 if b.is_complex() else torch.float64)
+        fin = torch.isfinite(b64) if not b.is_complex() else torch.isfinite(torch.view_as_real(b64)).all(-1)
+        if fin.sum() == 0:
+            continue
+        err = (a64 - b64).abs()[fin] / (10 * (at + rt * b64.abs()[fin]))
+        if err.numel():
+            worst = max(worst, float(err.max()))
+    return {"ok": worst <= 1.0, "worst_over_10x_tol": worst}
+
+
+def _attribution(fn_call, device: str, triton_names: set) -> dict:
+    if device != "cuda":
+        return {"available": False, "reason": "no CUDA profiler on the CPU"}
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn_call()
+        torch.cuda.synchronize()
+    kernels = {}
+    for ev in prof.events():
+        if getattr(ev, "device_type", None) is None or str(ev.device_type).split(".")[-1] != "CUDA":
+            continue
+        name = ev.name
+        us = float(getattr(ev, "device_time_total", 0.0) or getattr(ev, "cuda_time_total", 0.0) or 0.0)
+        k = kernels.setdefault(name, {"name": name, "calls": 0, "us": 0.0})
+        k["calls"] += 1
+        k["us"] += us
+    total = sum(k["us"] for k in kernels.values())
+
+    def is_triton(name):
+        return any(name == t or name.startswith(t + "_") or name.startswith(t) for t in triton_names)
+
+    trit = sum(k["us"] for k in kernels.values() if is_triton(k["name"]))
+    top = sorted(kernels.values(), key=lambda k: -k["us"])[:12]
+    for k in top:
+        k["triton"] = is_triton(k["name"])
+    return {"available": True, "gpu_us": total, "triton_us": trit,
+            "triton_share": (trit / total) if total > 0 else 0.0, "kernels": top}
+
+
+def calibrate() -> dict:
+    """Device peaks, measured once per run: device-to-device copy bandwidth (GB/s, read + write
+    counted) and dense matmul rates (TFLOP/s) for fp32 (TF32 off), TF32, bf16 and fp16."""
+    out = {}
+
+    def best_ms(fn, reps=10):
+        fn()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(reps):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            torch.cuda.synchronize()
+            ts.append(a.elapsed_time(b))
+        return min(ts)
+
+    n = 1 << 28  # 1 GiB of fp32
+    x = torch.empty(n, dtype=torch.float32, device="cuda")
+    y = torch.empty_like(x)
+    out["copy_gbs"] = 2 * x.numel() * 4 / (best_ms(lambda: y.copy_(x)) * 1e-3) / 1e9
+    del x, y
+    m = 8192
+    prev = torch.backends.cuda.matmul.allow_tf32
+    try:
+        for key, dt, tf32 in (("fp32_tflops", torch.float32, False), ("tf32_tflops", torch.float32, True),
+                              ("bf16_tflops", torch.bfloat16, False), ("fp16_tflops", torch.float16, False)):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            a = torch.randn(m, m, device="cuda", dtype=dt)
+            b = torch.randn(m, m, device="cuda", dtype=dt)
+            out[key] = 2 * m ** 3 / (best_ms(lambda: a @ b, reps=5) * 1e-3) / 1e12
+            del a, b
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = prev
+    torch.cuda.empty_cache()
+    p = torch.cuda.get_device_properties(0)
+    out["l2_bytes"] = int(getattr(p, "L2_cache_size", 0) or 0)
+    out["sm_count"] = p.multi_processor_count
+    out["name"] = p.name
+    return out
+
+
+def run(req: dict) -> int:
+    send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "perf", "versions": versions()})
+    device = req["device"]
+    cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
+           "max_seconds": 0.6, "max_warmup": 20}
+    cfg.update(req.get("config", {}))
+    task = load_task(req["task_file"], req["task_id"])
+    meta = task.META
+    shapes = meta.get("perf_shapes", [])
+    only = cfg.get("shapes") or req.get("shapes")
+    if only:
+        shapes = [s for s in shapes if s["name"] in only]
+    nvml = _Nvml() if device == "cuda" else None
+    before = nvml.snapshot() if nvml else {}
+    peaks = {}
+    if req.get("calibrate") and device == "cuda":
+        try:
+            peaks = calibrate()
+        except Exception as e:  # noqa: BLE001
+            peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
+    flush = None
+    if device == "cuda":
+        l2 = int(getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) or (64 << 20))
+        flush = torch.empty(max(2 * l2, 64 << 20), dtype=torch.int8, device="cuda")
+    timer = _Timer(device)
+    # Inputs of every shape and rotation, drawn before any candidate code runs.
+    sets = {}
+    for s in shapes:
+        sets[s["name"]] = []
+        for k in range(int(cfg["rotations"])):
+            g = InputGen(derive_seed(req["task_id"], "perf/" + s["name"], k), device)
+            a, kw = task.perf_inputs(g, s["params"])
+            sets[s["name"]].append((tuple(a), dict(kw)))
+    timer.sync()
+    # Modules that rebind torch functions when first imported (torch._dynamo wraps torch.manual_seed;
+    # Triton and the profiler import it) are imported now, so the fingerprint sees only the candidate.
+    for name in ("torch._dynamo", "triton", "triton.language", "torch.profiler"):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001
+            pass
+    fp0 = _fingerprint()
+    _count_launches()
+    try:
+        spec = importlib.util.spec_from_file_location("kbx_candidate", req["source_file"])
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["kbx_candidate"] = mod
+        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+        fn = getattr(mod, req["entry"])
+    except BaseException as e:  # noqa: BLE001
+        send({"type": "result", "ok": False, "failure_class": classify(e), "message": f"{type(e).__name__}: {e}"[:2000]})
+        return 0
+    ref = task.reference
+    tol = meta.get("tolerance", {})
+    rng = random.Random(req.get("seed", 0))
+    results = []
+    for s in shapes:
+        name = s["name"]
+        inputs = sets[name]
+        cost = task.perf_cost(s["params"]) if hasattr(task, "perf_cost") else None
+        try:
+            # Reference outputs of every input set (for the re-check), then warm-up of both sides.
+            ref_out = []
+            for a, kw in inputs:
+                ca, ckw = _clone_args(a, kw)
+                ref_out.append(tree_map(lambda t: t.detach().clone(), call_entry(task, ref, ca, ckw)))
+            first = {}
+            warm = {}
+            for side, f in (("candidate", fn), ("reference", ref)):
+                a, kw = inputs[0]
+                timer.sync()
+                t0 = time.perf_counter()
+                call_entry(task, f, a, kw)
+                timer.sync()
+                first[side] = time.perf_counter() - t0
+                prev, n = None, 0
+                while n < cfg["max_warmup"]:
+                    ea, eb = timer.pair()
+                    timer.start(ea)
+                    call_entry(task, f, *inputs[n % len(inputs)])
+                    timer.stop(eb)
+                    timer.sync()
+                    t = timer.ms(ea, eb)
+                    n += 1
+                    if prev is not None and abs(t - prev) <= 0.1 * max(prev, 1e-6):
+                        break
+                    prev = t
+                warm[side] = n
+            samples = {"candidate": [], "reference": []}
+            recheck_at = rng.randrange(cfg["min_reps"])
+            recheck = None
+            t_start = time.perf_counter()
+            reps = 0
+            while True:
+                evs = []
+                for _ in range(cfg["block"]):
+                    k = reps % len(inputs)
+                    a, kw = inputs[k]
+                    pair = []
+                    for side, f in (("candidate", fn), ("reference", ref)):
+                        if flush is not None:
+                            flush.zero_()
+                        ea, eb = timer.pair()
+                        timer.start(ea)
+                        out = call_entry(task, f, a, kw)
+                        timer.stop(eb)
+                        pair.append((side, ea, eb))
+                        if side == "candidate" and reps == recheck_at:
+                            timer.sync()
+                            recheck = _recheck(out, ref_out[k], tol)
+                        del out
+                    evs.append(pair)
+                    reps += 1
+                timer.sync()
+                for pair in evs:
+                    for side, ea, eb in pair:
+                        samples[side].append(timer.ms(ea, eb))
+                if reps >= cfg["max_reps"]:
+                    stop = "max_reps"
+                    break
+                if reps >= cfg["min_reps"]:
+                    ok = True
+                    for side in samples:
+                        m, lo, hi = _median_ci(samples[side])
+                        if m <= 0 or (hi - lo) / m > 2 * cfg["target_rel_ci"]:
+                            ok = False
+                    if ok:
+                        stop = "converged"
+                        break
+                if reps >= cfg["min_reps"] and time.perf_counter() - t_start > cfg["max_seconds"]:
+                    stop = "time_cap"
+                    break
+            res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
+                   "warmup_calls": warm, "reps": reps, "stop": stop, "rotations": len(inputs),
+                   "recheck": recheck, "cost": cost}
+        except BaseException as e:  # noqa: BLE001
+            res = {"shape": name, "error": classify(e), "message": f"{type(e).__name__}: {e}"[:2000],
+                   "traceback": traceback.format_exc()[-4000:]}
+            if device == "cuda":
+                try:
+                    torch.cuda.synchronize()
+                except Exception:  # noqa: BLE001
+                    send({"type": "shape", **res})
+                    send({"type": "result", "ok": False, "failure_class": "cuda_error", "message": res["message"]})
+                    return 68
+        send({"type": "shape", **res})
+        results.append(res)
+    # Attribution on the largest shape that ran.
+    attribution = {"available": False, "reason": "no shape ran"}
+    ran = [s for s in shapes if any(r.get("shape") == s["name"] and "error" not in r for r in results)]
+    if ran:
+        a, kw = sets[ran[-1]["name"]][0]
+        try:
+            attribution = _attribution(lambda: call_entry(task, fn, a, kw), device, set(_launches))
+        except Exception as e:  # noqa: BLE001
+            attribution = {"available": False, "reason": f"{type(e).__name__}: {e}"[:500]}
+    changed = _changed(fp0, _fingerprint())
+    after = nvml.snapshot() if nvml else {}
+    send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed, "peaks": peaks,
+          "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg})
+    return 0
+
+
+def main(req: dict) -> int:
+    try:
+        return run(req)
+    except BaseException as e:  # noqa: BLE001
+        send({"type": "error", "failure_class": "harness_error",
+              "message": f"perf harness failed: {type(e).__name__}: {e}", "traceback": traceback.format_exc()})
+        return 67

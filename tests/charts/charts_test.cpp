@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+// Tests of kbx_charts: every figure renders (PNG, SVG, PDF) from a database with several methods,
+// categories, failure classes, rounds and timings; exports carry provenance; tables are exact.
+#include "analysis.h"
+#include "chartpanel.h"
+#include "figureexport.h"
+#include "store.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <random>
+#include <set>
+
+namespace fs = std::filesystem;
+namespace an = kbx::analysis;
+using kbx::gui::exportFigure;
+using kbx::gui::figureNames;
+
+namespace {
+
+QString outDir()
+{
+    const QString d = QStringLiteral(KBX_CHARTS_TEST_OUT);
+    QDir().mkpath(d);
+    return d;
+}
+
+QString tempDbPath(const QString& name)
+{
+    const QString p = QDir::tempPath() + QStringLiteral("/kbx-charts-%1-%2.sqlite").arg(name).arg(getpid());
+    for (const char* s : {"", "-wal", "-shm"})
+        QFile::remove(p + QLatin1String(s));
+    return p;
+}
+
+std::int64_t addEval(kbx::Store& s, std::int64_t run, std::int64_t sub, const std::string& task, const std::string& cls)
+{
+    kbx::EvaluationRecord r;
+    r.runId = run;
+    r.submissionId = sub;
+    r.taskId = task;
+    r.pass = cls == "pass";
+    r.exeOk = r.pass;
+    static const std::set<std::string> exeStage = {"shape_mismatch", "dtype_mismatch", "nan_inf_mismatch", "value_mismatch",
+                                                   "input_mutated", "not_triton_kernel"};
+    r.callOk = r.pass || exeStage.count(cls) > 0;
+    if (!r.pass)
+        r.failureClass = cls;
+    r.startedAt = r.finishedAt = kbx::nowIso8601();
+    return s.addEvaluation(r);
+}
+
+void addTiming(kbx::Store& s, std::int64_t eval, const std::string& shape, double candMs, double baseMs)
+{
+    s.query("INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms) VALUES(" + std::to_string(eval) + ", '" +
+            shape + "', " + std::to_string(candMs) + ", " + std::to_string(baseMs) + ")");
+}
+
+/// Three methods, five categories x 4 tasks, rounds 0-2, a CPU and an H200 run, seven failure
+/// classes, timings for the correct kernels of the H200 run, a few manual labels.
+QString makeRichDb(bool withTimings = true)
+{
+    const QString path = tempDbPath(withTimings ? QStringLiteral("rich") : QStringLiteral("notiming"));
+    kbx::Store s(path.toStdString());
+    const std::vector<std::string> methods = {"zero-shot", "reflexion", "kbx-agent"};
+    const std::vector<std::string> cats = {"Activation", "Fusion", "Math", "Normalization", "Reduction"};
+    const std::vector<std::string> classes = {"syntax_error",   "triton_compile_error", "runtime_error", "shape_mismatch",
+                                              "value_mismatch", "nan_inf_mismatch",     "timeout"};
+    std::mt19937 rng(1234);
+    const auto cpu = s.beginRun("cpu", {{"torch", "2.13"}}, {0, 1}, 11, {});
+    const auto gpu = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0, 1}, 12, {});
+    int labelled = 0;
+    for (std::size_t mi = 0; mi < methods.size(); ++mi) {
+        const auto m = s.ensureMethod(methods[mi]);
+        for (int round = 0; round < 3; ++round)
+            for (const auto& cat : cats)
+                for (int t = 0; t < 4; ++t) {
+                    const std::string task = cat + "/task" + std::to_string(t);
+                    const auto cand = s.ensureCandidate(task, methods[mi] + task + std::to_string(round)).first;
+                    const auto sub = s.ensureSubmission(cand, m, round, "test");
+                    // Better methods and later rounds pass more often.
+                    const double pPass = 0.25 + 0.15 * double(mi) + 0.1 * round;
+                    std::uniform_real_distribution<double> u(0, 1);
+                    const bool pass = u(rng) < pPass;
+                    const std::string cls = pass ? "pass" : classes[rng() % classes.size()];
+                    const auto run = (rng() % 3 == 0) ? cpu : gpu;
+                    const auto e = addEval(s, run, sub, task, cls);
+                    if (pass && run == gpu && withTimings) {
+                        std::lognormal_distribution<double> speed(0.1 * double(mi), 0.8);
+                        addTiming(s, e, "a", 1.0, speed(rng));
+                        addTiming(s, e, "b", 2.0, 2.0 * speed(rng));
+                    }
+                    if (!pass && labelled < 6 && cls == "value_mismatch") {
+                        s.setManualLabel(e, labelled % 2 ? "nan_inf_mismatch" : "pass", "reviewed", "test");
+                        ++labelled;
+                    }
+                }
+    }
+    return path;
+}
+
+/// Small database with hand-checkable tables:
+///   A: Activation/relu pass, Activation/gelu value_mismatch, Math/add pass
+///   B: Activation/relu syntax_error, Math/add pass
+QString makeSmallDb()
+{
+    const QString path = tempDbPath(QStringLiteral("small"));
+    kbx::Store s(path.toStdString());
+    const auto a = s.ensureMethod("A");
+    const auto b = s.ensureMethod("B");
+    const auto run = s.beginRun("cpu", {{"torch", "2.13"}}, {0}, 1, {});
+    auto add = [&](std::int64_t m, const std::string& task, const std::string& cls) {
+        const auto cand = s.ensureCandidate(task, std::to_string(m) + task).first;
+        return addEval(s, run, s.ensureSubmission(cand, m, 0, "t"), task, cls);
+    };
+    add(a, "Activation/relu", "pass");
+    add(a, "Activation/gelu", "value_mismatch");
+    add(a, "Math/add", "pass");
+    add(b, "Activation/relu", "syntax_error");
+    add(b, "Math/add", "pass");
+    return path;
+}
+
+QByteArray readAll(const QString& file)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+/// Distinct colours, and pixels clearly coloured (not grey).
+std::pair<int, int> colourStats(const QImage& img)
+{
+    QSet<QRgb> colours;
+    int chromatic = 0;
+    const QImage im = img.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < im.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(im.constScanLine(y));
+        for (int x = 0; x < im.width(); ++x) {
+            colours.insert(line[x]);
+            const int r = qRed(line[x]), g = qGreen(line[x]), b = qBlue(line[x]);
+            if (std::max({r, g, b}) - std::min({r, g, b}) > 60)
+                ++chromatic;
+        }
+    }
+    return {int(colours.size()), chromatic};
+}
+
+class Charts : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        rich = new QString(makeRichDb(true));
+        noTiming = new QString(makeRichDb(false));
+        small = new QString(makeSmallDb());
+    }
+    static void TearDownTestSuite()
+    {
+        for (QString* p : {rich, noTiming, small}) {
+            for (const char* s : {"", "-wal", "-shm"})
+                QFile::remove(*p + QLatin1String(s));
+            delete p;
+        }
+    }
+    static QString* rich;
+    static QString* noTiming;
+    static QString* small;
+};
+QString* Charts::rich = nullptr;
+QString* Charts::noTiming = nullptr;
+QString* Charts::small = nullptr;
+
+}  // namespace
+
+TEST(ChartsApi, FigureNamesAreStable)
+{
+    EXPECT_EQ(figureNames(), (QStringList{"correctness_heatmap", "compile_vs_correct", "speedup_box", "speedup_ecdf", "fast_p",
+                                          "taxonomy_by_category", "taxonomy_by_method", "round_trajectories"}));
+}
+
+TEST_F(Charts, RichDatabaseHasWhatTheFiguresNeed)
+{
+    kbx::Store s(rich->toStdString());
+    auto d = an::compute(s, {});
+    EXPECT_EQ(d.rowCount, 180u);
+    EXPECT_EQ(d.correctness.methods.size(), 3u);
+    EXPECT_EQ(d.correctness.categories.size(), 5u);
+    EXPECT_TRUE(an::hasTimings(d.speedup));
+    EXPECT_GE(d.taxonomyByCategory.classes.size(), 5u);
+    EXPECT_TRUE(d.taxonomyByCategory.reviewed.has_value());
+    EXPECT_EQ(d.rounds.size(), 3u);
+}
+
+TEST_F(Charts, EveryFigureRendersToPngWithColourAndProvenance)
+{
+    for (const auto& name : figureNames()) {
+        SCOPED_TRACE(name.toStdString());
+        const QString file = outDir() + QStringLiteral("/%1.png").arg(name);
+        QString error;
+        ASSERT_TRUE(exportFigure(name, *rich, file, &error)) << error.toStdString();
+        QImage img(file);
+        ASSERT_FALSE(img.isNull());
+        EXPECT_GE(img.width(), 1280);  // 2x scale of at least 640 logical pixels
+        EXPECT_GE(img.height(), 720);
+        const auto [distinct, chromatic] = colourStats(img);
+        EXPECT_GT(distinct, 60) << "too few colours: blank figure?";
+        EXPECT_GT(chromatic, 3000) << "hardly any coloured pixels: no data drawn?";
+        EXPECT_TRUE(img.text(QStringLiteral("Description")).contains(*rich));
+        EXPECT_TRUE(img.text(QStringLiteral("Description")).contains(QStringLiteral("runs=1,2")));
+        EXPECT_TRUE(img.text(QStringLiteral("Software")).startsWith(QStringLiteral("kbx-workbench ")));
+        EXPECT_EQ(img.text(QStringLiteral("Title")), kbx::gui::figureTitle(name));
+    }
+}
+
+TEST_F(Charts, SvgCarriesProvenanceTitlesAndAxisTitles)
+{
+    const std::vector<std::pair<QString, QStringList>> expected = {
+        {"correctness_heatmap", {"category", "method / stage", "Correctness by category and method", "zero-shot · call"}},
+        {"compile_vs_correct", {"rate (95% Wilson interval)", "compiles and runs (call)", "correct (exe)"}},
+        {"speedup_box", {"speedup over PyTorch (log scale)", "method (correct kernels)"}},
+        {"speedup_ecdf", {"speedup over PyTorch (log scale)"}},
+        {"fast_p", {"speedup threshold p (log scale)", "fast_p: correct and speedup &gt; p"}},
+        {"taxonomy_by_category", {"failed evaluations", "value_mismatch", "reviewed"}},
+        {"taxonomy_by_method", {"failed evaluations", "kbx-agent"}},
+        {"round_trajectories", {"round", "pass rate (95% Wilson interval)", "reflexion"}},
+    };
+    for (const auto& [name, texts] : expected) {
+        SCOPED_TRACE(name.toStdString());
+        const QString file = outDir() + QStringLiteral("/%1.svg").arg(name);
+        QString error;
+        ASSERT_TRUE(exportFigure(name, *rich, file, &error)) << error.toStdString();
+        const QString svg = QString::fromUtf8(readAll(file));
+        EXPECT_TRUE(svg.contains(QStringLiteral("<title>%1</title>").arg(kbx::gui::figureTitle(name).toHtmlEscaped())));
+        EXPECT_TRUE(svg.contains(QStringLiteral("<desc>"))) << "no description";
+        EXPECT_TRUE(svg.contains(*rich)) << "database path missing";
+        EXPECT_TRUE(svg.contains(QStringLiteral("kbx 0.1.0")));
+        EXPECT_TRUE(svg.contains(QStringLiteral("filters: method=all; round=all; gpu=all; category=all")));
+        for (const auto& t : texts)
+            EXPECT_TRUE(svg.contains(t)) << "missing text: " << t.toStdString();
+    }
+}
+
+TEST_F(Charts, PdfHasHeaderAndTitle)
+{
+    const QString file = outDir() + QStringLiteral("/correctness_heatmap.pdf");
+    QString error;
+    ASSERT_TRUE(exportFigure(QStringLiteral("correctness_heatmap"), *rich, file, &error)) << error.toStdString();
+    const QByteArray pdf = readAll(file);
+    ASSERT_TRUE(pdf.startsWith("%PDF-"));
+    EXPECT_GT(pdf.size(), 5000);
+    // The XMP packet is plain UTF-8; the Info dictionary strings are UTF-16BE.
+    EXPECT_TRUE(pdf.contains(kbx::gui::figureTitle(QStringLiteral("correctness_heatmap")).toUtf8()));
+    EXPECT_TRUE(pdf.contains(rich->toUtf8())) << "provenance (database path) missing";
+    EXPECT_TRUE(pdf.contains("filters: method=all; round=all; gpu=all; category=all"));
+    QByteArray utf16;
+    for (QChar c : QStringLiteral("kbx-workbench 0.1.0")) {
+        utf16.append(char(c.unicode() >> 8));
+        utf16.append(char(c.unicode() & 0xff));
+    }
+    EXPECT_TRUE(pdf.contains(utf16) || pdf.contains("kbx-workbench 0.1.0")) << "creator with provenance missing";
+}
+
+TEST_F(Charts, EmptyTimingShowsMessageNotBlank)
+{
+    for (const QString& name : {QStringLiteral("speedup_box"), QStringLiteral("speedup_ecdf"), QStringLiteral("fast_p")}) {
+        SCOPED_TRACE(name.toStdString());
+        const QString png = outDir() + QStringLiteral("/notiming_%1.png").arg(name);
+        const QString svg = outDir() + QStringLiteral("/notiming_%1.svg").arg(name);
+        QString error;
+        ASSERT_TRUE(exportFigure(name, *noTiming, png, &error)) << error.toStdString();
+        ASSERT_TRUE(exportFigure(name, *noTiming, svg, &error)) << error.toStdString();
+        EXPECT_TRUE(QString::fromUtf8(readAll(svg)).contains(QStringLiteral("No timing data in this database")));
+        const auto [distinct, chromatic] = colourStats(QImage(png));
+        EXPECT_GT(distinct, 10) << "blank image";   // the title and message are drawn
+        EXPECT_LT(chromatic, 200) << "no data should be plotted";
+    }
+}
+
+TEST_F(Charts, CorrectnessCsvExactRows)
+{
+    const QString file = outDir() + QStringLiteral("/small_correctness.csv");
+    QString error;
+    ASSERT_TRUE(exportFigure(QStringLiteral("correctness_heatmap"), *small, file, &error)) << error.toStdString();
+    const QStringList lines = QString::fromUtf8(readAll(file)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    auto w = [](int k, int n) {
+        const auto ci = an::wilson(k, n);
+        return QStringLiteral("%1,%2").arg(ci.lo, 0, 'f', 4).arg(ci.hi, 0, 'f', 4);
+    };
+    const QStringList expected = {
+        "category,method,n,call_ok,call_rate,call_lo95,call_hi95,exe_ok,exe_rate,exe_lo95,exe_hi95",
+        "Activation,A,2,2,1.0000," + w(2, 2) + ",1,0.5000," + w(1, 2),
+        "Activation,B,1,0,0.0000," + w(0, 1) + ",0,0.0000," + w(0, 1),
+        "Math,A,1,1,1.0000," + w(1, 1) + ",1,1.0000," + w(1, 1),
+        "Math,B,1,1,1.0000," + w(1, 1) + ",1,1.0000," + w(1, 1),
+        "All,A,3,3,1.0000," + w(3, 3) + ",2,0.6667," + w(2, 3),
+        "All,B,2,1,0.5000," + w(1, 2) + ",1,0.5000," + w(1, 2),
+    };
+    EXPECT_EQ(lines, expected);
+    EXPECT_EQ(w(1, 2), QStringLiteral("0.0945,0.9055"));
+}
+
+TEST_F(Charts, CorrectnessLatexBooktabsExactRows)
+{
+    const QString file = outDir() + QStringLiteral("/small_correctness.tex");
+    QString error;
+    ASSERT_TRUE(exportFigure(QStringLiteral("correctness_heatmap"), *small, file, &error)) << error.toStdString();
+    const QString tex = QString::fromUtf8(readAll(file));
+    EXPECT_TRUE(tex.contains(QStringLiteral("\\begin{tabular}{lrrrrrr}\n\\toprule\n")));
+    EXPECT_TRUE(tex.contains(QStringLiteral("Category & A call (\\%) & A exe (\\%) & A n & B call (\\%) & B exe (\\%) & B n \\\\\n\\midrule\n")));
+    EXPECT_TRUE(tex.contains(QStringLiteral("Activation & 100.0 & 50.0 & 2 & 0.0 & 0.0 & 1 \\\\\n")));
+    EXPECT_TRUE(tex.contains(QStringLiteral("Math & 100.0 & 100.0 & 1 & 100.0 & 100.0 & 1 \\\\\n\\midrule\n")));
+    EXPECT_TRUE(tex.contains(QStringLiteral("All & 100.0 & 66.7 & 3 & 50.0 & 50.0 & 2 \\\\\n\\bottomrule\n\\end{tabular}\n")));
+    EXPECT_TRUE(tex.startsWith(QStringLiteral("% Correctness by category and method")));
+    EXPECT_TRUE(tex.contains(*small));
+}
+
+TEST_F(Charts, OtherTablesCsv)
+{
+    QString error;
+    const QString compile = outDir() + QStringLiteral("/small_compile.csv");
+    ASSERT_TRUE(exportFigure(QStringLiteral("compile_vs_correct"), *small, compile, &error));
+    const QStringList c = QString::fromUtf8(readAll(compile)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    ASSERT_EQ(c.size(), 3);
+    EXPECT_TRUE(c[1].startsWith(QStringLiteral("A,3,3,1.0000,")));
+    EXPECT_TRUE(c[2].startsWith(QStringLiteral("B,2,1,0.5000,")));
+    const QString tax = outDir() + QStringLiteral("/small_taxonomy.csv");
+    ASSERT_TRUE(exportFigure(QStringLiteral("taxonomy_by_method"), *small, tax, &error));
+    EXPECT_EQ(QString::fromUtf8(readAll(tax)),
+              QStringLiteral("method,series,n,syntax_error,value_mismatch\nA,automatic,3,0,1\nB,automatic,2,1,0\n"));
+    const QString rounds = outDir() + QStringLiteral("/small_rounds.csv");
+    ASSERT_TRUE(exportFigure(QStringLiteral("round_trajectories"), *small, rounds, &error));
+    EXPECT_TRUE(QString::fromUtf8(readAll(rounds)).contains(QStringLiteral("\nA,0,3,2,0.6667,")));
+}
+
+TEST_F(Charts, ErrorsAreReported)
+{
+    QString error;
+    EXPECT_FALSE(exportFigure(QStringLiteral("pie_chart"), *small, outDir() + "/x.png", &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("unknown figure")));
+    EXPECT_FALSE(exportFigure(QStringLiteral("fast_p"), *small, outDir() + "/x.bmp", &error));
+    EXPECT_TRUE(error.contains(QStringLiteral(".bmp")));
+    EXPECT_FALSE(exportFigure(QStringLiteral("fast_p"), QStringLiteral("/nonexistent/kbx.sqlite"), outDir() + "/x.png", &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("no such database")));
+    EXPECT_FALSE(QFile::exists(QStringLiteral("/nonexistent/kbx.sqlite")));
+}
+
+TEST_F(Charts, PanelLoadsOffThreadFiltersAndScreenshot)
+{
+    kbx::gui::ChartPanel panel;
+    panel.resize(1100, 700);
+    panel.show();
+    QSignalSpy ready(&panel, &kbx::gui::ChartPanel::figureReady);
+    panel.setDatabase(*rich);
+    EXPECT_TRUE(panel.isLoading());  // the load runs on a worker thread
+    ASSERT_TRUE(ready.wait(20000));
+    EXPECT_FALSE(panel.isLoading());
+    EXPECT_EQ(ready.last().at(0).toString(), QStringLiteral("correctness_heatmap"));
+    auto* gpu = panel.findChild<QComboBox*>(QStringLiteral("gpuFilter"));
+    ASSERT_NE(gpu, nullptr);
+    EXPECT_EQ(gpu->count(), 3);  // all, CPU, NVIDIA H200
+    QImage shot = panel.grab().toImage();
+    shot.save(outDir() + QStringLiteral("/panel_heatmap.png"));
+    auto [distinct, chromatic] = colourStats(shot);
+    EXPECT_GT(distinct, 60);
+    EXPECT_GT(chromatic, 5000);
+
+    // Figure switch: no reload, immediately drawn.
+    panel.setCurrentFigure(QStringLiteral("fast_p"));
+    EXPECT_EQ(ready.last().at(0).toString(), QStringLiteral("fast_p"));
+    // GPU filter: reload in the background.
+    const int before = ready.count();
+    gpu->setCurrentIndex(gpu->findText(QStringLiteral("NVIDIA H200")));
+    ASSERT_TRUE(ready.count() > before || ready.wait(20000));
+    auto* status = panel.findChild<QLabel*>(QStringLiteral("status"));
+    ASSERT_NE(status, nullptr);
+    EXPECT_TRUE(status->text().contains(QStringLiteral("gpu=NVIDIA H200"))) << status->text().toStdString();
+    shot = panel.grab().toImage();
+    shot.save(outDir() + QStringLiteral("/panel_fast_p_h200.png"));
+    std::tie(distinct, chromatic) = colourStats(shot);
+    EXPECT_GT(chromatic, 1000);
+}
+
+int main(int argc, char** argv)
+{
+    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    QApplication app(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

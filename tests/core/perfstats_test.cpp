@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+#include "perfstats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace kbx::perf;
+
+namespace {
+std::vector<double> lognormal(double medianMs, double sigma, int n, unsigned seed)
+{
+    std::mt19937 g(seed);
+    std::normal_distribution<double> d(0.0, sigma);
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i)
+        v.push_back(medianMs * std::exp(d(g)));
+    return v;
+}
+}  // namespace
+
+TEST(PerfStats, QuantilesAndSummaryMatchNumpyType7)
+{
+    std::vector<double> x = {4, 1, 3, 2, 10};
+    EXPECT_DOUBLE_EQ(quantile(x, 0.5), 3.0);
+    EXPECT_DOUBLE_EQ(quantile(x, 0.25), 2.0);
+    EXPECT_DOUBLE_EQ(quantile(x, 0.75), 4.0);
+    EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4}, 0.5), 2.5);
+    auto s = summarize(x);
+    EXPECT_EQ(s.n, 5u);
+    EXPECT_DOUBLE_EQ(s.iqr, 2.0);
+    EXPECT_DOUBLE_EQ(s.mean, 4.0);
+    EXPECT_NEAR(s.cv, 2.0 / 1.349 / 3.0, 1e-12);
+    EXPECT_THROW(quantile({}, 0.5), std::invalid_argument);
+}
+
+TEST(PerfStats, SpeedupCICoversTheTrueRatioAndIsDeterministic)
+{
+    auto c = lognormal(1.0, 0.02, 200, 1);
+    auto r = lognormal(2.0, 0.02, 200, 2);
+    auto iv = speedupCI(c, r, 42);
+    EXPECT_NEAR(iv.estimate, 2.0, 0.02);
+    EXPECT_LT(iv.lo, iv.estimate);
+    EXPECT_GT(iv.hi, iv.estimate);
+    EXPECT_LT(iv.lo, 2.0);
+    EXPECT_GT(iv.hi, 2.0);
+    EXPECT_LT(iv.hi - iv.lo, 0.05);
+    auto again = speedupCI(c, r, 42);
+    EXPECT_DOUBLE_EQ(iv.lo, again.lo);
+    EXPECT_DOUBLE_EQ(iv.hi, again.hi);
+    // Noisier samples give a wider interval.
+    auto wide = speedupCI(lognormal(1.0, 0.2, 200, 3), lognormal(2.0, 0.2, 200, 4), 42);
+    EXPECT_GT(wide.hi - wide.lo, 3 * (iv.hi - iv.lo));
+}
+
+TEST(PerfStats, GeomeanOverShapesAndSumRatioDiffer)
+{
+    // Shape 1: 4x faster on a tiny kernel; shape 2: 1x on a big one.
+    std::vector<std::vector<double>> c = {lognormal(0.01, 0.01, 100, 5), lognormal(10.0, 0.01, 100, 6)};
+    std::vector<std::vector<double>> r = {lognormal(0.04, 0.01, 100, 7), lognormal(10.0, 0.01, 100, 8)};
+    auto g = geomeanSpeedupCI(c, r, 9);
+    EXPECT_NEAR(g.estimate, 2.0, 0.03);
+    EXPECT_LT(g.lo, 2.0 + 1e-9 + 0.03);
+    EXPECT_GT(g.hi, 2.0 - 0.03);
+    // The seed's sum-of-times ratio is dominated by the big shape.
+    EXPECT_NEAR(sumTimeRatio({0.01, 10.0}, {0.04, 10.0}), 10.04 / 10.01, 1e-12);
+    EXPECT_THROW(geomeanSpeedupCI({}, {}, 1), std::invalid_argument);
+}
+
+TEST(PerfStats, AdaptiveStoppingNeedsEnoughTightSamples)
+{
+    EXPECT_FALSE(medianConverged({1.0, 1.0, 1.0}, 0.005));  // too few
+    EXPECT_TRUE(medianConverged(lognormal(1.0, 0.002, 50, 10), 0.005));
+    EXPECT_FALSE(medianConverged(lognormal(1.0, 0.2, 50, 11), 0.005));
+    EXPECT_TRUE(medianConverged(lognormal(1.0, 0.2, 20000, 12), 0.005));
+}
+
+TEST(PerfStats, TiesWithinTheNoiseFloor)
+{
+    Interval noise{1.0, 0.99, 1.012};
+    EXPECT_TRUE(isTie({1.005, 0.998, 1.011}, noise));
+    EXPECT_FALSE(isTie({1.30, 1.25, 1.35}, noise));
+    EXPECT_FALSE(isTie({0.70, 0.65, 0.75}, noise));
+}
+
+TEST(PerfStats, RooflineNumbersAndAuditFlag)
+{
+    // 1 GB moved in 1 ms = 1000 GB/s; on a 4000 GB/s device that is 25 %, bound 0.25 ms.
+    auto r = roofline(1.0, 1e9, 2e9, 4000.0, 50.0);
+    EXPECT_NEAR(r.gbs, 1000.0, 1e-9);
+    EXPECT_NEAR(r.tflops, 2.0, 1e-12);
+    EXPECT_NEAR(r.bandwidthUtil, 0.25, 1e-12);
+    EXPECT_NEAR(r.computeUtil, 0.04, 1e-12);
+    EXPECT_NEAR(r.boundMs, 0.25, 1e-12);
+    EXPECT_FALSE(r.fasterThanBound);
+    EXPECT_TRUE(roofline(0.1, 1e9, 0, 4000.0, 50.0).fasterThanBound);  // faster than physics: audit
+}

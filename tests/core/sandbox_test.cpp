@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+// The candidate sandbox (core/sandbox): mode resolution, the bwrap command line, and what a
+// sandboxed process can and cannot do under rlimit and (where it can start here) bwrap.
+#include "process.h"
+#include "sandbox.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+using namespace kbx;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path tempDir(const std::string& name)
+{
+    auto p = fs::temp_directory_path() / ("kbx-sandbox-test-" + std::to_string(getpid()) + "-" + name);
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+}
+
+std::size_t indexOf(const std::vector<std::string>& v, const std::vector<std::string>& seq)
+{
+    for (std::size_t i = 0; i + seq.size() <= v.size(); ++i)
+        if (std::equal(seq.begin(), seq.end(), v.begin() + static_cast<long>(i)))
+            return i;
+    return std::string::npos;
+}
+
+/// The value of one line of /proc/self/limits as the sandboxed process saw it ("Max open files").
+std::string limitLine(const std::string& limits, const std::string& name)
+{
+    std::istringstream in(limits);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(name, 0) == 0)
+            return line;
+    return {};
+}
+
+ProcessResult runSandboxed(const SandboxInfo& info, SandboxRequest req, const std::string& script, double timeout = 30)
+{
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", script};
+    spec.cwd = req.workDir;
+    spec.timeoutSeconds = timeout;
+    auto lease = applySandbox(info, req, spec);
+    auto r = runProcess(spec);
+    lease.reset();
+    return r;
+}
+
+bool bwrapWorks()
+{
+    try {
+        return resolveSandbox("bwrap").kind == SandboxKind::Bwrap;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+}  // namespace
+
+TEST(Sandbox, ModesResolve)
+{
+    for (const char* m : {"auto", "bwrap", "rlimit", "none"})
+        EXPECT_TRUE(isSandboxMode(m)) << m;
+    EXPECT_FALSE(isSandboxMode("chroot"));
+    EXPECT_THROW(resolveSandbox("chroot"), std::invalid_argument);
+    EXPECT_EQ(resolveSandbox("none").kind, SandboxKind::None);
+    EXPECT_EQ(resolveSandbox("rlimit").kind, SandboxKind::Rlimit);
+    auto a = resolveSandbox("auto");
+    EXPECT_NE(a.kind, SandboxKind::None) << "auto never means no sandbox";
+    EXPECT_EQ(a.kind == SandboxKind::Bwrap, bwrapWorks());
+    auto j = a.toJson();
+    EXPECT_EQ(j["kind"], a.name());
+    EXPECT_EQ(j["requested"], "auto");
+    EXPECT_FALSE(a.describe().empty());
+}
+
+TEST(Sandbox, EnvironmentAllowList)
+{
+    for (const char* keep : {"PATH", "LANG", "LC_ALL", "TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES", "PYTHONDONTWRITEBYTECODE",
+                             "OMP_NUM_THREADS", "KBX_PYTHON", "LD_LIBRARY_PATH"})
+        EXPECT_TRUE(candidateEnvAllowed(keep)) << keep;
+    for (const char* drop : {"KBX_DB", "SSH_AUTH_SOCK", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "HOME", "LD_PRELOAD", "KBX_WORKER"})
+        EXPECT_FALSE(candidateEnvAllowed(drop)) << drop;
+}
+
+TEST(Sandbox, BwrapCommandHidesThenReexposesInDepthOrder)
+{
+    auto root = tempDir("args");
+    fs::create_directories(root / "scratch" / "reference" / "relu");
+    fs::create_directories(root / "scratch" / "candidates" / "00001");
+    std::ofstream(root / "scratch" / "reference" / "relu" / "inputs.pt") << "x";
+    std::ofstream(root / "db.sqlite") << "x";
+    SandboxInfo info;
+    info.kind = SandboxKind::Bwrap;
+    info.bwrap = "/usr/bin/bwrap";
+    SandboxRequest req;
+    req.workDir = root / "scratch" / "candidates" / "00001";
+    req.readOnly = {root / "scratch" / "reference" / "relu" / "inputs.pt", root / "does-not-exist"};
+    req.hidden = {root / "scratch", root / "db.sqlite"};
+    auto a = bwrapArguments(info, req);
+    const auto s = [](const fs::path& p) { return fs::weakly_canonical(p).string(); };
+    for (const char* flag : {"--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent"})
+        EXPECT_NE(std::find(a.begin(), a.end(), flag), a.end()) << flag;
+    const auto roRoot = indexOf(a, {"--ro-bind", "/", "/"});
+    const auto hideScratch = indexOf(a, {"--tmpfs", s(root / "scratch")});
+    const auto inputs = indexOf(a, {"--ro-bind", s(req.readOnly[0]), s(req.readOnly[0])});
+    const auto work = indexOf(a, {"--bind", s(req.workDir), s(req.workDir)});
+    const auto db = indexOf(a, {"--ro-bind", "/dev/null", s(root / "db.sqlite")});
+    ASSERT_NE(roRoot, std::string::npos);
+    ASSERT_NE(hideScratch, std::string::npos);
+    ASSERT_NE(inputs, std::string::npos);
+    ASSERT_NE(work, std::string::npos);
+    ASSERT_NE(db, std::string::npos);
+    EXPECT_LT(roRoot, hideScratch);
+    EXPECT_LT(hideScratch, inputs) << "the inputs file is bound after its directory was hidden";
+    EXPECT_LT(hideScratch, work);
+    EXPECT_EQ(indexOf(a, {s(root / "does-not-exist")}), std::string::npos) << "missing paths are left out";
+    EXPECT_EQ(std::find(a.begin(), a.end(), "/dev/nvidiactl"), a.end()) << "no GPU nodes unless asked";
+    fs::remove_all(root);
+}
+
+TEST(Sandbox, RlimitModeSetsLimitsAndCleansTheEnvironment)
+{
+    auto info = resolveSandbox("rlimit");
+    auto dir = tempDir("rlimit");
+    setenv("KBX_SANDBOX_TEST_SECRET", "hunter2", 1);
+    SandboxRequest req;
+    req.workDir = dir;
+    req.traverseRoot = dir.parent_path();
+    req.limits.cpuSeconds = 77;
+    req.limits.openFiles = 123;
+    req.limits.fileSize = 1 << 20;
+    auto r = runSandboxed(info, req, "cat /proc/self/limits; echo HOME=$HOME; echo SECRET=${KBX_SANDBOX_TEST_SECRET:-unset}; id -u");
+    unsetenv("KBX_SANDBOX_TEST_SECRET");
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_NE(limitLine(r.stdoutText, "Max cpu time").find("77"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(limitLine(r.stdoutText, "Max open files").find("123"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(limitLine(r.stdoutText, "Max file size").find("1048576"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(limitLine(r.stdoutText, "Max core file size").find(" 0 "), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("HOME=" + fs::weakly_canonical(dir).string()), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("SECRET=unset"), std::string::npos) << "the candidate does not inherit our environment";
+    if (info.separateUid) {
+        EXPECT_EQ(r.stdoutText.find("\n0\n"), std::string::npos) << "as root, candidates do not run as root: " << r.stdoutText;
+    }
+    fs::remove_all(dir);
+}
+
+TEST(Sandbox, RlimitModeIsolatesTheNetworkWherePermitted)
+{
+    auto info = resolveSandbox("rlimit");
+    if (!info.networkIsolated) {
+        GTEST_SKIP() << "this kernel/user cannot create a network namespace";
+    }
+    auto dir = tempDir("net");
+    SandboxRequest req;
+    req.workDir = dir;
+    req.traverseRoot = dir.parent_path();
+    // Only the loopback interface exists in a fresh network namespace (and it is down).
+    auto r = runSandboxed(info, req, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_EQ(r.stdoutText, "lo\n");
+    fs::remove_all(dir);
+}
+
+TEST(Sandbox, FileSizeLimitStopsAHugeWrite)
+{
+    auto info = resolveSandbox("rlimit");
+    auto dir = tempDir("fsize");
+    SandboxRequest req;
+    req.workDir = dir;
+    req.traverseRoot = dir.parent_path();
+    req.limits.fileSize = 1 << 20;
+    // A sparse write far past the limit: SIGXFSZ, no disk used.
+    auto r = runSandboxed(info, req, "exec dd if=/dev/zero of=big bs=1 count=1 seek=100M 2>/dev/null");
+    EXPECT_EQ(r.signal, SIGXFSZ) << r.exitCode << " " << r.stderrText;
+    fs::remove_all(dir);
+}
+
+TEST(Sandbox, ProcessLimitContainsAForkBombAndLeftoversAreKilled)
+{
+    auto info = resolveSandbox("rlimit");
+    if (!info.nprocLimited) {
+        GTEST_SKIP() << "RLIMIT_NPROC is not safe here (not root, no user namespace)";
+    }
+    auto dir = tempDir("nproc");
+    SandboxRequest req;
+    req.workDir = dir;
+    req.traverseRoot = dir.parent_path();
+    req.limits.processes = 24;
+    // 60 background sleepers (one escaping the process group with setsid): at most ~24 start.
+    auto r = runSandboxed(info, req,
+                          "setsid sleep 300 & echo $! > escaped; i=0; while [ $i -lt 60 ]; do sleep 300 2>/dev/null & i=$((i+1)); done; "
+                          "echo started; exit 0",
+                          30);
+    EXPECT_FALSE(r.timedOut);
+    EXPECT_NE(r.stderrText.find("fork"), std::string::npos) << "the shell was refused processes: " << r.stderrText;
+    std::ifstream in(dir / "escaped");
+    int pid = 0;
+    in >> pid;
+    ASSERT_GT(pid, 0);
+    if (!info.separateUid) {
+        // Not root: nothing reaches a process that left the group (the fallback's documented gap).
+        kill(pid, SIGKILL);
+    } else {
+        // The lease killed everything left under the candidate's uid, the setsid escapee too.
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        std::ifstream st("/proc/" + std::to_string(pid) + "/status");
+        std::string text((std::istreambuf_iterator<char>(st)), std::istreambuf_iterator<char>());
+        EXPECT_TRUE(text.empty() || text.find("State:\tZ") != std::string::npos) << "still alive: " << text.substr(0, 200);
+    }
+    fs::remove_all(dir);
+}
+
+TEST(Sandbox, BwrapHidesTheRestAndKeepsTheResultChannel)
+{
+    if (!bwrapWorks()) {
+        GTEST_SKIP() << "bwrap cannot start a sandbox here";
+    }
+    auto info = resolveSandbox("bwrap");
+    auto root = tempDir("bwrap");
+    fs::create_directories(root / "reference");
+    fs::create_directories(root / "candidates" / "c1");
+    fs::create_directories(root / "candidates" / "c2");
+    std::ofstream(root / "reference" / "inputs.pt") << "INPUTS";
+    std::ofstream(root / "reference" / "reference.pt") << "SECRET";
+    std::ofstream(root / "candidates" / "c2" / "outputs.pt") << "OTHER";
+    SandboxRequest req;
+    req.workDir = root / "candidates" / "c1";
+    req.traverseRoot = root;
+    req.readOnly = {root / "reference" / "inputs.pt"};
+    req.hidden = {root};
+    const std::string R = fs::weakly_canonical(root).string();
+    auto r = runSandboxed(info, req,
+                          "cat " + R + "/reference/inputs.pt; echo; "
+                          "cat " + R + "/reference/reference.pt 2>/dev/null || echo no-reference; "
+                          "cat " + R + "/candidates/c2/outputs.pt 2>/dev/null || echo no-other; "
+                          "echo mine > out.txt && echo wrote-own; "
+                          "touch /usr/kbx-sandbox-test 2>/dev/null && echo wrote-usr || echo usr-ro; "
+                          "echo $$; "
+                          "printf '\\017\\000\\000\\000{\"type\":\"ping\"}' >&3");
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_NE(r.stdoutText.find("INPUTS"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("no-reference"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("no-other"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("wrote-own"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("usr-ro"), std::string::npos) << r.stdoutText;
+    EXPECT_FALSE(fs::exists("/usr/kbx-sandbox-test"));
+    EXPECT_TRUE(fs::exists(root / "candidates" / "c1" / "out.txt"));
+    ASSERT_EQ(r.frames.size(), 1u) << "fd 3 reaches us through bwrap";
+    EXPECT_EQ(r.frames[0]["type"], "ping");
+    fs::remove_all(root);
+}
+
+TEST(Sandbox, BwrapTimeoutKillsTheWholeSandbox)
+{
+    if (!bwrapWorks()) {
+        GTEST_SKIP() << "bwrap cannot start a sandbox here";
+    }
+    auto info = resolveSandbox("bwrap");
+    auto dir = tempDir("bwrap-timeout");
+    SandboxRequest req;
+    req.workDir = dir;
+    req.traverseRoot = dir.parent_path();
+    auto r = runSandboxed(info, req, "setsid sh -c 'sleep 300' & sleep 300", 1.0);
+    EXPECT_TRUE(r.timedOut);
+    EXPECT_LT(r.seconds, 10.0);
+    fs::remove_all(dir);
+}

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: MIT
+// Widget tests of the workbench's views and screenshots of them (saved under the build dir:
+// tests/gui/screenshots/*.png). Offscreen (QT_QPA_PLATFORM=offscreen).
+#include "codecompare.h"
+#include "codeview.h"
+#include "database.h"
+#include "errorheatmap.h"
+#include "evaluationtablemodel.h"
+#include "facetmodel.h"
+#include "failureinspector.h"
+#include "guitestutil.h"
+#include "mainwindow.h"
+#include "palette.h"
+#include "resultsview.h"
+#include "runpanel.h"
+#include "sqlite.h"
+#include "syntax.h"
+#include "taskbrowser.h"
+#include "tasktreemodel.h"
+
+#include "catalogue.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <QTreeView>
+
+#include <gtest/gtest.h>
+
+using namespace kbx::gui;
+using namespace kbx::gui::test;
+
+namespace {
+
+qint64 scalar(const QString& db, const QString& sql)
+{
+    SqlConnection c(db);
+    SqlStatement st(c, sql);
+    st.step();
+    return st.int64(0);
+}
+
+QString readFile(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(f.readAll());
+}
+
+class GuiDb : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        ASSERT_TRUE(dir.isValid());
+        db = copyBenchDatabase(dir.path());
+        ASSERT_FALSE(db.isEmpty());
+        QString err;
+        ASSERT_TRUE(prepareDatabase(db, &err)) << err.toStdString();
+        applyPalette(false);
+    }
+    qint64 idOf(const char* where) { return scalar(db, QStringLiteral("SELECT min(id) FROM evaluations WHERE %1").arg(QLatin1String(where))); }
+    QTemporaryDir dir;
+    QString db;
+};
+
+const QString kReluRuntimeError = QStringLiteral("failure_detail LIKE '%missing 1 required positional%'");
+
+}  // namespace
+
+TEST_F(GuiDb, CodeViewMarksTheTracebackLineAndShowsText)
+{
+    const auto d = loadEvaluation(db, idOf("failure_detail LIKE '%missing 1 required positional%'"));
+    ASSERT_TRUE(d.valid);
+    ASSERT_TRUE(d.markers.contains(17));
+    CodeView view;
+    view.setCode(d.code, d.markers);
+    EXPECT_EQ(view.blockCount(), int(d.code.count(QLatin1Char('\n')) + (d.code.endsWith(QLatin1Char('\n')) ? 1 : 1)));
+    EXPECT_EQ(view.markers().value(17), d.markers.value(17));
+    EXPECT_EQ(view.isHighlighted(), syntaxHighlightingAvailable());
+    EXPECT_GT(view.gutterWidth(), 10);
+    // The marked line is a red band: its extra selection is there, and only there.
+    bool band = false;
+    for (const auto& s : view.extraSelections()) {
+        band |= s.cursor.blockNumber() == 16 && s.format.background().color().red() > 200;
+        EXPECT_TRUE(d.markers.contains(s.cursor.blockNumber() + 1)) << s.cursor.blockNumber();
+    }
+    EXPECT_TRUE(band);
+    // Markers on lines the text does not have are ignored.
+    QMap<int, QString> outside = d.markers;
+    outside[500] = QStringLiteral("beyond the end");
+    view.setMarkers(outside);
+    EXPECT_EQ(view.extraSelections().size(), d.markers.size());
+    view.setMarkers(d.markers);
+
+    const QImage img = screenshot(&view, QStringLiteral("codeview-marker"), {760, 420});
+    ASSERT_FALSE(img.isNull());
+    const QRect text(view.gutterWidth() + 4, 0, img.width() - view.gutterWidth() - 30, img.height() - 20);
+    EXPECT_GT(inkPixels(img, text, Qt::white), 1500) << "code text is not visible";
+    EXPECT_GT(distinctColours(img, text), 12);
+    // The band of line 17 (white blended with the marker colour).
+    QColor band60 = CodeView::markerColor();
+    const QColor blended(255 + (band60.red() - 255) * 60 / 255, 255 + (band60.green() - 255) * 60 / 255, 255 + (band60.blue() - 255) * 60 / 255);
+    EXPECT_GT(pixelsNear(img, text, blended, 30), 2000) << "no marker band";
+    // The marker dot in the gutter.
+    EXPECT_GT(pixelsNear(img, QRect(0, 0, view.gutterWidth(), img.height()), CodeView::markerColor(), 60), 10);
+}
+
+TEST_F(GuiDb, CodeComparisonScreenshotPlainOrHighlighted)
+{
+    kbx::TaskCatalogue cat = kbx::TaskCatalogue::load(KBX_SOURCE_DIR "/tasks");
+    const auto* relu = cat.find("Activation/relu");
+    ASSERT_NE(relu, nullptr);
+    const auto d = loadEvaluation(db, idOf("failure_detail LIKE '%missing 1 required positional%'"));
+    CodeCompareView cmp;
+    ASSERT_TRUE(cmp.setReferenceFile(QStringLiteral("Reference: Activation/relu.py"), QString::fromStdString(cat.taskFile(*relu).string())));
+    // A known-good Triton fixture: decorators, tl.* calls and tl.constexpr to highlight.
+    const QString good = readFile(QStringLiteral(KBX_SOURCE_DIR "/tests/fixtures/good/Activation/relu.py"));
+    ASSERT_TRUE(good.contains(QStringLiteral("@triton.jit")));
+    cmp.setCandidate(QStringLiteral("Candidate"), d.code, d.markers);
+    EXPECT_TRUE(cmp.referenceView()->toPlainText().contains(QStringLiteral("def reference")));
+    EXPECT_EQ(cmp.candidateView()->markers().size(), d.markers.size());
+
+    const QString name = syntaxHighlightingAvailable() ? QStringLiteral("code-compare-highlighted") : QStringLiteral("code-compare-plain");
+    const QImage img = screenshot(&cmp, name, {1200, 560});
+    auto regionOf = [&](QWidget* w) {
+        return QRect(w->mapTo(&cmp, QPoint(0, 0)), w->size()).adjusted(40, 4, -20, -20);
+    };
+    const QRect ref = regionOf(cmp.referenceView());
+    const QRect cand = regionOf(cmp.candidateView());
+    EXPECT_GT(inkPixels(img, ref, Qt::white), 1500) << "reference text not visible";
+    EXPECT_GT(inkPixels(img, cand, Qt::white), 1500) << "candidate text not visible";
+    if (syntaxHighlightingAvailable()) {
+        // Highlighted text is visible: keywords, strings, tl.* in several hues.
+        EXPECT_TRUE(cmp.candidateView()->isHighlighted());
+        EXPECT_GE(hueBuckets(img, ref), 3) << "highlighted reference shows fewer than 3 colours";
+        EXPECT_GE(hueBuckets(img, cand), 3) << "highlighted candidate shows fewer than 3 colours";
+    } else {
+        // Plain text: black on white, the only saturated colour is the failure marker.
+        EXPECT_FALSE(cmp.candidateView()->isHighlighted());
+        EXPECT_LE(hueBuckets(img, ref, 50), 1);
+    }
+
+    // The same with the known-good fixture and the dark palette.
+    applyPalette(true);
+    cmp.setCandidate(QStringLiteral("Known-good relu"), good);
+    const QImage dark = screenshot(&cmp, name + QStringLiteral("-dark"), {1200, 560});
+    EXPECT_GT(inkPixels(dark, regionOf(cmp.candidateView()), darkPalette().color(QPalette::Base)), 1500);
+    applyPalette(false);
+}
+
+TEST(Syntax, TritonDefinitionIsBundled)
+{
+    initResources();
+    QFile f(QStringLiteral(":/kbx/syntax/triton.xml"));
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    const QString xml = QString::fromUtf8(f.readAll());
+    EXPECT_TRUE(xml.contains(QStringLiteral("##Python")));
+    EXPECT_TRUE(xml.contains(QStringLiteral("tl\\.constexpr")));
+    EXPECT_TRUE(xml.contains(QStringLiteral("@triton")));
+    if (syntaxHighlightingAvailable()) {
+        EXPECT_TRUE(syntaxDefinitionNames().contains(QStringLiteral("Triton")));
+    } else {
+        EXPECT_TRUE(syntaxDefinitionNames().isEmpty());
+    }
+    QFile icon(QStringLiteral(":/kbx/icons/kbx-workbench.svg"));
+    ASSERT_TRUE(icon.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(icon.readAll().contains("<svg"));
+}
+
+TEST(Diff, SideBySideDiffOfTwoCandidates)
+{
+    applyPalette(false);
+    const QString a = readFile(QStringLiteral(KBX_SOURCE_DIR "/tests/fixtures/good/Activation/relu.py"));
+    QString b = a;
+    b.replace(QStringLiteral("BLOCK"), QStringLiteral("BLOCK_SIZE"));
+    b += QStringLiteral("\n# tuned in round 2\n");
+    ASSERT_NE(a, b);
+    DiffView view;
+    view.setTexts(QStringLiteral("round 1"), a, QStringLiteral("round 2"), b);
+    EXPECT_GT(view.addedLines(), 1);
+    EXPECT_GT(view.removedLines(), 0);
+    EXPECT_EQ(view.leftView()->blockCount(), view.rightView()->blockCount());  // aligned
+    const QImage img = screenshot(&view, QStringLiteral("diff"), {1200, 520});
+    auto regionOf = [&](QWidget* w) { return QRect(w->mapTo(&view, QPoint(0, 0)), w->size()); };
+    EXPECT_GT(pixelsNear(img, regionOf(view.leftView()), DiffView::removedColor(false), 12), 500);
+    EXPECT_GT(pixelsNear(img, regionOf(view.rightView()), DiffView::addedColor(false), 12), 500);
+    view.setTexts(QStringLiteral("a"), a, QStringLiteral("b"), a);
+    EXPECT_EQ(view.addedLines() + view.removedLines(), 0);
+}
+
+TEST_F(GuiDb, TaskBrowserFiltersAndShowsTheTaskPage)
+{
+    TaskBrowser tb;
+    QAbstractItemModelTester tester(tb.tree()->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QSignalSpy ready(tb.model(), &TaskTreeModel::statsReady);
+    tb.setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !tb.model()->isLoading(); }));
+    const int all = tb.visibleTaskCount();
+    EXPECT_EQ(all, int(tb.model()->catalogue()->tasks().size()));
+    EXPECT_EQ(tb.tree()->model()->rowCount(), 15);
+
+    int relus = 0;
+    for (const auto& t : tb.model()->catalogue()->tasks())
+        relus += QString::fromStdString(t.stem).contains(QStringLiteral("relu"), Qt::CaseInsensitive) ||
+                 QString::fromStdString(t.category).contains(QStringLiteral("relu"), Qt::CaseInsensitive);
+    QTest::keyClicks(tb.filterEdit(), QStringLiteral("relu"));
+    EXPECT_EQ(tb.visibleTaskCount(), relus);
+    EXPECT_GT(relus, 1);
+    tb.filterEdit()->clear();
+    EXPECT_EQ(tb.visibleTaskCount(), all);
+    // A category name shows all its tasks.
+    tb.filterEdit()->setText(QStringLiteral("Activation"));
+    int act = 0;
+    for (const auto& t : tb.model()->catalogue()->tasks())
+        act += t.category == "Activation";
+    EXPECT_GE(tb.visibleTaskCount(), act);
+    tb.filterEdit()->clear();
+
+    QSignalSpy selected(&tb, &TaskBrowser::taskSelected);
+    ASSERT_TRUE(tb.selectTask(QStringLiteral("Activation/leaky_relu")));
+    EXPECT_EQ(selected.count(), 1);
+    EXPECT_EQ(tb.currentTaskId(), QStringLiteral("Activation/leaky_relu"));
+    const auto* t = tb.model()->task(QStringLiteral("Activation/leaky_relu"));
+    const QString page = tb.page()->browser()->toPlainText();
+    EXPECT_TRUE(page.contains(QString::fromStdString(t->signature).left(30)));
+    EXPECT_TRUE(page.contains(QStringLiteral("Precision contract")));
+    EXPECT_TRUE(page.contains(QStringLiteral("float32")));
+    EXPECT_TRUE(page.contains(QStringLiteral("Perf shapes")));
+    EXPECT_TRUE(page.contains(QStringLiteral("evaluated")));  // stats line from the database
+    const auto relu = tb.model()->indexOfTask(QStringLiteral("Activation/relu"));
+    EXPECT_TRUE(tb.model()->index(relu.row(), TaskTreeModel::PassColumn, relu.parent()).data().toString().contains(QLatin1Char('%')));
+
+    // Choosing a method filters the statistics; a reload of the facets keeps the choice.
+    ASSERT_TRUE(waitUntil([&] { return tb.methodBox()->count() == 2; }));
+    ready.clear();
+    tb.methodBox()->setCurrentIndex(1);
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !tb.model()->isLoading(); }));
+    EXPECT_EQ(tb.model()->method(), QStringLiteral("fixtures"));
+    QSignalSpy facetsLoaded(qobject_cast<FacetListModel*>(tb.methodBox()->model()), &FacetListModel::loaded);
+    tb.refresh();
+    ASSERT_TRUE(waitUntil([&] { return facetsLoaded.count() > 0 && !tb.model()->isLoading(); }));
+    for (int i = 0; i < 20; ++i)
+        QApplication::processEvents();
+    EXPECT_EQ(tb.methodBox()->currentText(), QStringLiteral("fixtures"));
+    EXPECT_EQ(tb.model()->method(), QStringLiteral("fixtures"));
+
+    tb.tree()->expandAll();
+    tb.tree()->collapse(tb.tree()->model()->index(1, 0));
+    const QImage img = screenshot(&tb, QStringLiteral("task-browser"), {1200, 720});
+    const QRect treeRect(tb.tree()->mapTo(&tb, QPoint(0, 0)), tb.tree()->size());
+    EXPECT_GT(inkPixels(img, treeRect, Qt::white), 3000);
+    EXPECT_GE(hueBuckets(img, treeRect, 30), 1);  // the pass-rate bars
+    const QRect pageRect(tb.page()->mapTo(&tb, QPoint(0, 0)), tb.page()->size());
+    EXPECT_GT(inkPixels(img, pageRect, Qt::white), 3000);
+}
+
+TEST_F(GuiDb, ResultsViewFiltersSortsAndSelects)
+{
+    ResultsView rv;
+    QAbstractItemModelTester tester(rv.table()->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    rv.setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading() && rv.model()->totalCount() >= 0; }));
+    const qint64 total = scalar(db, QStringLiteral("SELECT count(*) FROM evaluations"));
+    EXPECT_EQ(rv.table()->model()->rowCount(), total);
+    EXPECT_TRUE(rv.countLabel()->text().contains(QString::number(total)));
+
+    // Class filter through the combo box.
+    auto* cls = rv.facetBox(FacetListModel::FailureClass);
+    ASSERT_NE(cls, nullptr);
+    ASSERT_TRUE(waitUntil([&] { return cls->count() > 2; }));
+    cls->setCurrentIndex(cls->findText(QStringLiteral("nan_inf_mismatch")));
+    ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
+    EXPECT_EQ(rv.table()->model()->rowCount(), scalar(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE failure_class = 'nan_inf_mismatch'")));
+    cls->setCurrentIndex(0);
+    ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
+    EXPECT_EQ(rv.table()->model()->rowCount(), total);
+
+    // Text search (debounced).
+    QTest::keyClicks(rv.textFilter(), QStringLiteral("sys.exit"));
+    ASSERT_TRUE(waitUntil([&] { return rv.model()->filter().text == QStringLiteral("sys.exit") && !rv.model()->isLoading(); }));
+    EXPECT_EQ(rv.table()->model()->rowCount(), 1);
+    rv.textFilter()->clear();
+    ASSERT_TRUE(waitUntil([&] { return rv.model()->filter().text.isEmpty() && !rv.model()->isLoading(); }));
+
+    // A refresh (new results) reloads the facets and keeps the chosen filter.
+    cls->setCurrentIndex(cls->findText(QStringLiteral("crash")));
+    ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
+    const int crashes = rv.table()->model()->rowCount();
+    EXPECT_EQ(crashes, scalar(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE failure_class = 'crash'")));
+    QSignalSpy classesLoaded(qobject_cast<FacetListModel*>(cls->model()), &FacetListModel::loaded);
+    rv.refresh();
+    ASSERT_TRUE(waitUntil([&] { return classesLoaded.count() > 0 && !rv.model()->isLoading(); }));
+    EXPECT_EQ(cls->currentText(), QStringLiteral("crash"));
+    EXPECT_EQ(rv.model()->filter().failureClass.toString(), QStringLiteral("crash"));
+    EXPECT_EQ(rv.table()->model()->rowCount(), crashes);
+    cls->setCurrentIndex(0);
+    ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
+
+    // Sorting by clicking a header sorts in SQL.
+    rv.table()->sortByColumn(EvaluationTableModel::ClassColumn, Qt::DescendingOrder);
+    ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
+    EXPECT_EQ(rv.model()->sortColumn(), int(EvaluationTableModel::ClassColumn));
+    EXPECT_EQ(rv.table()->model()->index(0, EvaluationTableModel::ClassColumn).data().toString(), QStringLiteral("value_mismatch"));
+
+    QSignalSpy sel(&rv, &ResultsView::evaluationSelected);
+    rv.table()->setCurrentIndex(rv.table()->model()->index(2, 0));
+    ASSERT_EQ(sel.count(), 1);
+    EXPECT_EQ(sel.at(0).at(0).toLongLong(), rv.model()->evaluationId(2));
+    // A refresh (new results landed) keeps the current evaluation.
+    const qint64 current = rv.currentEvaluationId();
+    rv.refresh();
+    ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading() && rv.model()->rowCount() > 0; }));
+    EXPECT_EQ(rv.currentEvaluationId(), current);
+    EXPECT_EQ(sel.count(), 1);  // no second selection signal for the same row
+    QSignalSpy diff(&rv, &ResultsView::diffRequested);
+    rv.table()->selectionModel()->select(rv.table()->model()->index(3, 0),
+                                         QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    EXPECT_EQ(rv.selectedEvaluationIds().size(), 2);
+    rv.findChild<QPushButton*>(QStringLiteral("diffButton"))->click();
+    EXPECT_EQ(diff.count(), 1);
+    QSignalSpy rerun(&rv, &ResultsView::rerunRequested);
+    rv.findChild<QPushButton*>(QStringLiteral("rerunButton"))->click();
+    ASSERT_EQ(rerun.count(), 1);
+    EXPECT_EQ(rerun.at(0).at(0).value<QList<qint64>>(), rv.selectedEvaluationIds());
+
+    const QImage img = screenshot(&rv, QStringLiteral("results"), {1300, 600});
+    EXPECT_GE(hueBuckets(img, QRect(QPoint(0, 0), img.size()), 30), 2);  // red fails, green passes
+}
+
+TEST_F(GuiDb, FailureInspectorEvidenceHeatmapAndManualLabels)
+{
+    const qint64 vm = idOf("failure_class = 'value_mismatch'");
+    // Put an error map into the evidence, as the comparison records it for a 2-D output.
+    {
+        SqlConnection c(db, true);
+        QStringList vals;
+        for (int r = 0; r < 12; ++r)
+            for (int k = 0; k < 16; ++k)
+                vals << QString::number((r >= 4 && r < 8 && k >= 6) ? 1e-2 * (1 + k) : 1e-7 * (1 + (r * k) % 5));
+        c.exec(QStringLiteral("UPDATE evaluations SET evidence = json_set(evidence, '$.error_map', json('{\"rows\":12,\"cols\":16,"
+                              "\"shape\":[12,16],\"values\":[%1]}')) WHERE id = %2")
+                   .arg(vals.join(QLatin1Char(',')))
+                   .arg(vm));
+    }
+    FailureInspector fi;
+    fi.setDatabase(db);
+    ASSERT_TRUE(fi.showEvaluation(vm));
+    EXPECT_TRUE(fi.headerLabel()->text().contains(QStringLiteral("value_mismatch")));
+    EXPECT_TRUE(fi.headerLabel()->text().contains(QStringLiteral("Activation/leaky_relu")));
+    QStringList keys;
+    for (int r = 0; r < fi.evidenceTable()->rowCount(); ++r)
+        keys << fi.evidenceTable()->item(r, 0)->text();
+    EXPECT_TRUE(keys.contains(QStringLiteral("max_abs_err")));
+    EXPECT_TRUE(keys.contains(QStringLiteral("mismatch_fraction")));
+    EXPECT_TRUE(keys.contains(QStringLiteral("passing_rtol_at_atol")));
+    EXPECT_LT(keys.indexOf(QStringLiteral("max_abs_err")), keys.indexOf(QStringLiteral("ref_nan")));
+    EXPECT_GT(fi.casesTable()->rowCount(), 0);
+    ASSERT_TRUE(fi.heatmap()->hasMap());
+    EXPECT_EQ(fi.heatmap()->rows(), 12);
+    EXPECT_EQ(fi.heatmap()->cols(), 16);
+    EXPECT_NE(fi.heatmap()->colourFor(1e-7), fi.heatmap()->colourFor(1e-1));
+
+    // Relabel: the automatic class is value_mismatch; say nan_inf_mismatch with a note.
+    fi.labelBox()->setCurrentIndex(fi.labelBox()->findData(QStringLiteral("nan_inf_mismatch")));
+    fi.noteEdit()->setText(QStringLiteral("the NaN propagation is what is wrong"));
+    QSignalSpy changed(&fi, &FailureInspector::labelChanged);
+    fi.saveButton()->click();
+    ASSERT_EQ(changed.count(), 1);
+    EXPECT_EQ(loadEvaluation(db, vm).manualClass, QStringLiteral("nan_inf_mismatch"));
+    EXPECT_EQ(loadEvaluation(db, vm).manualNote, QStringLiteral("the NaN propagation is what is wrong"));
+    EXPECT_TRUE(fi.agreementLabel()->text().contains(QStringLiteral("disagrees")));
+    EXPECT_TRUE(fi.agreementLabel()->text().contains(QStringLiteral("0 of 1")));
+
+    // Heatmap tab in the screenshot.
+    auto* tabs = fi.findChild<QTabWidget*>(QStringLiteral("inspectorTabs"));
+    ASSERT_NE(tabs, nullptr);
+    tabs->setCurrentWidget(fi.heatmap());
+    const QImage img = screenshot(&fi, QStringLiteral("failure-inspector-heatmap"), {1100, 720});
+    const QRect hm(fi.heatmap()->mapTo(&fi, QPoint(0, 0)), fi.heatmap()->size());
+    EXPECT_GE(hueBuckets(img, hm, 30), 2) << "heatmap not drawn";
+    tabs->setCurrentIndex(0);
+    screenshot(&fi, QStringLiteral("failure-inspector-evidence"), {1100, 720});
+
+    // A call-stage failure: traceback shown, no heatmap; agreeing label.
+    const qint64 rt = idOf("failure_detail LIKE '%missing 1 required positional%'");
+    ASSERT_TRUE(fi.showEvaluation(rt));
+    EXPECT_TRUE(fi.tracebackView()->toPlainText().contains(QStringLiteral("Traceback")));
+    EXPECT_FALSE(fi.heatmap()->hasMap());
+    fi.labelBox()->setCurrentIndex(fi.labelBox()->findData(QStringLiteral("runtime_error")));
+    ASSERT_TRUE(fi.saveLabel());
+    EXPECT_TRUE(fi.agreementLabel()->text().contains(QStringLiteral("agrees")));
+    EXPECT_TRUE(fi.agreementLabel()->text().contains(QStringLiteral("1 of 2")));
+    screenshot(&fi, QStringLiteral("failure-inspector-traceback"), {1100, 720});
+    EXPECT_FALSE(fi.showEvaluation(987654));
+}
+
+TEST_F(GuiDb, RunPanelSourcesDropAndErrors)
+{
+    RunPanel rp;
+    rp.setDatabase(dir.filePath(QStringLiteral("runs.sqlite")));
+    EXPECT_FALSE(rp.startButton()->isEnabled());
+    EXPECT_FALSE(rp.start());
+    // Drag and drop of submission files.
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QStringLiteral(KBX_SOURCE_DIR "/resources/examples/submission.jsonl")),
+                  QUrl::fromLocalFile(QStringLiteral(KBX_SOURCE_DIR "/tests/fixtures/good/Activation/relu.py"))});
+    QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&rp, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&rp, &drop);
+    EXPECT_EQ(rp.sources().size(), 2);
+    QApplication::sendEvent(&rp, &drop);
+    EXPECT_EQ(rp.sources().size(), 2);  // no duplicates
+    EXPECT_TRUE(rp.startButton()->isEnabled());
+    rp.tasksEdit()->setText(QStringLiteral("Activation/relu.py, Math"));
+    const auto req = rp.request();
+    EXPECT_EQ(req.tasks, (QStringList{QStringLiteral("Activation/relu"), QStringLiteral("Math")}));
+    rp.tasksEdit()->clear();
+    EXPECT_EQ(req.device, QStringLiteral("cpu"));
+    EXPECT_EQ(req.method, QStringLiteral("default"));
+
+    // A source that is not a submission: the run reports the importer's error in the log.
+    rp.clearSources();
+    const QString bad = dir.filePath(QStringLiteral("bad.jsonl"));
+    QFile f(bad);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("{\"predict\": \"x\", \"file\": \"NoSuchCategory/nothing.py\"}\n");
+    f.close();
+    rp.addSources({bad});
+    QSignalSpy fin(&rp, &RunPanel::runFinished);
+    ASSERT_TRUE(rp.start());
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }));
+    EXPECT_FALSE(fin.at(0).at(0).value<RunResult>().error.isEmpty());
+    EXPECT_TRUE(rp.logView()->toPlainText().contains(QStringLiteral("Error")));
+    EXPECT_TRUE(rp.startButton()->isEnabled());
+    EXPECT_FALSE(rp.cancelButton()->isEnabled());
+    screenshot(&rp, QStringLiteral("run-panel-error"), {520, 640});
+}
+
+TEST_F(GuiDb, MainWindowOpensDatabasesRemembersSettingsAndTakesDrops)
+{
+    QSettings().clear();
+    {
+        MainWindow w;
+        // No last database and (maybe) no demo: the window starts without failing.
+        w.openInitialDatabase();
+        if (demoDatabasePath().isEmpty()) {
+            EXPECT_TRUE(w.database().isEmpty());
+            EXPECT_FALSE(w.runPanel()->database().isEmpty());  // runs go to the user's default database
+        }
+        EXPECT_FALSE(w.openDatabase(dir.filePath(QStringLiteral("missing.sqlite"))));
+        EXPECT_TRUE(w.statusBar()->currentMessage().contains(QStringLiteral("Cannot open")));
+        ASSERT_TRUE(w.openDatabase(db));
+        EXPECT_EQ(w.database(), db);
+        EXPECT_EQ(w.runPanel()->database(), db);
+        ASSERT_TRUE(waitUntil([&] { return !w.resultsView()->model()->isLoading(); }));
+        EXPECT_EQ(w.resultsView()->model()->rowCount(), scalar(db, QStringLiteral("SELECT count(*) FROM evaluations")));
+
+        // Keyboard navigation between tabs.
+        w.show();
+        EXPECT_TRUE(QTest::qWaitForWindowExposed(&w));
+        QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
+        EXPECT_EQ(w.tabs()->currentIndex(), int(MainWindow::ResultsTab));
+        QTest::keyClick(&w, Qt::Key_5, Qt::ControlModifier);
+        EXPECT_EQ(w.tabs()->currentIndex(), int(MainWindow::InspectorTab));
+        QTest::keyClick(&w, Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        EXPECT_TRUE(w.darkMode());
+        EXPECT_LT(QApplication::palette().color(QPalette::Window).lightness(), 100);
+
+        // An evaluation everywhere: inspector and code beside the reference, with the marker.
+        const qint64 rt = idOf("failure_detail LIKE '%missing 1 required positional%'");
+        w.showEvaluation(rt);
+        EXPECT_EQ(w.inspector()->details().id, rt);
+        EXPECT_TRUE(w.codeView()->referenceView()->toPlainText().contains(QStringLiteral("def reference")));
+        EXPECT_TRUE(w.codeView()->candidateView()->markers().contains(17));
+        w.diffEvaluations(rt, idOf("task_id = 'Activation/relu' AND verdict = 'pass'"));
+        EXPECT_EQ(w.tabs()->currentIndex(), int(MainWindow::DiffTab));
+        EXPECT_GT(w.diffView()->addedLines() + w.diffView()->removedLines(), 0);
+
+        // Re-running existing candidates: the selected evaluations' code as a seed JSONL in the run panel.
+        const QString rerun = w.rerunEvaluations({rt, idOf("task_id = 'Math/rsqrt'")});
+        ASSERT_FALSE(rerun.isEmpty());
+        EXPECT_TRUE(w.runPanel()->sources().contains(rerun));
+        {
+            QFile f(rerun);
+            ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+            const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+            ASSERT_EQ(lines.size(), 2);
+            EXPECT_EQ(QJsonDocument::fromJson(lines[0]).object().value("file").toString(), QStringLiteral("Activation/relu.py"));
+            EXPECT_EQ(QJsonDocument::fromJson(lines[1]).object().value("file").toString(), QStringLiteral("Math/rsqrt.py"));
+            EXPECT_EQ(QJsonDocument::fromJson(lines[0]).object().value("predict").toString(), loadEvaluation(db, rt).code);
+        }
+        w.runPanel()->clearSources();
+
+        // Drops: a submission goes to the run panel, a database is opened.
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(QStringLiteral(KBX_SOURCE_DIR "/tests/fixtures/good/Activation/relu.py"))});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        EXPECT_TRUE(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        EXPECT_EQ(w.runPanel()->sources().size(), 1);
+        const QString other = dir.filePath(QStringLiteral("other.sqlite"));
+        ASSERT_TRUE(QFile::copy(db, other));
+        QMimeData mime2;
+        mime2.setUrls({QUrl::fromLocalFile(other)});
+        QDragEnterEvent enter2(QPoint(10, 10), Qt::CopyAction, &mime2, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter2);
+        QDropEvent drop2(QPointF(10, 10), Qt::CopyAction, &mime2, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop2);
+        EXPECT_EQ(w.database(), other);
+        w.showTab(MainWindow::TasksTab);
+        screenshot(&w, QStringLiteral("main-window-dark"), {1400, 860});
+        w.close();  // saves the settings
+    }
+    QSettings s;
+    EXPECT_TRUE(s.value(QStringLiteral("view/dark")).toBool());
+    EXPECT_EQ(s.value(QStringLiteral("database/last")).toString(), dir.filePath(QStringLiteral("other.sqlite")));
+    EXPECT_FALSE(s.value(QStringLiteral("window/state")).toByteArray().isEmpty());
+    {
+        // The next start restores the last database and the palette.
+        MainWindow w;
+        w.openInitialDatabase();
+        EXPECT_EQ(w.database(), dir.filePath(QStringLiteral("other.sqlite")));
+        EXPECT_TRUE(w.darkMode());
+        w.setDarkMode(false);
+        w.close();
+    }
+    applyPalette(false);
+}
+
+int main(int argc, char** argv)
+{
+    // Test discovery runs this without the test ENVIRONMENT: never try to reach a display.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("kbx-tests"));
+    QApplication::setApplicationName(QStringLiteral("kbx-workbench-gui-tests"));
+    QTemporaryDir settings;
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
+    initResources();
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

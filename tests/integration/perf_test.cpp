@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// The perf stage end to end (docs/PERF_PROTOCOL.md): on the CPU its plumbing (samples, medians,
+// speedup CI, timings rows) with a tiny timer budget; on a GPU also the attribution verdict.
+#include "itest.h"
+#include "store.h"
+
+using namespace kbx_it;
+
+namespace {
+const char* kTinyTimer = R"('{"shapes":["1M_f32"],"min_reps":3,"block":1,"max_seconds":0.05,"rotations":2,"max_warmup":1}')";
+}
+
+TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
+{
+    REQUIRE_DEVICE();
+    auto dir = tempPath("perf-good");
+    fs::create_directories(dir);
+    auto db = dir / "db.sqlite";
+    const std::string cfg = device() == "cuda" ? "" : std::string(" --perf-config ") + kTinyTimer;
+    auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --device " + device() +
+                 " --perf" + cfg + " --json --db " + db.string() + " 2>/dev/null");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto lines = jsonLines(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;  // the verdict, then the perf result
+    EXPECT_EQ(lines[0]["verdict"], "pass");
+    const auto& p = lines[1];
+    EXPECT_EQ(p["type"], "perf");
+    EXPECT_EQ(p["verdict"], "pass");
+    ASSERT_TRUE(p["perf"].contains("geomean_speedup")) << p.dump();
+    const auto& g = p["perf"]["geomean_speedup"];
+    EXPECT_GT(g["estimate"].get<double>(), 0.0);
+    EXPECT_LE(g["lo"].get<double>(), g["estimate"].get<double>());
+    EXPECT_GE(g["hi"].get<double>(), g["estimate"].get<double>());
+    EXPECT_TRUE(p["perf"]["torch_modified"].empty());
+    kbx::Store s(db);
+    auto rows = s.query("SELECT shape, candidate_ms, baseline_ms, samples FROM timings");
+    ASSERT_FALSE(rows.empty());
+    for (const auto& row : rows) {
+        EXPECT_GT(row["candidate_ms"].get<double>(), 0.0);
+        EXPECT_GT(row["baseline_ms"].get<double>(), 0.0);
+        auto smp = nlohmann::json::parse(row["samples"].get<std::string>());
+        EXPECT_GE(smp["candidate_ms"].size(), 3u) << "raw samples are kept";
+        EXPECT_EQ(smp["candidate_ms"].size(), smp["reference_ms"].size()) << "ABAB: one reference call per candidate call";
+        EXPECT_GT(smp["bytes"].get<double>(), 0.0) << "the task's perf_cost travels with the timing";
+        EXPECT_TRUE(smp["recheck"]["ok"].get<bool>()) << smp["recheck"].dump();
+    }
+    if (device() == "cuda") {
+        EXPECT_GT(p["perf"]["attribution"]["triton_share"].get<double>(), 0.9) << p["perf"]["attribution"].dump();
+        EXPECT_GT(p["perf"]["peaks"]["copy_gbs"].get<double>(), 100.0);
+        EXPECT_FALSE(p["perf"]["nvml_before"].empty());
+    }
+}
+
+TEST(Perf, TorchDoingTheWorkBehindADecoyKernelIsNotATritonKernel)
+{
+    REQUIRE_DEVICE();
+    if (device() != "cuda")
+        GTEST_SKIP() << "kernel attribution needs the CUDA profiler";
+    auto dir = tempPath("perf-decoy");
+    fs::create_directories(dir / "in");
+    auto db = dir / "db.sqlite";
+    fs::copy_file(kFixtures / "perf" / "relu_torch_with_decoy_kernel.py", dir / "in" / "relu.py");
+    auto r = run(kbxBin() + " eval " + (dir / "in" / "relu.py").string() + " --device cuda --perf --json --db " + db.string() +
+                 " 2>/dev/null");
+    auto lines = jsonLines(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    EXPECT_EQ(lines[0]["verdict"], "pass") << "correct outputs, and a Triton kernel did launch";
+    EXPECT_EQ(lines[1]["verdict"], "fail");
+    EXPECT_EQ(lines[1]["failure_class"], "not_triton_kernel") << lines[1].dump();
+    kbx::Store s(db);
+    EXPECT_EQ(s.query("SELECT failure_class FROM evaluations")[0]["failure_class"], "not_triton_kernel");
+}

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+// Models of the workbench: tree of tasks, results table (incl. a million rows), facets, diff,
+// evaluation details, manual labels, run controller (error paths). QAbstractItemModelTester watches
+// every model while it loads, sorts and filters.
+#include "database.h"
+#include "evaluationtablemodel.h"
+#include "facetmodel.h"
+#include "runcontroller.h"
+#include "sqlite.h"
+#include "tasktreemodel.h"
+#include "textdiff.h"
+#include "testutil.h"
+
+#include "catalogue.h"
+#include "store.h"
+
+#include <QAbstractItemModelTester>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+using namespace kbx::gui;
+using kbx::gui::test::waitUntil;
+
+namespace {
+
+using Tester = QAbstractItemModelTester;
+constexpr auto kFatal = QAbstractItemModelTester::FailureReportingMode::Fatal;
+
+qint64 scalar(const QString& db, const QString& sql)
+{
+    SqlConnection c(db);
+    SqlStatement st(c, sql);
+    st.step();
+    return st.int64(0);
+}
+
+QString scalarText(const QString& db, const QString& sql)
+{
+    SqlConnection c(db);
+    SqlStatement st(c, sql);
+    st.step();
+    return st.text(0);
+}
+
+class BenchDb : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        ASSERT_TRUE(dir.isValid());
+        db = kbx::gui::test::copyBenchDatabase(dir.path());
+        ASSERT_FALSE(db.isEmpty());
+        QString err;
+        ASSERT_TRUE(prepareDatabase(db, &err)) << err.toStdString();
+    }
+    QTemporaryDir dir;
+    QString db;
+};
+
+}  // namespace
+
+TEST(TextDiff, LcsDiffMarksRemovedAndAddedLines)
+{
+    const auto d = diffTexts(QStringLiteral("a\nb\nc\nd\n"), QStringLiteral("a\nx\nc\nd\ne\n"));
+    ASSERT_EQ(d.size(), 6);
+    EXPECT_EQ(d[0], (DiffLine{DiffLine::Same, 1, 1, QStringLiteral("a")}));
+    EXPECT_EQ(d[1], (DiffLine{DiffLine::Removed, 2, 0, QStringLiteral("b")}));
+    EXPECT_EQ(d[2], (DiffLine{DiffLine::Added, 0, 2, QStringLiteral("x")}));
+    EXPECT_EQ(d[3], (DiffLine{DiffLine::Same, 3, 3, QStringLiteral("c")}));
+    EXPECT_EQ(d[4], (DiffLine{DiffLine::Same, 4, 4, QStringLiteral("d")}));
+    EXPECT_EQ(d[5], (DiffLine{DiffLine::Added, 0, 5, QStringLiteral("e")}));
+    EXPECT_TRUE(diffTexts({}, {}).isEmpty());
+    const auto all = diffTexts(QStringLiteral("p\nq"), QString());
+    ASSERT_EQ(all.size(), 2);
+    EXPECT_EQ(all[0].kind, DiffLine::Removed);
+    // A moved block: LCS keeps the longest common part.
+    const auto mv = diffLines({"1", "2", "3", "4"}, {"3", "4", "1", "2"});
+    int same = 0;
+    for (const auto& l : mv)
+        same += l.kind == DiffLine::Same;
+    EXPECT_EQ(same, 2);
+}
+
+TEST(FailureMarkers, TracebackFramesOfTheCandidateAndEvidenceLines)
+{
+    const QString tb = QStringLiteral(
+        "Traceback (most recent call last):\n"
+        "  File \"/work/harness/candidate.py\", line 149, in run\n"  // not the candidate's file name pattern? it is: candidate.py
+        "  File \"/tmp/kbx-run/candidates/00046/candidate.py\", line 17, in relu\n"
+        "  File \"/usr/lib/python3.11/inspect.py\", line 1567, in getcallargs\n");
+    const auto m = failureMarkers(QJsonObject{{"line", 17}}, tb, QStringLiteral("TypeError: boom"));
+    EXPECT_TRUE(m.contains(17));
+    EXPECT_EQ(m.value(17), QStringLiteral("TypeError: boom"));
+    EXPECT_FALSE(m.contains(1567));
+    EXPECT_TRUE(m.contains(149));  // a file called candidate.py outside the harness
+    const auto h = failureMarkers({}, QStringLiteral("  File \"/work/main/tasks/worker/python/kbx_harness/candidate.py\", line 37, in run\n"), {});
+    EXPECT_TRUE(h.isEmpty());
+    const auto s = failureMarkers(QJsonObject{{"static", QJsonObject{{"line", 10}, {"message", "'(' was never closed"}}}}, {}, {});
+    EXPECT_EQ(s.value(10), QStringLiteral("'(' was never closed"));
+}
+
+TEST(TaskTree, FifteenCategoriesWithTasks)
+{
+    TaskTreeModel model;
+    Tester tester(&model, kFatal);
+    QString err;
+    ASSERT_TRUE(model.loadCatalogue({}, &err)) << err.toStdString();
+    EXPECT_EQ(model.rowCount(), 15);
+    int tasks = 0;
+    for (int c = 0; c < model.rowCount(); ++c) {
+        const auto cat = model.index(c, 0);
+        EXPECT_TRUE(cat.data(TaskTreeModel::IsCategoryRole).toBool());
+        EXPECT_GT(model.rowCount(cat), 0) << cat.data().toString().toStdString();
+        EXPECT_EQ(model.index(c, TaskTreeModel::TasksColumn).data().toInt(), model.rowCount(cat));
+        tasks += model.rowCount(cat);
+    }
+    EXPECT_EQ(tasks, int(model.catalogue()->tasks().size()));
+    const auto relu = model.indexOfTask(QStringLiteral("Activation/relu"));
+    ASSERT_TRUE(relu.isValid());
+    EXPECT_EQ(relu.data().toString(), QStringLiteral("relu"));
+    EXPECT_EQ(relu.parent().data().toString(), QStringLiteral("Activation"));
+    EXPECT_FALSE(relu.data(TaskTreeModel::IsCategoryRole).toBool());
+}
+
+TEST_F(BenchDb, TaskTreePassRatesMatchTheDatabase)
+{
+    TaskTreeModel model;
+    Tester tester(&model, kFatal);
+    ASSERT_TRUE(model.loadCatalogue());
+    QSignalSpy ready(&model, &TaskTreeModel::statsReady);
+    model.setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !model.isLoading(); }));
+    // Latest evaluation per submission: relu has several fixture variants.
+    const qint64 n = scalar(db, "SELECT count(*) FROM evaluations e JOIN (SELECT max(id) id FROM evaluations GROUP BY submission_id) l "
+                                "ON l.id = e.id WHERE task_id = 'Activation/relu'");
+    const qint64 p = scalar(db, "SELECT count(*) FROM evaluations e JOIN (SELECT max(id) id FROM evaluations GROUP BY submission_id) l "
+                                "ON l.id = e.id WHERE task_id = 'Activation/relu' AND verdict = 'pass'");
+    ASSERT_GT(n, 1);
+    const auto relu = model.indexOfTask(QStringLiteral("Activation/relu"));
+    EXPECT_EQ(model.index(relu.row(), TaskTreeModel::EvaluatedColumn, relu.parent()).data().toInt(), n);
+    EXPECT_NEAR(relu.data(TaskTreeModel::PassRateRole).toDouble(), double(p) / n, 1e-9);
+    const auto act = model.categoryStats(QStringLiteral("Activation"));
+    EXPECT_GE(act.evaluated, n);
+    EXPECT_TRUE(model.index(relu.parent().row(), TaskTreeModel::PassColumn).data().toString().contains(QLatin1Char('%')));
+
+    // A method without evaluations empties the statistics.
+    ready.clear();
+    model.setMethod(QStringLiteral("no-such-method"));
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !model.isLoading(); }));
+    EXPECT_EQ(relu.data(TaskTreeModel::EvaluatedRole).toInt(), 0);
+    EXPECT_FALSE(relu.data(TaskTreeModel::PassRateRole).isValid());
+    ready.clear();
+    model.setMethod(QStringLiteral("fixtures"));
+    model.setRound(0);
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !model.isLoading(); }));
+    EXPECT_EQ(relu.data(TaskTreeModel::EvaluatedRole).toInt(), n);
+}
+
+TEST_F(BenchDb, FacetsListMethodsRoundsGpusAndClasses)
+{
+    FacetListModel methods(FacetListModel::Method), rounds(FacetListModel::Round), gpus(FacetListModel::Gpu),
+        classes(FacetListModel::FailureClass), cats(FacetListModel::Category), stages(FacetListModel::Stage);
+    Tester t1(&methods, kFatal), t2(&rounds, kFatal), t3(&gpus, kFatal), t4(&classes, kFatal), t5(&cats, kFatal), t6(&stages, kFatal);
+    for (auto* m : {&methods, &rounds, &gpus, &classes, &cats, &stages})
+        m->setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] {
+        for (auto* m : {&methods, &rounds, &gpus, &classes, &cats, &stages})
+            if (m->isLoading())
+                return false;
+        return true;
+    }));
+    EXPECT_EQ(methods.rowCount(), 2);  // All + fixtures
+    EXPECT_EQ(methods.index(1).data().toString(), QStringLiteral("fixtures"));
+    EXPECT_FALSE(methods.valueAt(0).isValid());
+    EXPECT_EQ(rounds.rowCount(), 2);
+    EXPECT_EQ(gpus.index(1).data().toString(), QStringLiteral("CPU (Triton interpreter)"));
+    EXPECT_EQ(classes.rowCount(), 2 + 17);
+    EXPECT_EQ(classes.rowOf(QStringLiteral("value_mismatch")), classes.rowOf(QStringLiteral("empty")) + 14);
+    EXPECT_EQ(stages.rowCount(), 4);
+    EXPECT_GE(cats.rowCount(), 3);
+    EXPECT_GE(cats.rowOf(QStringLiteral("Activation")), 1);
+}
+
+TEST_F(BenchDb, EvaluationTableLoadsSortsAndFilters)
+{
+    EvaluationTableModel model;
+    Tester tester(&model, kFatal);
+    model.setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }));
+    const qint64 total = scalar(db, "SELECT count(*) FROM evaluations");
+    EXPECT_EQ(model.totalCount(), total);
+    EXPECT_EQ(model.rowCount(), total);  // one page holds them all
+    EXPECT_FALSE(model.canFetchMore({}));
+    EXPECT_EQ(model.index(0, EvaluationTableModel::IdColumn).data().toLongLong(), scalar(db, "SELECT min(id) FROM evaluations"));
+    EXPECT_EQ(model.index(0, EvaluationTableModel::MethodColumn).data().toString(), QStringLiteral("fixtures"));
+
+    model.sort(EvaluationTableModel::TaskColumn, Qt::DescendingOrder);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }));
+    EXPECT_EQ(model.index(0, EvaluationTableModel::TaskColumn).data().toString(), scalarText(db, "SELECT max(task_id) FROM evaluations"));
+    for (int r = 1; r < model.rowCount(); ++r)
+        ASSERT_GE(model.index(r - 1, 1).data().toString(), model.index(r, 1).data().toString());
+
+    EvaluationFilter f;
+    f.failureClass = QStringLiteral("value_mismatch");
+    model.setFilter(f);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }));
+    EXPECT_EQ(model.rowCount(), scalar(db, "SELECT count(*) FROM evaluations WHERE failure_class = 'value_mismatch'"));
+    EXPECT_EQ(model.index(0, EvaluationTableModel::ClassColumn).data().toString(), QStringLiteral("value_mismatch"));
+
+    f = {};
+    f.stage = QStringLiteral("call");
+    model.setFilter(f);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }));
+    EXPECT_EQ(model.rowCount(), scalar(db, "SELECT count(*) FROM evaluations WHERE call_ok = 0"));
+    EXPECT_GT(model.rowCount(), 3);
+
+    f = {};
+    f.failureClass = QString("");  // passed
+    f.category = QStringLiteral("Activation");
+    model.setFilter(f);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }));
+    EXPECT_EQ(model.rowCount(), scalar(db, "SELECT count(*) FROM evaluations WHERE failure_class IS NULL AND task_id LIKE 'Activation/%'"));
+
+    f = {};
+    f.text = QStringLiteral("SIGSEGV");
+    model.setFilter(f);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }));
+    ASSERT_EQ(model.rowCount(), 1);
+    EXPECT_EQ(model.index(0, EvaluationTableModel::ClassColumn).data().toString(), QStringLiteral("crash"));
+    EXPECT_EQ(model.totalCount(), 1);
+}
+
+// A million evaluations, made in one INSERT ... SELECT from a recursive CTE: the table stays fluid
+// (first page, counts, next page, sort on an indexed and on a joined column, filters).
+TEST(MillionRows, TableStaysFluid)
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("million.sqlite"));
+    QElapsedTimer build;
+    build.start();
+    { kbx::Store store(db.toStdString()); }
+    {
+        SqlConnection c(db, true);
+        c.exec(QStringLiteral(R"SQL(
+BEGIN;
+INSERT INTO methods(name) VALUES('alpha'), ('beta');
+INSERT INTO runs(started_at, status, device, provenance, public_seeds, secret_seed, args) VALUES
+ ('2026-01-01T00:00:00Z', 'finished', 'cpu', '{}', '[0,1]', 7, '{}'),
+ ('2026-01-02T00:00:00Z', 'finished', 'cuda', '{"devices":[{"name":"NVIDIA H200"}]}', '[0,1]', 8, '{}');
+WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 59)
+INSERT INTO candidates(task_id, code_hash, code, created_at)
+SELECT (CASE i % 15 WHEN 0 THEN 'Activation' WHEN 1 THEN 'Convolution' WHEN 2 THEN 'Fusion' WHEN 3 THEN 'Index'
+        WHEN 4 THEN 'LinearAlgebra' WHEN 5 THEN 'Loss' WHEN 6 THEN 'Math' WHEN 7 THEN 'MatrixMultiply'
+        WHEN 8 THEN 'Normalization' WHEN 9 THEN 'Optimizer' WHEN 10 THEN 'Pooling' WHEN 11 THEN 'Quantization'
+        WHEN 12 THEN 'Random' WHEN 13 THEN 'Reduce' ELSE 'SpatialOps' END) || '/t' || printf('%02d', i),
+       'h' || i, 'def f(): pass', '2026-01-01T00:00:00Z' FROM k;
+WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 239)
+INSERT INTO submissions(candidate_id, method_id, round, origin) SELECT 1 + i % 60, 1 + (i / 60) % 2, i / 120, 'gen' FROM k;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, failure_class, failure_detail, evidence,
+                        stage_seconds, taxonomy_version, started_at, finished_at)
+SELECT 1 + i % 2, s.id, c.task_id,
+       CASE WHEN i % 3 = 0 THEN 'pass' ELSE 'fail' END,
+       CASE WHEN i % 3 = 0 OR i % 5 < 3 THEN 1 ELSE 0 END,
+       CASE WHEN i % 3 = 0 THEN 1 ELSE 0 END,
+       CASE WHEN i % 3 = 0 THEN NULL ELSE CASE i % 5 WHEN 0 THEN 'value_mismatch' WHEN 1 THEN 'shape_mismatch'
+            WHEN 2 THEN 'nan_inf_mismatch' WHEN 3 THEN 'runtime_error' ELSE 'timeout' END END,
+       CASE WHEN i % 3 = 0 THEN '' ELSE 'detail ' || i END, '{}', '{}', 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z'
+FROM n JOIN submissions s ON s.id = 1 + n.i % 240 JOIN candidates c ON c.id = s.candidate_id;
+COMMIT;
+)SQL"));
+    }
+    const auto buildMs = build.elapsed();
+    ASSERT_EQ(scalar(db, "SELECT count(*) FROM evaluations"), 1000000);
+    std::cerr << "built 1M rows in " << buildMs << " ms\n";
+
+    EvaluationTableModel model;
+    Tester tester(&model, kFatal);
+    model.setPageSize(200);
+    QElapsedTimer t;
+    t.start();
+    model.setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] { return model.rowCount() > 0; }));
+    const auto firstPageMs = t.elapsed();
+    EXPECT_LT(firstPageMs, 3000) << "first page took " << firstPageMs << " ms";
+    EXPECT_EQ(model.rowCount(), 200);
+    EXPECT_TRUE(model.canFetchMore({}));
+    EXPECT_EQ(model.index(0, EvaluationTableModel::IdColumn).data().toLongLong(), 1);
+    EXPECT_EQ(model.index(199, EvaluationTableModel::IdColumn).data().toLongLong(), 200);
+    EXPECT_EQ(model.index(1, EvaluationTableModel::TaskColumn).data().toString(), scalarText(db, "SELECT task_id FROM evaluations WHERE id = 2"));
+    EXPECT_EQ(model.index(1, EvaluationTableModel::GpuColumn).data().toString(), QStringLiteral("CPU (Triton interpreter)"));
+    EXPECT_EQ(model.index(0, EvaluationTableModel::GpuColumn).data().toString(), QStringLiteral("NVIDIA H200"));
+    ASSERT_TRUE(waitUntil([&] { return model.totalCount() >= 0; }, 60000));
+    EXPECT_EQ(model.totalCount(), 1000000);
+
+    model.fetchMore({});
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }));
+    EXPECT_EQ(model.rowCount(), 400);
+    EXPECT_EQ(model.index(399, EvaluationTableModel::IdColumn).data().toLongLong(), 400);
+
+    // Sort on an indexed column (task_id), descending: keyset pages continue where the last ended.
+    t.restart();
+    model.sort(EvaluationTableModel::TaskColumn, Qt::DescendingOrder);
+    ASSERT_TRUE(waitUntil([&] { return model.rowCount() > 0; }));
+    EXPECT_LT(t.elapsed(), 5000);
+    const QString maxTask = scalarText(db, "SELECT max(task_id) FROM evaluations");
+    EXPECT_EQ(model.index(0, EvaluationTableModel::TaskColumn).data().toString(), maxTask);
+    model.fetchMore({});
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }, 60000));
+    ASSERT_EQ(model.rowCount(), 400);
+    for (int r = 1; r < model.rowCount(); ++r) {
+        const auto a = model.index(r - 1, EvaluationTableModel::TaskColumn).data().toString();
+        const auto b = model.index(r, EvaluationTableModel::TaskColumn).data().toString();
+        ASSERT_TRUE(a > b || (a == b && model.evaluationId(r - 1) > model.evaluationId(r))) << r;
+    }
+
+    // Sort on a joined column (method) needs a full sort in SQLite: still off the GUI thread.
+    model.sort(EvaluationTableModel::MethodColumn, Qt::AscendingOrder);
+    ASSERT_TRUE(waitUntil([&] { return model.rowCount() > 0; }, 60000));
+    EXPECT_EQ(model.index(0, EvaluationTableModel::MethodColumn).data().toString(), QStringLiteral("alpha"));
+
+    // Filters: method (half), category + failure class, text.
+    EvaluationFilter f;
+    f.method = QStringLiteral("beta");
+    model.setFilter(f);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }, 60000));
+    EXPECT_EQ(model.totalCount(), scalar(db, "SELECT count(*) FROM evaluation_rows WHERE method = 'beta'"));
+    EXPECT_GT(model.totalCount(), 400000);
+    for (int r = 0; r < model.rowCount(); ++r)
+        ASSERT_EQ(model.index(r, EvaluationTableModel::MethodColumn).data().toString(), QStringLiteral("beta"));
+    f = {};
+    f.category = QStringLiteral("Loss");
+    f.failureClass = QStringLiteral("value_mismatch");
+    f.round = 1;
+    model.setFilter(f);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }, 60000));
+    const qint64 expect = scalar(db, "SELECT count(*) FROM evaluation_rows WHERE task_id LIKE 'Loss/%' AND failure_class = 'value_mismatch' AND round = 1");
+    EXPECT_GT(expect, 0);
+    EXPECT_EQ(model.totalCount(), expect);
+    EXPECT_EQ(model.rowCount(), qMin<qint64>(expect, 200));
+    EXPECT_TRUE(model.index(0, EvaluationTableModel::TaskColumn).data().toString().startsWith(QStringLiteral("Loss/")));
+    f = {};
+    f.text = QStringLiteral("detail 99999");
+    model.setFilter(f);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }, 60000));
+    const qint64 textExpect = scalar(db, "SELECT count(*) FROM evaluations WHERE failure_detail LIKE '%detail 99999%'");
+    EXPECT_GT(textExpect, 3);
+    EXPECT_EQ(model.totalCount(), textExpect);
+}
+
+TEST_F(BenchDb, EvaluationDetailsMarkersAndManualLabels)
+{
+    // The runtime_error of relu (TypeError at candidate line 17).
+    const qint64 id = scalar(db, "SELECT id FROM evaluations WHERE failure_detail LIKE '%missing 1 required positional%'");
+    ASSERT_GT(id, 0);
+    QString err;
+    const auto d = loadEvaluation(db, id, &err);
+    ASSERT_TRUE(d.valid) << err.toStdString();
+    EXPECT_EQ(d.taskId, QStringLiteral("Activation/relu"));
+    EXPECT_EQ(d.failureClass, QStringLiteral("runtime_error"));
+    EXPECT_EQ(d.stage, QStringLiteral("call"));
+    EXPECT_TRUE(d.markers.contains(17));
+    EXPECT_TRUE(d.traceback.contains(QStringLiteral("Traceback")));
+    EXPECT_EQ(d.failedCase, QStringLiteral("edge/special_values_f32"));
+    EXPECT_TRUE(d.code.contains(QStringLiteral("@triton.jit")));
+    EXPECT_EQ(d.publicSeeds, QStringLiteral("[0,1]"));
+
+    const qint64 vm = scalar(db, "SELECT id FROM evaluations WHERE failure_class = 'value_mismatch'");
+    const auto v = loadEvaluation(db, vm);
+    ASSERT_TRUE(v.valid);
+    EXPECT_GT(v.numericEvidence.value("max_abs_err").toDouble(), 0);
+    EXPECT_GT(v.numericEvidence.value("mismatch_fraction").toDouble(), 0);
+
+    EXPECT_EQ(labelAgreement(db).labelled, 0);
+    ASSERT_TRUE(setManualLabel(db, id, QStringLiteral("runtime_error"), QStringLiteral("agreed"), &err)) << err.toStdString();
+    ASSERT_TRUE(setManualLabel(db, vm, QStringLiteral("nan_inf_mismatch"), QStringLiteral("really NaN"), &err));
+    EXPECT_FALSE(setManualLabel(db, vm, QStringLiteral("not_a_class"), {}, &err));
+    EXPECT_TRUE(err.contains(QStringLiteral("unknown failure class")));
+    const auto a = labelAgreement(db);
+    EXPECT_EQ(a.labelled, 2);
+    EXPECT_EQ(a.agree, 1);
+    EXPECT_EQ(loadEvaluation(db, vm).manualClass, QStringLiteral("nan_inf_mismatch"));
+    EXPECT_EQ(loadEvaluation(db, vm).manualNote, QStringLiteral("really NaN"));
+    ASSERT_TRUE(setManualLabel(db, vm, QString(), QString(), &err));  // removed
+    EXPECT_EQ(labelAgreement(db).labelled, 1);
+    EXPECT_FALSE(loadEvaluation(db, 999999, &err).valid);
+}
+
+TEST(Database, RefusesWhatIsNotAKbxDatabase)
+{
+    QTemporaryDir dir;
+    QString err;
+    EXPECT_FALSE(prepareDatabase(dir.filePath("missing.sqlite"), &err));
+    EXPECT_TRUE(err.contains(QStringLiteral("does not exist")));
+    QFile f(dir.filePath("text.sqlite"));
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("this is not a database, just some text that is long enough to be read as a header......");
+    f.close();
+    EXPECT_FALSE(prepareDatabase(f.fileName(), &err));
+    EXPECT_FALSE(err.isEmpty());
+}
+
+TEST(RunControllerTest, RefusesEmptyRequestsAndReportsBadSources)
+{
+    RunController rc;
+    QString err;
+    EXPECT_FALSE(rc.start({}, &err));
+    EXPECT_FALSE(err.isEmpty());
+    QTemporaryDir dir;
+    RunRequest req;
+    req.database = dir.filePath("r.sqlite");
+    req.sources << dir.filePath("no-such-file.jsonl");
+    QSignalSpy fin(&rc, &RunController::finished);
+    QSignalSpy log(&rc, &RunController::logMessage);
+    ASSERT_TRUE(rc.start(req, &err));
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }));
+    const auto res = fin.at(0).at(0).value<RunResult>();
+    EXPECT_FALSE(res.error.isEmpty());
+    EXPECT_TRUE(res.error.contains(QStringLiteral("no-such-file"))) << res.error.toStdString();
+    EXPECT_FALSE(rc.isRunning());
+    EXPECT_EQ(formatDuration(65), QStringLiteral("1m05s"));
+
+    // A task selection that leaves nothing to evaluate stops before any worker starts.
+    RunRequest sel;
+    sel.database = dir.filePath("r.sqlite");
+    sel.sources << QStringLiteral(KBX_SOURCE_DIR "/tests/fixtures/good/Activation/relu.py");
+    sel.tasks << QStringLiteral("Math");
+    fin.clear();
+    ASSERT_TRUE(rc.start(sel, &err));
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }));
+    const auto r2 = fin.at(0).at(0).value<RunResult>();
+    EXPECT_TRUE(r2.error.contains(QStringLiteral("no submission for the chosen tasks"))) << r2.error.toStdString();
+    EXPECT_EQ(formatDuration(3.2), QStringLiteral("3s"));
+}
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+#include "chartpanel.h"
+
+#include "figureexport.h"
+#include "figurerenderer.h"
+#include "store.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPushButton>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace kbx::gui {
+namespace {
+
+namespace an = kbx::analysis;
+
+struct LoadResult {
+    bool ok = false;
+    QString error;
+    an::Datasets data;
+    an::Choices choices;
+};
+
+LoadResult load(const QString& db, const an::Filters& filters, bool withChoices)
+{
+    LoadResult r;
+    try {
+        if (!QFileInfo::exists(db))
+            throw std::runtime_error("no such database: " + db.toStdString());
+        kbx::Store store(db.toStdString());
+        if (withChoices)
+            r.choices = an::choices(store);
+        r.data = an::compute(store, filters);
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.error = QString::fromUtf8(e.what());
+    }
+    return r;
+}
+
+Provenance provenanceFor(const QString& db, const an::Datasets& d)
+{
+    Provenance p;
+    p.database = QFileInfo(db).absoluteFilePath();
+    p.filters = QString::fromStdString(d.filters.describe());
+    for (auto id : d.runs)
+        p.runs << qint64(id);
+    p.version = kbxVersion();
+    p.date = QDateTime::currentDateTimeUtc();
+    return p;
+}
+
+}  // namespace
+
+struct ChartPanel::Private {
+    QString db;
+    QString figure = QStringLiteral("correctness_heatmap");
+    bool loading = false;
+    int generation = 0;
+    bool haveData = false;
+    an::Datasets data;
+    an::Filters filters;
+    std::unique_ptr<FigureRenderer> renderer = makeDefaultRenderer();
+    QWidget* view = nullptr;
+    QComboBox* figureBox = nullptr;
+    QToolButton* methodButton = nullptr;
+    QToolButton* categoryButton = nullptr;
+    QComboBox* roundBox = nullptr;
+    QComboBox* gpuBox = nullptr;
+    QLabel* status = nullptr;
+    QList<QPushButton*> exportButtons;
+    bool updatingChoices = false;
+};
+
+ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>())
+{
+    auto* lay = new QVBoxLayout(this);
+    auto* bar = new QHBoxLayout;
+    d->figureBox = new QComboBox(this);
+    d->figureBox->setObjectName(QStringLiteral("figureChooser"));
+    for (const auto& n : figureNames())
+        d->figureBox->addItem(figureTitle(n), n);
+    bar->addWidget(new QLabel(tr("Figure:"), this));
+    bar->addWidget(d->figureBox, 1);
+
+    auto makeMulti = [this](const QString& label, const QString& name) {
+        auto* b = new QToolButton(this);
+        b->setObjectName(name);
+        b->setText(label);
+        b->setPopupMode(QToolButton::InstantPopup);
+        b->setMenu(new QMenu(b));
+        return b;
+    };
+    d->methodButton = makeMulti(tr("Methods: all"), QStringLiteral("methodFilter"));
+    d->categoryButton = makeMulti(tr("Categories: all"), QStringLiteral("categoryFilter"));
+    d->roundBox = new QComboBox(this);
+    d->roundBox->setObjectName(QStringLiteral("roundFilter"));
+    d->gpuBox = new QComboBox(this);
+    d->gpuBox->setObjectName(QStringLiteral("gpuFilter"));
+    d->gpuBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    bar->addWidget(d->methodButton);
+    bar->addWidget(d->categoryButton);
+    bar->addWidget(new QLabel(tr("Round:"), this));
+    bar->addWidget(d->roundBox);
+    bar->addWidget(new QLabel(tr("GPU:"), this));
+    bar->addWidget(d->gpuBox);
+    lay->addLayout(bar);
+
+    d->view = d->renderer->createView(this);
+    d->view->setObjectName(QStringLiteral("figureView"));
+    d->view->setMinimumSize(480, 320);
+    lay->addWidget(d->view, 1);
+
+    auto* bottom = new QHBoxLayout;
+    d->status = new QLabel(tr("No database"), this);
+    d->status->setObjectName(QStringLiteral("status"));
+    bottom->addWidget(d->status, 1);
+    const QList<std::pair<QString, QString>> formats = {
+        {QStringLiteral("SVG"), QStringLiteral("svg")}, {QStringLiteral("PDF"), QStringLiteral("pdf")},
+        {QStringLiteral("PNG"), QStringLiteral("png")}, {QStringLiteral("CSV"), QStringLiteral("csv")},
+        {QStringLiteral("LaTeX"), QStringLiteral("tex")}};
+    for (const auto& [label, suffix] : formats) {
+        auto* b = new QPushButton(tr("Export %1…").arg(label), this);
+        b->setObjectName(QStringLiteral("export_") + suffix);
+        b->setEnabled(false);
+        connect(b, &QPushButton::clicked, this, [this, suffix = suffix] { exportCurrent(suffix); });
+        bottom->addWidget(b);
+        d->exportButtons << b;
+    }
+    lay->addLayout(bottom);
+
+    connect(d->figureBox, &QComboBox::currentIndexChanged, this, [this](int i) {
+        d->figure = d->figureBox->itemData(i).toString();
+        if (d->haveData) {
+            d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
+            emit figureReady(d->figure);
+        }
+    });
+    auto filtersChanged = [this] {
+        if (d->updatingChoices)
+            return;
+        auto collect = [](QToolButton* b) {
+            std::vector<std::string> v;
+            for (auto* a : b->menu()->actions())
+                if (a->isChecked())
+                    v.push_back(a->text().toStdString());
+            return v;
+        };
+        d->filters.methods = collect(d->methodButton);
+        d->filters.categories = collect(d->categoryButton);
+        d->methodButton->setText(d->filters.methods.empty() ? tr("Methods: all") : tr("Methods: %1").arg(d->filters.methods.size()));
+        d->categoryButton->setText(d->filters.categories.empty() ? tr("Categories: all")
+                                                                 : tr("Categories: %1").arg(d->filters.categories.size()));
+        d->filters.rounds.clear();
+        if (d->roundBox->currentIndex() > 0)
+            d->filters.rounds.push_back(d->roundBox->currentData().toInt());
+        d->filters.gpus.clear();
+        if (d->gpuBox->currentIndex() > 0)
+            d->filters.gpus.push_back(d->gpuBox->currentText().toStdString());
+        reload();
+    };
+    connect(d->roundBox, &QComboBox::currentIndexChanged, this, filtersChanged);
+    connect(d->gpuBox, &QComboBox::currentIndexChanged, this, filtersChanged);
+    connect(d->methodButton->menu(), &QMenu::triggered, this, filtersChanged);
+    connect(d->categoryButton->menu(), &QMenu::triggered, this, filtersChanged);
+}
+
+ChartPanel::~ChartPanel() = default;
+
+void ChartPanel::setDatabase(const QString& path)
+{
+    d->db = path;
+    d->filters = {};
+    d->haveData = false;
+    reload();
+}
+
+QString ChartPanel::database() const { return d->db; }
+QString ChartPanel::currentFigure() const { return d->figure; }
+
+void ChartPanel::setCurrentFigure(const QString& name)
+{
+    const int i = d->figureBox->findData(name);
+    if (i >= 0)
+        d->figureBox->setCurrentIndex(i);
+}
+
+bool ChartPanel::isLoading() const { return d->loading; }
+
+void ChartPanel::reload()
+{
+    if (d->db.isEmpty()) {
+        d->status->setText(tr("No database"));
+        return;
+    }
+    const int gen = ++d->generation;
+    const bool withChoices = !d->haveData;
+    d->loading = true;
+    d->status->setText(tr("Loading %1 …").arg(QFileInfo(d->db).fileName()));
+    for (auto* b : d->exportButtons)
+        b->setEnabled(false);
+    auto* watcher = new QFutureWatcher<LoadResult>(this);
+    connect(watcher, &QFutureWatcher<LoadResult>::finished, this, [this, watcher, gen] {
+        watcher->deleteLater();
+        if (gen != d->generation)
+            return;  // a newer load is under way
+        d->loading = false;
+        const LoadResult r = watcher->result();
+        if (!r.ok) {
+            d->status->setText(tr("Cannot read %1: %2").arg(d->db, r.error));
+            emit loadFailed(r.error);
+            return;
+        }
+        if (!d->haveData) {
+            d->updatingChoices = true;
+            auto fill = [](QToolButton* b, const std::vector<std::string>& values) {
+                b->menu()->clear();
+                for (const auto& v : values) {
+                    auto* a = b->menu()->addAction(QString::fromStdString(v));
+                    a->setCheckable(true);
+                }
+            };
+            fill(d->methodButton, r.choices.methods);
+            fill(d->categoryButton, r.choices.categories);
+            d->roundBox->clear();
+            d->roundBox->addItem(tr("all"));
+            for (int round : r.choices.rounds)
+                d->roundBox->addItem(QString::number(round), round);
+            d->gpuBox->clear();
+            d->gpuBox->addItem(tr("all"));
+            for (const auto& g : r.choices.gpus)
+                d->gpuBox->addItem(QString::fromStdString(g));
+            d->updatingChoices = false;
+        }
+        d->data = r.data;
+        d->haveData = true;
+        d->status->setText(tr("%1 evaluations from %2 run(s) · %3")
+                               .arg(r.data.rowCount)
+                               .arg(r.data.runs.size())
+                               .arg(QString::fromStdString(r.data.filters.describe())));
+        for (auto* b : d->exportButtons)
+            b->setEnabled(true);
+        d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
+        emit figureReady(d->figure);
+    });
+    watcher->setFuture(QtConcurrent::run(load, d->db, d->filters, withChoices));
+}
+
+void ChartPanel::exportCurrent(const QString& suffix)
+{
+    if (!d->haveData)
+        return;
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export figure"), d->figure + QLatin1Char('.') + suffix,
+                                                      QStringLiteral("*.") + suffix);
+    if (file.isEmpty())
+        return;
+    QString error;
+    if (!exportFigureInput(*d->renderer, {d->figure, d->data, provenanceFor(d->db, d->data)}, file, &error))
+        d->status->setText(error);
+    else
+        d->status->setText(tr("Exported %1").arg(file));
+}
+
+QStringList figureNames()
+{
+    return {QStringLiteral("correctness_heatmap"), QStringLiteral("compile_vs_correct"), QStringLiteral("speedup_box"),
+            QStringLiteral("speedup_ecdf"),        QStringLiteral("fast_p"),             QStringLiteral("taxonomy_by_category"),
+            QStringLiteral("taxonomy_by_method"),  QStringLiteral("round_trajectories")};
+}
+
+bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, QString* error)
+{
+    auto fail = [error](const QString& m) {
+        if (error)
+            *error = m;
+        return false;
+    };
+    if (!figureNames().contains(name))
+        return fail(QStringLiteral("unknown figure '%1' (one of: %2)").arg(name, figureNames().join(QStringLiteral(", "))));
+    const QString suffix = QFileInfo(outFile).suffix().toLower();
+    const bool needsGui = suffix == QLatin1String("svg") || suffix == QLatin1String("pdf") || suffix == QLatin1String("png");
+    if (needsGui && !qobject_cast<QApplication*>(QCoreApplication::instance()))
+        return fail(QStringLiteral("exporting a figure needs a QApplication (QT_QPA_PLATFORM=offscreen works)"));
+    const LoadResult r = load(dbPath, {}, false);
+    if (!r.ok)
+        return fail(r.error);
+    auto renderer = makeDefaultRenderer();
+    return exportFigureInput(*renderer, {name, r.data, provenanceFor(dbPath, r.data)}, outFile, error);
+}
+
+}  // namespace kbx::gui

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+
+namespace kbx::gui {
+
+/// The figures panel of the workbench: a figure chooser, filters (method, round, GPU, category),
+/// the figure itself and export buttons (SVG, PDF, PNG, CSV, LaTeX). Datasets are computed off the
+/// GUI thread (QtConcurrent); the panel stays responsive while a large database is read.
+class ChartPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ChartPanel(QWidget* parent = nullptr);
+    ~ChartPanel() override;
+
+    /// Opens (read-only use) the kbx database at path and reloads the current figure.
+    void setDatabase(const QString& path);
+    QString database() const;
+
+    /// The figure shown now (one of figureNames()).
+    QString currentFigure() const;
+    void setCurrentFigure(const QString& name);
+
+    /// True while a dataset is being computed in the background.
+    bool isLoading() const;
+
+signals:
+    /// Emitted on the GUI thread once the current figure has been (re)drawn from fresh data.
+    void figureReady(const QString& name);
+    /// Emitted when the database cannot be read; the panel shows the message too.
+    void loadFailed(const QString& message);
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+    void reload();
+    void exportCurrent(const QString& suffix);
+};
+
+/// The stable figure names: correctness_heatmap, compile_vs_correct, speedup_box, speedup_ecdf,
+/// fast_p, taxonomy_by_category, taxonomy_by_method, round_trajectories.
+QStringList figureNames();
+
+/// Renders figure name from the database at dbPath (no filters) to outFile; the format follows the
+/// suffix: .svg, .pdf, .png (figure) or .csv, .tex (the figure's table; LaTeX booktabs). Returns false
+/// and sets *error (when given) on failure. Safe to call without a visible window (offscreen).
+bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, QString* error);
+
+}  // namespace kbx::gui

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+#include "figureexport.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QImageWriter>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+
+#include <cmath>
+
+#ifndef KBX_VERSION
+#define KBX_VERSION "unknown"
+#endif
+
+namespace kbx::gui {
+namespace {
+
+namespace an = kbx::analysis;
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+QString num(double v, int prec = 4) { return QString::number(v, 'f', prec); }
+QString num(int v) { return QString::number(v); }
+
+QStringList rateCols(const an::Rate& r)
+{
+    const auto ci = r.ci();
+    return {num(r.k), num(r.value()), num(ci.lo), num(ci.hi)};
+}
+
+QString csvField(const QString& f)
+{
+    if (f.contains(QLatin1Char(',')) || f.contains(QLatin1Char('"')) || f.contains(QLatin1Char('\n'))) {
+        QString e = f;
+        e.replace(QLatin1String("\""), QLatin1String("\"\""));
+        return QLatin1Char('"') + e + QLatin1Char('"');
+    }
+    return f;
+}
+
+QString latexEscape(const QString& s)
+{
+    QString out;
+    for (QChar c : s) {
+        switch (c.unicode()) {
+        case '\\': out += QLatin1String("\\textbackslash{}"); break;
+        case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+            out += QLatin1Char('\\');
+            out += c;
+            break;
+        case '~': out += QLatin1String("\\textasciitilde{}"); break;
+        case '^': out += QLatin1String("\\textasciicircum{}"); break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+QString latexTabular(const QStringList& header, const QList<QStringList>& rows, const QString& align, const FigureInput& in,
+                     int midruleBeforeLast = -1)
+{
+    QString t;
+    t += QStringLiteral("% %1\n% %2\n").arg(figureTitle(in.name), in.provenance.text());
+    t += QStringLiteral("\\begin{tabular}{%1}\n\\toprule\n").arg(align);
+    QStringList h;
+    for (const auto& c : header)
+        h << latexEscape(c);
+    t += h.join(QLatin1String(" & ")) + QLatin1String(" \\\\\n\\midrule\n");
+    for (int i = 0; i < rows.size(); ++i) {
+        if (i == midruleBeforeLast)
+            t += QLatin1String("\\midrule\n");
+        QStringList cells;
+        for (const auto& c : rows[i])
+            cells << latexEscape(c);
+        t += cells.join(QLatin1String(" & ")) + QLatin1String(" \\\\\n");
+    }
+    t += QLatin1String("\\bottomrule\n\\end{tabular}\n");
+    return t;
+}
+
+Table taxonomyTable(const an::Taxonomy& t, const QString& groupName)
+{
+    Table out;
+    out.header << groupName << QStringLiteral("series") << QStringLiteral("n");
+    for (const auto& c : t.classes)
+        out.header << q(c);
+    for (std::size_t g = 0; g < t.groups.size(); ++g) {
+        auto add = [&](const QString& series, const std::vector<int>& counts) {
+            QStringList row{q(t.groups[g]), series, num(t.evaluations[g])};
+            for (int v : counts)
+                row << num(v);
+            out.rows << row;
+        };
+        add(QStringLiteral("automatic"), t.automatic[g]);
+        if (t.reviewed)
+            add(QStringLiteral("reviewed"), (*t.reviewed)[g]);
+    }
+    return out;
+}
+
+bool writeText(const QString& file, const QString& text, QString* error)
+{
+    QSaveFile f(file);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(file, f.errorString());
+        return false;
+    }
+    f.write(text.toUtf8());
+    if (!f.commit()) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(file, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+QString creator() { return QStringLiteral("kbx-workbench %1").arg(kbxVersion()); }
+
+}  // namespace
+
+QString kbxVersion() { return QStringLiteral(KBX_VERSION); }
+
+Table figureTable(const FigureInput& in)
+{
+    const auto& d = in.data;
+    Table t;
+    const QStringList rateHeader = {QStringLiteral("call_ok"), QStringLiteral("call_rate"), QStringLiteral("call_lo95"),
+                                    QStringLiteral("call_hi95"), QStringLiteral("exe_ok"), QStringLiteral("exe_rate"),
+                                    QStringLiteral("exe_lo95"), QStringLiteral("exe_hi95")};
+    if (in.name == QLatin1String("correctness_heatmap")) {
+        t.header << QStringLiteral("category") << QStringLiteral("method") << QStringLiteral("n") << rateHeader;
+        const auto& m = d.correctness;
+        auto add = [&](const QString& cat, std::size_t mi, const an::CorrectnessCell& c) {
+            if (c.call.n == 0)
+                return;
+            t.rows << (QStringList{cat, q(m.methods[mi]), num(c.call.n)} + rateCols(c.call) + rateCols(c.exe));
+        };
+        for (std::size_t ci = 0; ci < m.categories.size(); ++ci)
+            for (std::size_t mi = 0; mi < m.methods.size(); ++mi)
+                add(q(m.categories[ci]), mi, m.cells[ci][mi]);
+        for (std::size_t mi = 0; mi < m.methods.size(); ++mi)
+            add(QStringLiteral("All"), mi, m.totals[mi]);
+    } else if (in.name == QLatin1String("compile_vs_correct")) {
+        t.header << QStringLiteral("method") << QStringLiteral("n") << rateHeader;
+        for (const auto& r : d.compile)
+            t.rows << (QStringList{q(r.method), num(r.call.n)} + rateCols(r.call) + rateCols(r.exe));
+    } else if (in.name == QLatin1String("speedup_box")) {
+        t.header << QStringList{QStringLiteral("method"), QStringLiteral("evaluations"), QStringLiteral("correct"),
+                                QStringLiteral("timed"), QStringLiteral("min"), QStringLiteral("q1"), QStringLiteral("median"),
+                                QStringLiteral("q3"), QStringLiteral("max"), QStringLiteral("geomean")};
+        for (const auto& s : d.speedup) {
+            QStringList row{q(s.method), num(s.total), num(s.correct), num(int(s.speedups.size()))};
+            if (s.speedups.empty()) {
+                row << QString() << QString() << QString() << QString() << QString() << QString();
+            } else {
+                const auto b = an::boxStats(s.speedups);
+                double logSum = 0;
+                for (double v : s.speedups)
+                    logSum += std::log(v);
+                row << num(b.min) << num(b.q1) << num(b.median) << num(b.q3) << num(b.max)
+                    << num(std::exp(logSum / double(s.speedups.size())));
+            }
+            t.rows << row;
+        }
+    } else if (in.name == QLatin1String("speedup_ecdf")) {
+        t.header << QStringLiteral("method") << QStringLiteral("speedup") << QStringLiteral("ecdf");
+        for (const auto& s : d.speedup)
+            for (std::size_t i = 0; i < s.speedups.size(); ++i)
+                t.rows << QStringList{q(s.method), num(s.speedups[i]), num(double(i + 1) / double(s.speedups.size()))};
+    } else if (in.name == QLatin1String("fast_p")) {
+        t.header << QStringLiteral("p");
+        for (const auto& c : d.fastp)
+            t.header << QStringLiteral("%1 (n=%2)").arg(q(c.method)).arg(c.n);
+        const std::size_t points = d.fastp.empty() ? 0 : d.fastp.front().p.size();
+        for (std::size_t i = 0; i < points; ++i) {
+            QStringList row{num(d.fastp.front().p[i])};
+            for (const auto& c : d.fastp)
+                row << num(c.fraction[i]);
+            t.rows << row;
+        }
+    } else if (in.name == QLatin1String("taxonomy_by_category")) {
+        t = taxonomyTable(d.taxonomyByCategory, QStringLiteral("category"));
+    } else if (in.name == QLatin1String("taxonomy_by_method")) {
+        t = taxonomyTable(d.taxonomyByMethod, QStringLiteral("method"));
+    } else if (in.name == QLatin1String("round_trajectories")) {
+        t.header << QStringLiteral("method") << QStringLiteral("round") << QStringLiteral("n") << QStringLiteral("pass")
+                 << QStringLiteral("pass_rate") << QStringLiteral("lo95") << QStringLiteral("hi95");
+        for (const auto& tr : d.rounds)
+            for (const auto& p : tr.points) {
+                const auto ci = p.pass.ci();
+                t.rows << QStringList{q(tr.method), num(p.round), num(p.pass.n), num(p.pass.k), num(p.pass.value()),
+                                      num(ci.lo), num(ci.hi)};
+            }
+    }
+    return t;
+}
+
+QString toCsv(const Table& t)
+{
+    QString out;
+    auto line = [&](const QStringList& cells) {
+        QStringList f;
+        for (const auto& c : cells)
+            f << csvField(c);
+        out += f.join(QLatin1Char(',')) + QLatin1Char('\n');
+    };
+    line(t.header);
+    for (const auto& r : t.rows)
+        line(r);
+    return out;
+}
+
+QString toLatex(const FigureInput& in)
+{
+    if (in.name == QLatin1String("correctness_heatmap")) {
+        // Wide: category x method, "call / exe" in percent, with n.
+        const auto& m = in.data.correctness;
+        QStringList header{QStringLiteral("Category")};
+        QString align = QStringLiteral("l");
+        for (const auto& method : m.methods) {
+            header << QStringLiteral("%1 call (%)").arg(q(method)) << QStringLiteral("%1 exe (%)").arg(q(method))
+                   << QStringLiteral("%1 n").arg(q(method));
+            align += QStringLiteral("rrr");
+        }
+        QList<QStringList> rows;
+        auto row = [&](const QString& name, const std::vector<an::CorrectnessCell>& cells) {
+            QStringList r{name};
+            for (const auto& c : cells) {
+                if (c.call.n == 0)
+                    r << QStringLiteral("--") << QStringLiteral("--") << QStringLiteral("0");
+                else
+                    r << num(100.0 * c.call.value(), 1) << num(100.0 * c.exe.value(), 1) << num(c.call.n);
+            }
+            rows << r;
+        };
+        for (std::size_t ci = 0; ci < m.categories.size(); ++ci)
+            row(q(m.categories[ci]), m.cells[ci]);
+        row(QStringLiteral("All"), m.totals);
+        return latexTabular(header, rows, align, in, int(rows.size()) - 1);
+    }
+    const Table t = figureTable(in);
+    QString align;
+    for (int i = 0; i < t.header.size(); ++i)
+        align += i == 0 ? QLatin1Char('l') : QLatin1Char('r');
+    return latexTabular(t.header, t.rows, align, in);
+}
+
+bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QString& file, QString* error)
+{
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    const QString title = figureTitle(in.name);
+    const QString prov = in.provenance.text();
+    if (suffix == QLatin1String("csv"))
+        return writeText(file, toCsv(figureTable(in)), error);
+    if (suffix == QLatin1String("tex"))
+        return writeText(file, toLatex(in), error);
+
+    const QSize size = renderer.preferredSize(in);
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator gen;
+        gen.setFileName(file);
+        gen.setSize(size);
+        gen.setViewBox(target);
+        gen.setResolution(96);
+        gen.setTitle(title);
+        gen.setDescription(QStringLiteral("%1. %2").arg(creator(), prov));
+        QPainter p;
+        if (!p.begin(&gen)) {
+            if (error)
+                *error = QStringLiteral("cannot write %1").arg(file);
+            return false;
+        }
+        renderer.paint(&p, target, in);
+        p.end();
+        return true;
+    }
+    if (suffix == QLatin1String("pdf")) {
+        QPdfWriter pdf(file);
+        pdf.setTitle(title);
+        pdf.setCreator(QStringLiteral("%1; %2").arg(creator(), prov));
+        pdf.setResolution(96);
+        // XMP (plain XML in the file) with title, provenance and tool: readable by any PDF tool.
+        const QString xmp = QStringLiteral(
+            "<?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?>\n"
+            "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>\n"
+            "<rdf:Description rdf:about='' xmlns:dc='http://purl.org/dc/elements/1.1/' xmlns:xmp='http://ns.adobe.com/xap/1.0/'>\n"
+            "<dc:title><rdf:Alt><rdf:li xml:lang='x-default'>%1</rdf:li></rdf:Alt></dc:title>\n"
+            "<dc:description><rdf:Alt><rdf:li xml:lang='x-default'>%2</rdf:li></rdf:Alt></dc:description>\n"
+            "<xmp:CreatorTool>%3</xmp:CreatorTool>\n"
+            "</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end='w'?>")
+                                .arg(title.toHtmlEscaped(), prov.toHtmlEscaped(), creator().toHtmlEscaped());
+        pdf.setDocumentXmpMetadata(xmp.toUtf8());
+        // One page exactly the figure's size (96 px = 72 pt).
+        pdf.setPageLayout(QPageLayout(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75), QPageSize::Point),
+                                      QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+        QPainter p;
+        if (!p.begin(&pdf)) {
+            if (error)
+                *error = QStringLiteral("cannot write %1").arg(file);
+            return false;
+        }
+        const QRect page = p.viewport();
+        p.setWindow(QRect(QPoint(0, 0), size));
+        p.setViewport(page);
+        renderer.paint(&p, target, in);
+        p.end();
+        return true;
+    }
+    if (suffix == QLatin1String("png")) {
+        const qreal scale = 2.0;
+        QImage img(size * scale, QImage::Format_ARGB32_Premultiplied);
+        img.setDevicePixelRatio(scale);
+        img.fill(Qt::white);
+        {
+            QPainter p(&img);
+            renderer.paint(&p, target, in);
+        }
+        img.setText(QStringLiteral("Title"), title);
+        img.setText(QStringLiteral("Description"), prov);
+        img.setText(QStringLiteral("Software"), creator());
+        img.setText(QStringLiteral("Source"), in.provenance.database);
+        img.setText(QStringLiteral("Creation Time"), in.provenance.date.toUTC().toString(Qt::ISODate));
+        QImageWriter w(file, "png");
+        if (!w.write(img)) {
+            if (error)
+                *error = QStringLiteral("cannot write %1: %2").arg(file, w.errorString());
+            return false;
+        }
+        return true;
+    }
+    if (error)
+        *error = QStringLiteral("unknown export format '.%1' (use .svg, .pdf, .png, .csv or .tex)").arg(suffix);
+    return false;
+}
+
+}  // namespace kbx::gui

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: MIT
+// FigureRenderer on Qt Charts. Everything Qt Charts specific lives in this file.
+#include "figurerenderer.h"
+#include "figurestyle.h"
+
+#include <QAreaSeries>
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsLayout>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QHorizontalStackedBarSeries>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kbx::gui {
+namespace {
+
+namespace an = kbx::analysis;
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+/// Text items placed in plot coordinates, re-placed whenever the plot area changes.
+struct Annotation {
+    QGraphicsSimpleTextItem* item;
+    QPointF value;  ///< in series coordinates
+    QAbstractSeries* series;
+};
+
+class FigureChart : public QChart {
+public:
+    FigureChart()
+    {
+        setAnimationOptions(QChart::NoAnimation);
+        setBackgroundRoundness(0);
+        setBackgroundBrush(Qt::white);
+        setMargins(QMargins(8, 8, 8, 8));
+        setTitleFont(style::titleFont());
+        setTitleBrush(QBrush(style::textColour()));
+        legend()->setFont(style::legendFont());
+        legend()->setAlignment(Qt::AlignBottom);
+        legend()->setLabelColor(style::textColour());
+        connect(this, &QChart::plotAreaChanged, this, [this](const QRectF&) { place(); });
+    }
+    void annotate(QAbstractSeries* s, QPointF at, const QString& text, const QColor& colour, const QFont& font)
+    {
+        auto* item = new QGraphicsSimpleTextItem(text, this);
+        item->setFont(font);
+        item->setBrush(colour);
+        item->setZValue(20);
+        m_annotations.push_back({item, at, s});
+    }
+    void setMessage(const QString& text)
+    {
+        m_message = new QGraphicsSimpleTextItem(text, this);
+        m_message->setFont(style::messageFont());
+        m_message->setBrush(style::textColour());
+        m_message->setZValue(30);
+    }
+    void place()
+    {
+        for (auto& a : m_annotations) {
+            const QPointF p = mapToPosition(a.value, a.series);
+            const QRectF r = a.item->boundingRect();
+            a.item->setPos(p - QPointF(r.width() / 2, r.height() / 2));
+        }
+        if (m_message) {
+            const QRectF r = m_message->boundingRect();
+            const QRectF area = plotArea().isValid() && plotArea().width() > 10 ? plotArea() : boundingRect();
+            m_message->setPos(area.center() - QPointF(r.width() / 2, r.height() / 2));
+        }
+    }
+
+private:
+    std::vector<Annotation> m_annotations;
+    QGraphicsSimpleTextItem* m_message = nullptr;
+};
+
+void styleAxis(QAbstractAxis* a, const QString& title)
+{
+    a->setTitleText(title);
+    a->setTitleFont(style::axisTitleFont());
+    a->setTitleBrush(QBrush(style::textColour()));
+    a->setLabelsFont(style::labelFont());
+    a->setLabelsColor(style::textColour());
+    a->setLinePenColor(style::axisColour());
+    a->setGridLineColor(style::gridColour());
+}
+
+void attach(QChart* c, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y)
+{
+    c->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+}
+
+void hideFromLegend(QChart* c, QAbstractSeries* s)
+{
+    for (auto* m : c->legend()->markers(s))
+        m->setVisible(false);
+}
+
+/// A thin line from a to b, not in the legend (reference lines, interval whiskers).
+QLineSeries* segment(QChart* c, QAbstractAxis* x, QAbstractAxis* y, QPointF a, QPointF b, const QPen& pen)
+{
+    auto* s = new QLineSeries;
+    s->append(a);
+    s->append(b);
+    s->setPen(pen);
+    attach(c, s, x, y);
+    hideFromLegend(c, s);
+    return s;
+}
+
+QPen referencePen()
+{
+    QPen p(QColor(60, 60, 60));
+    p.setWidthF(1.2);
+    p.setStyle(Qt::DashLine);
+    return p;
+}
+
+QValueAxis* rateAxis(const QString& title, bool percent)
+{
+    auto* a = new QValueAxis;
+    a->setRange(0, percent ? 100 : 1);
+    a->setTickCount(6);
+    a->setLabelFormat(percent ? "%.0f%%" : "%.1f");
+    styleAxis(a, title);
+    return a;
+}
+
+FigureChart* messageChart(FigureChart* c, const QString& message)
+{
+    // Axes so that the frame of a figure is still recognisable; the message sits in the plot area.
+    auto* x = new QValueAxis;
+    auto* y = new QValueAxis;
+    x->setLabelsVisible(false);
+    y->setLabelsVisible(false);
+    x->setGridLineVisible(false);
+    y->setGridLineVisible(false);
+    styleAxis(x, QString());
+    styleAxis(y, QString());
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    c->legend()->hide();
+    c->setMessage(message);
+    return c;
+}
+
+// ---- figures ------------------------------------------------------------------------------------
+
+void correctnessHeatmap(FigureChart* c, const an::CorrectnessMatrix& m)
+{
+    // Columns: per method "call" and "exe"; rows: categories top to bottom, then "All".
+    const int cols = int(m.methods.size()) * 2;
+    const int rowsN = int(m.categories.size()) + 1;
+    auto* x = new QCategoryAxis;
+    auto* y = new QCategoryAxis;
+    x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
+    y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
+    for (std::size_t mi = 0; mi < m.methods.size(); ++mi) {
+        x->append(q(m.methods[mi]) + QStringLiteral(" · call"), double(2 * mi + 1));
+        x->append(q(m.methods[mi]) + QStringLiteral(" · exe"), double(2 * mi + 2));
+    }
+    x->setRange(0, cols);
+    // QCategoryAxis wants increasing end values: "All" at the bottom (0..1), categories above it.
+    y->append(QStringLiteral("All categories"), 1);
+    for (int r = int(m.categories.size()) - 1; r >= 0; --r)
+        y->append(q(m.categories[std::size_t(r)]), double(m.categories.size() - std::size_t(r) + 1));
+    y->setRange(0, rowsN);
+    x->setGridLineVisible(false);
+    y->setGridLineVisible(false);
+    styleAxis(x, QStringLiteral("method / stage"));
+    styleAxis(y, QStringLiteral("category"));
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    c->legend()->hide();
+    QFont cellFont = style::labelFont();
+    auto cell = [&](int col, int row, const an::Rate& rate) {
+        // row: 0 = "All" at the bottom.
+        auto* lo = new QLineSeries;
+        auto* hi = new QLineSeries;
+        lo->append(col, row);
+        lo->append(col + 1, row);
+        hi->append(col, row + 1);
+        hi->append(col + 1, row + 1);
+        auto* area = new QAreaSeries(hi, lo);
+        const QColor fill = rate.n > 0 ? style::sequential(rate.value()) : QColor(235, 235, 235);
+        area->setBrush(fill);
+        QPen edge(Qt::white);
+        edge.setWidthF(1.5);
+        area->setPen(edge);
+        attach(c, area, x, y);
+        const QString text = rate.n > 0 ? QStringLiteral("%1% (%2/%3)").arg(std::lround(100.0 * rate.value())).arg(rate.k).arg(rate.n)
+                                        : QStringLiteral("–");
+        c->annotate(area, QPointF(col + 0.5, row + 0.5), text, style::onColour(fill), cellFont);
+    };
+    for (std::size_t ci = 0; ci < m.categories.size(); ++ci) {
+        const int row = int(m.categories.size() - ci);
+        for (std::size_t mi = 0; mi < m.methods.size(); ++mi) {
+            cell(int(2 * mi), row, m.cells[ci][mi].call);
+            cell(int(2 * mi + 1), row, m.cells[ci][mi].exe);
+        }
+    }
+    for (std::size_t mi = 0; mi < m.methods.size(); ++mi) {
+        cell(int(2 * mi), 0, m.totals[mi].call);
+        cell(int(2 * mi + 1), 0, m.totals[mi].exe);
+    }
+}
+
+void compileVsCorrect(FigureChart* c, const std::vector<an::MethodRates>& rates)
+{
+    auto* series = new QBarSeries;
+    auto* call = new QBarSet(QStringLiteral("compiles and runs (call)"));
+    auto* exe = new QBarSet(QStringLiteral("correct (exe)"));
+    style::applyBar(call, 0);
+    style::applyBar(exe, 1);
+    QStringList cats;
+    for (const auto& r : rates) {
+        call->append(100.0 * r.call.value());
+        exe->append(100.0 * r.exe.value());
+        cats << QStringLiteral("%1 (n=%2)").arg(q(r.method)).arg(r.call.n);
+    }
+    series->append(call);
+    series->append(exe);
+    series->setBarWidth(0.6);
+    auto* x = new QBarCategoryAxis;
+    x->append(cats);
+    styleAxis(x, QStringLiteral("method"));
+    auto* y = rateAxis(QStringLiteral("rate (95% Wilson interval)"), true);
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    attach(c, series, x, y);
+    // Interval whiskers: bar centres at i -/+ width/4 for two sets.
+    QPen whisker(QColor(20, 20, 20));
+    whisker.setWidthF(1.3);
+    for (std::size_t i = 0; i < rates.size(); ++i) {
+        for (int s = 0; s < 2; ++s) {
+            const auto& rate = s == 0 ? rates[i].call : rates[i].exe;
+            if (rate.n == 0)
+                continue;
+            const auto ci = rate.ci();
+            const double xc = double(i) + (s == 0 ? -0.15 : 0.15);
+            segment(c, x, y, {xc, 100 * ci.lo}, {xc, 100 * ci.hi}, whisker);
+            segment(c, x, y, {xc - 0.04, 100 * ci.lo}, {xc + 0.04, 100 * ci.lo}, whisker);
+            segment(c, x, y, {xc - 0.04, 100 * ci.hi}, {xc + 0.04, 100 * ci.hi}, whisker);
+            c->annotate(series, {xc, std::min(100 * ci.hi + 5, 97.0)},
+                        QStringLiteral("%1%").arg(100.0 * rate.value(), 0, 'f', 0), style::textColour(), style::labelFont());
+        }
+    }
+}
+
+/// Log axis range covering values and 1x with some room.
+std::pair<double, double> logRange(const std::vector<an::SpeedupSeries>& s)
+{
+    double lo = 1.0, hi = 1.0;
+    for (const auto& x : s)
+        for (double v : x.speedups) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    lo = std::pow(10.0, std::floor(std::log10(lo) - 1e-9));
+    hi = std::pow(10.0, std::ceil(std::log10(hi) + 1e-9));
+    return {lo, hi};
+}
+
+QLogValueAxis* logAxis(double lo, double hi, const QString& title)
+{
+    auto* a = new QLogValueAxis;
+    a->setBase(10);
+    // A hair wider than the decades, or Qt drops the label of the first one (rounding).
+    a->setRange(lo * 0.999, hi * 1.001);
+    a->setLabelFormat("%gx");
+    a->setMinorTickCount(8);
+    a->setMinorGridLineColor(QColor(240, 240, 240));
+    styleAxis(a, title);
+    return a;
+}
+
+void speedupBox(FigureChart* c, const std::vector<an::SpeedupSeries>& s)
+{
+    auto [lo, hi] = logRange(s);
+    auto* x = new QBarCategoryAxis;
+    auto* y = logAxis(lo, hi, QStringLiteral("speedup over PyTorch (log scale)"));
+    QStringList cats;
+    for (const auto& m : s)
+        cats << QStringLiteral("%1 (%2 timed)").arg(q(m.method)).arg(m.speedups.size());
+    x->append(cats);
+    styleAxis(x, QStringLiteral("method (correct kernels)"));
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    auto* box = new QBoxPlotSeries;
+    box->setName(QStringLiteral("speedup"));
+    box->setBoxWidth(0.45);
+    QBrush b(style::categorical(2));
+    box->setBrush(b);
+    QPen pen(QColor(20, 20, 20));
+    pen.setWidthF(1.3);
+    box->setPen(pen);
+    auto* outliers = new QScatterSeries;
+    outliers->setName(QStringLiteral("outliers (beyond 1.5 IQR)"));
+    outliers->setMarkerSize(7);
+    outliers->setColor(Qt::white);
+    outliers->setBorderColor(QColor(20, 20, 20));
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto* set = new QBoxSet(cats[int(i)]);
+        if (!s[i].speedups.empty()) {
+            const auto st = an::boxStats(s[i].speedups);
+            set->setValue(QBoxSet::LowerExtreme, st.lowerWhisker);
+            set->setValue(QBoxSet::LowerQuartile, st.q1);
+            set->setValue(QBoxSet::Median, st.median);
+            set->setValue(QBoxSet::UpperQuartile, st.q3);
+            set->setValue(QBoxSet::UpperExtreme, st.upperWhisker);
+            for (double o : st.outliers)
+                outliers->append(double(i), o);
+        } else {
+            for (int k = 0; k < 5; ++k)  // an invisible box at 1x keeps the category
+                set->setValue(k, 1.0);
+            set->setPen(Qt::NoPen);
+            set->setBrush(Qt::NoBrush);
+        }
+        box->append(set);
+    }
+    attach(c, box, x, y);
+    attach(c, outliers, x, y);
+    segment(c, x, y, {-0.5, 1.0}, {double(s.size()) - 0.5, 1.0}, referencePen());
+    c->legend()->hide();
+}
+
+void speedupEcdf(FigureChart* c, const std::vector<an::SpeedupSeries>& s)
+{
+    auto [lo, hi] = logRange(s);
+    auto* x = logAxis(lo, hi, QStringLiteral("speedup over PyTorch (log scale)"));
+    auto* y = rateAxis(QStringLiteral("fraction of timed correct kernels ≤ x"), false);
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    int idx = 0;
+    for (const auto& m : s) {
+        if (m.speedups.empty()) {
+            ++idx;
+            continue;
+        }
+        auto* line = new QLineSeries;
+        line->setName(QStringLiteral("%1 (n=%2)").arg(q(m.method)).arg(m.speedups.size()));
+        const double n = double(m.speedups.size());
+        line->append(lo, 0.0);
+        for (std::size_t i = 0; i < m.speedups.size(); ++i) {
+            line->append(m.speedups[i], double(i) / n);
+            line->append(m.speedups[i], double(i + 1) / n);
+        }
+        line->append(hi, 1.0);
+        line->setPen(style::linePen(idx++));
+        attach(c, line, x, y);
+    }
+    segment(c, x, y, {1.0, 0.0}, {1.0, 1.0}, referencePen());  // 1x
+}
+
+void fastPCurves(FigureChart* c, const std::vector<an::FastPCurve>& curves)
+{
+    double lo = 0.1, hi = 10.0;
+    if (!curves.empty() && !curves.front().p.empty()) {
+        lo = curves.front().p.front();
+        hi = curves.front().p.back();
+    }
+    auto* x = logAxis(lo, hi, QStringLiteral("speedup threshold p (log scale)"));
+    x->setLabelFormat("%g");
+    auto* y = rateAxis(QStringLiteral("fast_p: correct and speedup > p"), false);
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    double top = 0.0;
+    int idx = 0;
+    for (const auto& curve : curves) {
+        auto* line = new QLineSeries;
+        line->setName(QStringLiteral("%1 (n=%2)").arg(q(curve.method)).arg(curve.n));
+        for (std::size_t i = 0; i < curve.p.size(); ++i) {
+            line->append(curve.p[i], curve.fraction[i]);
+            top = std::max(top, curve.fraction[i]);
+        }
+        line->setPen(style::linePen(idx++));
+        attach(c, line, x, y);
+    }
+    // Rates are often small: zoom to the data, in steps of 0.1.
+    const double yMax = std::min(1.0, std::max(0.1, std::ceil(top * 10.0 + 0.5) / 10.0));
+    y->setRange(0, yMax);
+    y->setTickCount(int(std::lround(yMax * 10.0)) + 1);
+    segment(c, x, y, {1.0, 0.0}, {1.0, yMax}, referencePen());
+}
+
+void taxonomyBars(FigureChart* c, const an::Taxonomy& t, bool byCategory)
+{
+    auto* series = new QHorizontalStackedBarSeries;
+    QStringList groups;
+    // Rows top to bottom in sorted order: horizontal bar categories run bottom-up, so reverse.
+    std::vector<std::pair<QString, const std::vector<int>*>> rows;
+    for (std::size_t g = 0; g < t.groups.size(); ++g) {
+        const QString name = QStringLiteral("%1 (n=%2)").arg(q(t.groups[g])).arg(t.evaluations[g]);
+        if (t.reviewed) {
+            rows.push_back({name + QStringLiteral(" · automatic"), &t.automatic[g]});
+            rows.push_back({name + QStringLiteral(" · reviewed"), &(*t.reviewed)[g]});
+        } else {
+            rows.push_back({name, &t.automatic[g]});
+        }
+    }
+    std::reverse(rows.begin(), rows.end());
+    for (const auto& r : rows)
+        groups << r.first;
+    int maxTotal = 0;
+    for (const auto& r : rows) {
+        int total = 0;
+        for (int v : *r.second)
+            total += v;
+        maxTotal = std::max(maxTotal, total);
+    }
+    for (std::size_t k = 0; k < t.classes.size(); ++k) {
+        auto* set = new QBarSet(q(t.classes[k]));
+        style::applyBar(set, int(k));
+        for (const auto& r : rows)
+            set->append((*r.second)[k]);
+        series->append(set);
+    }
+    series->setBarWidth(0.7);
+    auto* y = new QBarCategoryAxis;
+    y->append(groups);
+    styleAxis(y, byCategory ? QStringLiteral("category") : QStringLiteral("method"));
+    auto* x = new QValueAxis;
+    x->setRange(0, std::max(1, maxTotal));
+    x->setLabelFormat("%d");
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(std::max(1.0, std::ceil(maxTotal / 8.0)));
+    styleAxis(x, QStringLiteral("failed evaluations"));
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    attach(c, series, x, y);
+    c->legend()->setAlignment(Qt::AlignRight);
+}
+
+void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
+{
+    int rMin = 0, rMax = 1;
+    bool first = true;
+    for (const auto& m : t)
+        for (const auto& p : m.points) {
+            rMin = first ? p.round : std::min(rMin, p.round);
+            rMax = first ? p.round : std::max(rMax, p.round);
+            first = false;
+        }
+    if (rMax == rMin)
+        rMax = rMin + 1;
+    auto* x = new QValueAxis;
+    x->setRange(rMin - 0.3, rMax + 0.3);
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(rMin);
+    x->setTickInterval(std::max(1.0, std::ceil((rMax - rMin) / 10.0)));
+    x->setLabelFormat("%d");
+    styleAxis(x, QStringLiteral("round"));
+    auto* y = rateAxis(QStringLiteral("pass rate (95% Wilson interval)"), true);
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    const double jitterStep = t.size() > 1 ? 0.12 / double(t.size() - 1) : 0.0;
+    int idx = 0;
+    for (const auto& m : t) {
+        const double dx = t.size() > 1 ? -0.06 + jitterStep * idx : 0.0;  // keep intervals apart
+        auto* line = new QLineSeries;
+        line->setName(q(m.method));
+        QPen pen = style::linePen(idx);
+        line->setPen(pen);
+        line->setPointsVisible(true);
+        line->setMarkerSize(7);
+        QPen whisker(pen.color());
+        whisker.setWidthF(1.2);
+        for (const auto& p : m.points) {
+            line->append(p.round + dx, 100.0 * p.pass.value());
+            const auto ci = p.pass.ci();
+            segment(c, x, y, {p.round + dx, 100 * ci.lo}, {p.round + dx, 100 * ci.hi}, whisker);
+        }
+        attach(c, line, x, y);
+        ++idx;
+    }
+}
+
+FigureChart* buildChart(const FigureInput& in)
+{
+    auto* c = new FigureChart;
+    c->setTitle(figureTitle(in.name));
+    const QString empty = emptyMessage(in);
+    if (!empty.isEmpty())
+        return messageChart(c, empty);
+    const auto& d = in.data;
+    if (in.name == QLatin1String("correctness_heatmap"))
+        correctnessHeatmap(c, d.correctness);
+    else if (in.name == QLatin1String("compile_vs_correct"))
+        compileVsCorrect(c, d.compile);
+    else if (in.name == QLatin1String("speedup_box"))
+        speedupBox(c, d.speedup);
+    else if (in.name == QLatin1String("speedup_ecdf"))
+        speedupEcdf(c, d.speedup);
+    else if (in.name == QLatin1String("fast_p"))
+        fastPCurves(c, d.fastp);
+    else if (in.name == QLatin1String("taxonomy_by_category"))
+        taxonomyBars(c, d.taxonomyByCategory, true);
+    else if (in.name == QLatin1String("taxonomy_by_method"))
+        taxonomyBars(c, d.taxonomyByMethod, false);
+    else if (in.name == QLatin1String("round_trajectories"))
+        roundTrajectories(c, d.rounds);
+    return c;
+}
+
+class ChartsView : public QChartView {
+public:
+    explicit ChartsView(QWidget* parent) : QChartView(parent)
+    {
+        setRenderHint(QPainter::Antialiasing);
+        setChart(new FigureChart);
+    }
+    void resizeEvent(QResizeEvent* e) override
+    {
+        QChartView::resizeEvent(e);
+        if (auto* c = dynamic_cast<FigureChart*>(chart()))
+            c->place();
+    }
+};
+
+class QtChartsRenderer final : public FigureRenderer {
+public:
+    QString backendName() const override { return QStringLiteral("Qt Charts"); }
+
+    QSize preferredSize(const FigureInput& in) const override
+    {
+        const auto& d = in.data;
+        if (in.name == QLatin1String("correctness_heatmap") && emptyMessage(in).isEmpty()) {
+            const int w = 220 + 120 * int(d.correctness.methods.size()) * 2;
+            const int h = 170 + 30 * int(d.correctness.categories.size() + 1);
+            return {std::clamp(w, 640, 1800), std::max(360, h)};
+        }
+        if (in.name.startsWith(QLatin1String("taxonomy_by")) && emptyMessage(in).isEmpty()) {
+            const auto& t = in.name == QLatin1String("taxonomy_by_category") ? d.taxonomyByCategory : d.taxonomyByMethod;
+            const int rows = int(t.groups.size()) * (t.reviewed ? 2 : 1);
+            return {960, std::max(420, 140 + 28 * rows)};
+        }
+        return {800, 500};
+    }
+
+    void paint(QPainter* painter, const QRectF& target, const FigureInput& in) override
+    {
+        QGraphicsScene scene;
+        auto* chart = buildChart(in);
+        scene.addItem(chart);
+        const QSizeF size = target.size();
+        chart->setGeometry(QRectF(QPointF(0, 0), size));
+        scene.setSceneRect(QRectF(QPointF(0, 0), size));
+        if (chart->layout())
+            chart->layout()->activate();
+        chart->place();
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setRenderHint(QPainter::TextAntialiasing);
+        scene.render(painter, target, QRectF(QPointF(0, 0), size));
+        painter->restore();
+    }
+
+    QWidget* createView(QWidget* parent) override { return new ChartsView(parent); }
+
+    void show(QWidget* view, const FigureInput& in) override
+    {
+        auto* v = static_cast<ChartsView*>(view);
+        QChart* old = v->chart();
+        v->setChart(buildChart(in));
+        delete old;
+        if (auto* c = dynamic_cast<FigureChart*>(v->chart())) {
+            if (c->layout())
+                c->layout()->activate();
+            c->place();
+        }
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<FigureRenderer> makeQtChartsRenderer()
+{
+    return std::make_unique<QtChartsRenderer>();
+}
+
+std::unique_ptr<FigureRenderer> makeDefaultRenderer()
+{
+    return makeQtChartsRenderer();
+}
+
+}  // namespace kbx::gui

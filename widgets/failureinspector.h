@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "database.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QTableWidget;
+
+namespace kbx::gui {
+
+class ErrorHeatmap;
+
+/// One evaluation under the magnifier: stage, class, traceback/detail, the seeds of its inputs, the
+/// numeric evidence (max abs/rel error, mismatch fraction, NaN/Inf counts, the tolerance that would
+/// pass), per-case results, an error heatmap when the evidence carries one, and manual relabelling
+/// (class + note, stored beside the automatic class) with the agreement of manual and automatic labels.
+class FailureInspector : public QWidget {
+    Q_OBJECT
+public:
+    explicit FailureInspector(QWidget* parent = nullptr);
+
+    void setDatabase(const QString& path);
+    bool showEvaluation(qint64 id);
+    const EvaluationDetails& details() const { return m_details; }
+    void clear();
+
+    QLabel* headerLabel() const { return m_header; }
+    QTableWidget* evidenceTable() const { return m_evidence; }
+    QTableWidget* casesTable() const { return m_cases; }
+    QPlainTextEdit* tracebackView() const { return m_traceback; }
+    ErrorHeatmap* heatmap() const { return m_heatmap; }
+    QComboBox* labelBox() const { return m_label; }
+    QLineEdit* noteEdit() const { return m_note; }
+    QPushButton* saveButton() const { return m_save; }
+    QLabel* agreementLabel() const { return m_agreement; }
+
+    /// Stores the label chosen in the box with the note (what the Save button does).
+    bool saveLabel(QString* error = nullptr);
+
+signals:
+    void labelChanged(qint64 evaluationId);
+    void showCodeRequested(qint64 evaluationId);
+
+private:
+    void updateAgreement();
+
+    QString m_db;
+    EvaluationDetails m_details;
+    QLabel* m_header;
+    QLabel* m_detail;
+    QLabel* m_seeds;
+    QTableWidget* m_evidence;
+    QTableWidget* m_cases;
+    QPlainTextEdit* m_traceback;
+    ErrorHeatmap* m_heatmap;
+    QComboBox* m_label;
+    QLineEdit* m_note;
+    QPushButton* m_save;
+    QPushButton* m_code;
+    QLabel* m_agreement;
+    QLabel* m_status;
+};
+
+}  // namespace kbx::gui
