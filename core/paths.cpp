@@ -48,6 +48,15 @@ fs::path findWorker()
     return {};
 }
 
+fs::path findWorkbench()
+{
+    if (auto* p = env("KBX_WORKBENCH"))
+        return p;
+    std::error_code ec;
+    auto c = executableDir() / "kbx-workbench";
+    return fs::exists(c, ec) ? fs::weakly_canonical(c, ec) : fs::path();
+}
+
 fs::path findTasksDir()
 {
     if (auto* p = env("KBX_TASKS_DIR"))

@@ -10,6 +10,8 @@ std::filesystem::path executableDir();
 std::filesystem::path defaultDatabasePath();
 /// $KBX_WORKER, else kbx-worker beside the executable, else ../libexec/kbx/kbx-worker. Empty if none.
 std::filesystem::path findWorker();
+/// kbx-workbench beside kbx (or $KBX_WORKBENCH): `kbx report --figure` renders through it.
+std::filesystem::path findWorkbench();
 /// $KBX_TASKS_DIR, else the source tree's tasks/ (development builds), else ../share/kbx/tasks.
 std::filesystem::path findTasksDir();
 

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <iostream>
@@ -501,6 +502,9 @@ int main(int argc, char** argv)
     bool reportCsv = false;
     report->add_option("--table", reportTable, "A statistics table instead of the counts: deviance, rounds");
     report->add_flag("--csv", reportCsv, "With --table: CSV");
+    std::string reportFigure, reportOut;
+    report->add_option("--figure", reportFigure, "Render a figure (names: kbx-workbench --list-figures) to --out; needs the GUI build");
+    report->add_option("--out", reportOut, "With --figure: output file (.svg, .pdf, .png, .csv, .tex)");
 
     kbxcli::ImportArgs importArgs;
     auto* importCmd = kbxcli::addImportCommand(app, importArgs);
@@ -530,6 +534,28 @@ int main(int argc, char** argv)
                     ea.seeds.push_back(std::stoll(s));
             }
             return cmdEval(ea);
+        }
+        if (*report && !reportFigure.empty()) {
+            // Figures are drawn by the workbench's chart code (Qt); kbx itself stays Qt-free.
+            const auto wb = kbx::findWorkbench();
+            if (wb.empty()) {
+                std::cerr << "kbx: --figure needs kbx-workbench beside kbx (a build with -DKBX_BUILD_GUI=ON) or $KBX_WORKBENCH\n";
+                return ExitEnvironment;
+            }
+            if (reportOut.empty()) {
+                std::cerr << "kbx: --figure needs --out FILE\n";
+                return ExitUsage;
+            }
+            const auto db = databasePath(reportDb).string();
+            ::setenv("QT_QPA_PLATFORM", std::getenv("QT_QPA_PLATFORM") ? std::getenv("QT_QPA_PLATFORM") : "offscreen", 1);
+            std::vector<std::string> args = {wb.string(), "--export-figure", reportFigure, "--db", db, "--out", reportOut};
+            std::vector<char*> argvv;
+            for (auto& x : args)
+                argvv.push_back(x.data());
+            argvv.push_back(nullptr);
+            ::execv(argvv[0], argvv.data());
+            std::cerr << "kbx: cannot start " << wb << ": " << std::strerror(errno) << "\n";
+            return ExitEnvironment;
         }
         if (*report && !reportTable.empty())
             return kbxcli::runStatsTable({reportTable, reportDb, reportJson ? "json" : (reportCsv ? "csv" : "text")});

@@ -94,14 +94,25 @@ TEST(Eval, EveryKnownGoodFixturePasses)
         ids.push_back(id);
     }
     std::sort(ids.begin(), ids.end());
-    for (const auto& id : ids)
-        out << nlohmann::json{{"predict", readFile(kFixtures / "good" / (id + ".py"))}, {"file", id + ".py"}}.dump() << "\n";
-    out.close();
-    // The evaluation spine's first 32 tasks all have one.
+    // The evaluation spine's first tasks all have one; the benchmark needs >= 60 over every category.
     for (const char* id : {"Activation/relu", "Convolution/conv2d", "Fusion/attention", "LinearAlgebra/cholesky", "Quantization/matmul_w8a8",
                            "Random/rand", "SpatialOps/interpolate", "Optimizer/Adam"})
         EXPECT_TRUE(std::find(ids.begin(), ids.end(), id) != ids.end()) << id;
-    ASSERT_GE(ids.size(), 32u);
+    ASSERT_GE(ids.size(), 60u);
+    // On the CPU (Triton's interpreter, ~15 s a solution on CI's two cores) every category's first
+    // three solutions; all of them on a GPU (and with KBX_TEST_ALL_GOOD=1), where the whole set is
+    // also part of `kbx tasks --check` (bench/results).
+    if (device() == "cpu" && !std::getenv("KBX_TEST_ALL_GOOD")) {
+        std::map<std::string, int> perCategory;
+        std::vector<std::string> subset;
+        for (const auto& id : ids)
+            if (++perCategory[id.substr(0, id.find('/'))] <= 3)
+                subset.push_back(id);
+        ids = subset;
+    }
+    for (const auto& id : ids)
+        out << nlohmann::json{{"predict", readFile(kFixtures / "good" / (id + ".py"))}, {"file", id + ".py"}}.dump() << "\n";
+    out.close();
     auto db = tempPath("good.sqlite");
     auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 2 --method known-good --device " + device() + " --db " + db.string());
     EXPECT_EQ(r.rc, 0) << r.out;
