@@ -197,6 +197,15 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     }
     auto res = runProcess(spec);
     lease.reset();  // kills what the candidate left behind before anything reads its outputs
+    if ((role == "candidate" || role == "perf") && res.frames.empty() && !res.timedOut && !res.cancelled && res.signal == 0 &&
+        res.exitCode != 0) {
+        // Not a word from the worker, not even its hello (sent before any candidate code runs): the
+        // sandbox or the worker could not start (bwrap set-up, execve). Ours, not the candidate's.
+        res.frames.push_back({{"type", "error"},
+                              {"failure_class", "harness_error"},
+                              {"message", fmt::format("the {} worker did not start (exit {}): {}", role, res.exitCode,
+                                                      tail(res.stderrText, 500))}});
+    }
     if (!res.frames.empty() && res.protocolError.empty()) {
         auto err = protocol::checkHello(res.frames.front());
         if (!err.empty())

@@ -80,11 +80,29 @@ def merge(dst, src):
     return len(rid), len(eid)
 
 
+def drop_methods(path, methods):
+    """Removes the given methods' evaluations (and their cases, timings, labels) from a copy."""
+    if not methods:
+        return
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA foreign_keys=ON")
+    q = ",".join("?" * len(methods))
+    ev = f"SELECT e.id FROM evaluations e JOIN submissions s ON s.id = e.submission_id JOIN methods m ON m.id = s.method_id WHERE m.name IN ({q})"
+    for table in ("case_results", "timings", "manual_labels"):
+        con.execute(f"DELETE FROM {table} WHERE evaluation_id IN ({ev})", methods)
+    con.execute(f"DELETE FROM evaluations WHERE id IN ({ev})", methods)
+    con.execute(f"DELETE FROM submissions WHERE method_id IN (SELECT id FROM methods WHERE name IN ({q}))", methods)
+    con.commit()
+    con.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
     ap.add_argument("inputs", nargs="+")
     ap.add_argument("--kbx", default=os.path.join(ROOT, "build", "bin", "kbx"))
+    ap.add_argument("--exclude-method", action="append", default=[],
+                    help="leave out this method's submissions and evaluations (repeatable)")
     a = ap.parse_args()
     dst = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,6 +114,7 @@ def main():
             open_with_kbx(a.kbx, copy)
             if dst is None:
                 if not os.path.exists(a.out):
+                    drop_methods(copy, a.exclude_method)
                     con = sqlite3.connect(copy)
                     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                     con.close()
@@ -106,6 +125,7 @@ def main():
                 open_with_kbx(a.kbx, a.out)
                 dst = sqlite3.connect(a.out)
             dst.execute("PRAGMA foreign_keys=ON")
+            drop_methods(copy, a.exclude_method)
             runs, evals = merge(dst, copy)
             print(f"{src}: {runs} runs, {evals} evaluations", file=sys.stderr)
     dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -438,11 +438,13 @@ void taxonomyBars(FigureChart* c, const an::Taxonomy& t, bool byCategory)
     y->append(groups);
     styleAxis(y, byCategory ? QStringLiteral("category") : QStringLiteral("method"));
     auto* x = new QValueAxis;
-    x->setRange(0, std::max(1, maxTotal));
+    // The axis ends on a tick past the longest bar, so the longest bar reads off a labelled value.
+    const double tick = std::max(1.0, std::ceil(maxTotal / 8.0));
+    x->setRange(0, std::max(tick, std::ceil(std::max(1, maxTotal) / tick) * tick));
     x->setLabelFormat("%d");
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(0);
-    x->setTickInterval(std::max(1.0, std::ceil(maxTotal / 8.0)));
+    x->setTickInterval(tick);
     styleAxis(x, QStringLiteral("failed evaluations"));
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
