@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <unistd.h>
+#include <random>
 #include <nlohmann/json.hpp>
 
 using namespace kbx;
@@ -12,11 +14,19 @@ namespace fs = std::filesystem;
 namespace {
 struct TempDir {
     fs::path path;
-    TempDir() : path(fs::temp_directory_path() / ("kbx-imp-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" + std::to_string(rand())))
+    // Unique per process and instance: ctest runs these tests as parallel processes, which may
+    // start within one millisecond (same gtest seed, same rand() sequence; seen on CI).
+    TempDir() : path(fs::temp_directory_path() / ("kbx-imp-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++) + "-" +
+                                                  std::to_string(std::random_device{}())))
     {
         fs::create_directories(path);
     }
     ~TempDir() { fs::remove_all(path); }
+    static int& counter()
+    {
+        static int n = 0;
+        return n;
+    }
     fs::path write(const std::string& name, const std::string& text) const
     {
         auto p = path / name;
