@@ -5,16 +5,14 @@ import time changes them. Every call gets fresh clones; the post-call state of e
 is saved, so the trusted comparison (C++) detects mutation. Verdicts are not decided here."""
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import time
 import traceback
 
 import torch
 
 from . import static_checks
-from .common import (call_entry, case_output, clone_tree, flatten_output, load_task, send,
+from .common import (call_entry, import_candidate, case_output, clone_tree, flatten_output, load_task, send,
                      tensors_in, to_cpu_copy, to_device, versions)
 
 CUDA_STICKY = ("illegal memory access", "device-side assert", "misaligned address", "illegal instruction",
@@ -144,10 +142,7 @@ def run(req: dict) -> int:
     _interpreter_autotune()
     # Import the candidate as a module of its own; __name__ != "__main__" so demo blocks do not run.
     try:
-        spec = importlib.util.spec_from_file_location("kbx_candidate", req["source_file"])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["kbx_candidate"] = mod
-        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+        mod = import_candidate(req["source_file"])
     except BaseException as e:  # noqa: BLE001
         cls = "runtime_error" if isinstance(e, SystemExit) else classify(e)
         send({"type": "result", "stage": "import", "failure_class": cls,

@@ -54,6 +54,16 @@ def load_task(path: str, task_id: str) -> types.ModuleType:
     return mod
 
 
+def import_candidate(path: str) -> types.ModuleType:
+    """Imports a candidate as the module kbx_candidate (__name__ is not "__main__", so demo blocks
+    do not run). Exceptions, SystemExit included, reach the caller, which classifies them."""
+    spec = importlib.util.spec_from_file_location("kbx_candidate", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["kbx_candidate"] = mod
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
 def draw_cases(task, task_id: str, seeds: list[dict], device: str) -> list[dict]:
     """Edge cases once, random cases for every seed; names carry the seed label, never its value."""
     cases = []

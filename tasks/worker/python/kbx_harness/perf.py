@@ -25,17 +25,16 @@ never performance."""
 from __future__ import annotations
 
 import ctypes
-import importlib.util
+import importlib
 import math
 import random
-import sys
 import time
 import traceback
 
 import torch
 
 from .candidate import _count_launches, _launches, classify
-from .common import call_entry, load_task, send, tensors_in, tree_map, versions
+from .common import call_entry, import_candidate, load_task, send, tensors_in, tree_map, versions
 from .inputs import InputGen, derive_seed
 
 
@@ -138,13 +137,6 @@ def _median_ci(xs):
 
 def _clone_args(args, kwargs):
     return tree_map(lambda t: t.clone(), args), tree_map(lambda t: t.clone(), kwargs)
-
-
-def _first_float(x):
-    for t in tensors_in(x if isinstance(x, (tuple, list, dict)) else (x,)):
-        if t.is_floating_point() or t.is_complex():
-            return t
-    return None
 
 
 def _recheck(cand_out, ref_out, tol: dict) -> dict:
@@ -291,11 +283,7 @@ def run(req: dict) -> int:
     fp0 = _fingerprint()
     _count_launches()
     try:
-        spec = importlib.util.spec_from_file_location("kbx_candidate", req["source_file"])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["kbx_candidate"] = mod
-        spec.loader.exec_module(mod)  # type: ignore[union-attr]
-        fn = getattr(mod, req["entry"])
+        fn = getattr(import_candidate(req["source_file"]), req["entry"])
     except BaseException as e:  # noqa: BLE001
         send({"type": "result", "ok": False, "failure_class": classify(e), "message": f"{type(e).__name__}: {e}"[:2000]})
         return 0
