@@ -13,6 +13,10 @@
 3. With --self-check: `kbx tasks --check --perf` `--repeats` times; every task's reference timed
    against itself gives the self-speedup distribution (the noise floor): fraction within
    [0.98, 1.02].
+With --self-check-only (SOURCE is then ignored, pass '-'): only step 3, and steps 1-2 are computed
+from the self-check runs' known-good solutions (their stage seconds, their per-shape medians over the
+repeats). --tasks limits the self-check to a comma-separated task list; --gpus spreads every run over
+several GPUs (kbx --gpus: one timing at a time per GPU).
 Writes DIR/bench.md (with GPU, versions and date from the run provenance) and prints it."""
 import argparse
 import json
@@ -50,40 +54,82 @@ def main():
     ap.add_argument("--perf-config", default="")
     ap.add_argument("--self-check", action="store_true")
     ap.add_argument("--category", default="")
+    ap.add_argument("--self-check-only", action="store_true")
+    ap.add_argument("--tasks", default="", help="with --self-check: only these tasks (comma-separated)")
+    ap.add_argument("--gpus", default="", help="kbx --gpus for every run")
+    ap.add_argument("--no-run", action="store_true", help="only (re)write the report from the databases already in --out")
     a = ap.parse_args()
+    if a.self_check_only:
+        a.self_check = True
     os.makedirs(a.out, exist_ok=True)
     db = os.path.join(a.out, "bench.sqlite")
     log = os.path.join(a.out, "bench.log")
     walls = []
-    for r in range(a.repeats):
+    for r in range(0 if (a.self_check_only or a.no_run) else a.repeats):
         cmd = [a.kbx, "eval", a.source, "--device", a.device, "--jobs", str(a.jobs), "--perf", "--method", "bench",
-               "--round", str(r), "--db", db]
+               "--round", str(r), "--db", db] + (["--gpus", a.gpus] if a.gpus else [])
         if a.perf_config:
             cmd += ["--perf-config", a.perf_config]
         rc, wall = sh(cmd, log)
         walls.append(wall)
         print(f"repeat {r}: kbx eval rc={rc} in {wall:.0f} s", file=sys.stderr)
     self_walls = []
-    if a.self_check:
+    if a.self_check and a.no_run:
+        with open(os.path.join(a.out, "self_walls.json")) as f:
+            self_walls = json.load(f)
+    if a.self_check and not a.no_run:
         for r in range(a.repeats):
             cmd = [a.kbx, "tasks", "--check", "--device", a.device, "--jobs", str(a.jobs), "--perf",
                    "--db", os.path.join(a.out, f"self-check-{r}.sqlite")]
             if a.category:
                 cmd += ["--category", a.category]
+            if a.tasks:
+                cmd += ["--task", a.tasks]
+            if a.gpus:
+                cmd += ["--gpus", a.gpus]
+            if a.perf_config:
+                cmd += ["--perf-config", a.perf_config]
             rc, wall = sh(cmd, log)
             self_walls.append(wall)
+            with open(os.path.join(a.out, "self_walls.json"), "w") as f:
+                json.dump(self_walls, f)
             print(f"self-check {r}: rc={rc} in {wall:.0f} s", file=sys.stderr)
 
-    con = sqlite3.connect(db)
-    rows = con.execute("""SELECT e.id, e.task_id, s.round, e.verdict, e.stage_seconds, e.evidence
-                          FROM evaluations e JOIN submissions s ON s.id = e.submission_id ORDER BY s.round, e.task_id""").fetchall()
-    prov = json.loads(con.execute("SELECT provenance FROM runs ORDER BY id LIMIT 1").fetchone()[0])
+    if a.self_check_only:
+        # The known-good solutions of the self-check runs stand in for the eval repeats: repeat r is
+        # self-check r, attached as schema "r<r>" and seen through one view with the same columns.
+        con = sqlite3.connect(":memory:")
+        parts_e, parts_t = [], []
+        for r in range(a.repeats):
+            con.execute("ATTACH DATABASE ? AS r%d" % r, (os.path.join(a.out, f"self-check-{r}.sqlite"),))
+            parts_e.append(f"""SELECT e.id + {r} * 10000000 AS id, e.task_id, {r} AS round, e.verdict, e.stage_seconds, e.evidence
+                               FROM r{r}.evaluations e JOIN r{r}.submissions s ON s.id = e.submission_id
+                               JOIN r{r}.methods m ON m.id = s.method_id WHERE m.name = 'known-good'""")
+            parts_t.append(f"""SELECT e.task_id, t.shape, {r} AS round, t.candidate_ms, t.baseline_ms FROM r{r}.timings t
+                               JOIN r{r}.evaluations e ON e.id = t.evaluation_id JOIN r{r}.submissions s ON s.id = e.submission_id
+                               JOIN r{r}.methods m ON m.id = s.method_id WHERE m.name = 'known-good' AND t.candidate_ms IS NOT NULL""")
+        rows = con.execute(" UNION ALL ".join(parts_e) + " ORDER BY round, task_id").fetchall()
+        prov = json.loads(con.execute("SELECT provenance FROM r0.runs ORDER BY id LIMIT 1").fetchone()[0])
+        timing_rows = con.execute(" UNION ALL ".join(parts_t)).fetchall()
+        walls = self_walls[:]
+        n_all0 = con.execute("SELECT count(*) FROM r0.evaluations").fetchone()[0]
+    else:
+        con = sqlite3.connect(db)
+        rows = con.execute("""SELECT e.id, e.task_id, s.round, e.verdict, e.stage_seconds, e.evidence
+                              FROM evaluations e JOIN submissions s ON s.id = e.submission_id ORDER BY s.round, e.task_id""").fetchall()
+        prov = json.loads(con.execute("SELECT provenance FROM runs ORDER BY id LIMIT 1").fetchone()[0])
+        timing_rows = con.execute("""SELECT e.task_id, t.shape, s.round, t.candidate_ms, t.baseline_ms FROM timings t
+                           JOIN evaluations e ON e.id = t.evaluation_id JOIN submissions s ON s.id = e.submission_id
+                           WHERE t.candidate_ms IS NOT NULL""").fetchall()
     lines = [f"# kbx evaluation cost and timing precision ({time.strftime('%Y-%m-%d', time.gmtime())})", ""]
     dev = (prov.get("devices") or [{}])[0]
     v = prov.get("versions", {})
     lines += [f"- device: {dev.get('name', a.device)} (uuid {dev.get('uuid', '?')}), host {prov.get('host', '?')}",
               f"- versions: python {v.get('python')}, torch {v.get('torch')}, CUDA {v.get('cuda')}, triton {v.get('triton')}",
-              f"- source: `{a.source}`, {a.repeats} repeats, --jobs {a.jobs}", ""]
+              f"- source: `{a.source if not a.self_check_only else 'kbx tasks --check --perf (known-good solutions and references)'}`, "
+              f"{a.repeats} repeats, --jobs {a.jobs}{', --gpus ' + a.gpus if a.gpus else ''}"
+              + (f", tasks: {len(a.tasks.split(','))}" if a.tasks else ""),
+              "- slots: " + "; ".join(f"{s.get('slot')}: {(s.get('devices') or [{}])[0].get('name', '?')}" for s in prov.get("slots", [])), ""]
     per = {}
     for eid, task, rnd, verdict, st, evj in rows:
         st = json.loads(st)
@@ -112,13 +158,11 @@ def main():
     lines += ["", f"Totals over {n0} kernels (process seconds, summed over parallel jobs): candidate {tot['candidate']:.0f} s, "
               f"compare {tot['compare']:.0f} s, perf {tot['perf']:.0f} s.",
               f"Wall time per repeat: {', '.join(f'{w:.0f} s' for w in walls)}; amortised "
-              f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf).", ""]
+              + (f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf)." if not a.self_check_only else
+                 f"{walls[0] / max(1, n_all0):.2f} s per evaluated kernel ({n_all0} references and known-good solutions in run 0, correctness + perf)."), ""]
     # Run-to-run precision of per-shape medians.
-    t = con.execute("""SELECT e.task_id, t.shape, s.round, t.candidate_ms, t.baseline_ms FROM timings t
-                       JOIN evaluations e ON e.id = t.evaluation_id JOIN submissions s ON s.id = e.submission_id
-                       WHERE t.candidate_ms IS NOT NULL""").fetchall()
     by = {}
-    for task, shape, rnd, cms, bms in t:
+    for task, shape, rnd, cms, bms in timing_rows:
         by.setdefault((task, shape), {})[rnd] = (cms, bms)
     big, small = [], []
     for k, d in by.items():

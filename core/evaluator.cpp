@@ -16,6 +16,7 @@
 #include <csignal>
 #include <fstream>
 #include <random>
+#include <deque>
 #include <thread>
 
 namespace kbx {
@@ -105,13 +106,34 @@ std::string hostName()
     return buf;
 }
 
+/// The slot (index into EvalOptions::slots) the calling thread works for.
+thread_local std::size_t t_slot = 0;
+
 }  // namespace
+
+std::vector<DeviceSlot> gpuSlots(const std::vector<std::string>& gpus)
+{
+    std::vector<DeviceSlot> slots;
+    for (const auto& g : gpus) {
+        if (g.empty())
+            continue;
+        for (const auto& s : slots)
+            if (s.name == g)
+                throw std::invalid_argument("GPU " + g + " given twice");
+        slots.push_back({g, {{"CUDA_VISIBLE_DEVICES", g}}});
+    }
+    return slots;
+}
 
 Evaluator::Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig worker, EvalOptions options)
     : m_catalogue(catalogue), m_store(store), m_worker(std::move(worker)), m_opt(std::move(options))
 {
     if (m_opt.jobs < 1)
         m_opt.jobs = 1;
+    if (m_opt.deviceSlots.empty())
+        m_opt.deviceSlots.push_back({});
+    m_peaks.assign(m_opt.deviceSlots.size(), nullptr);
+    m_slotProbe.assign(m_opt.deviceSlots.size(), nullptr);
 }
 
 std::map<std::string, std::string> Evaluator::workerEnv() const
@@ -157,6 +179,8 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     spec.argv = {m_worker.worker.string(), role, "--request", reqPath.string(), "--protocol",
                  std::to_string(protocol::kProtocolVersion)};
     spec.env = workerEnv();
+    for (const auto& [k, v] : m_opt.deviceSlots.at(t_slot).env)
+        spec.env[k] = v;
     if (m_opt.device != "cpu")
         spec.unsetEnv.push_back("TRITON_INTERPRET");
     spec.cwd = dir;
@@ -241,9 +265,14 @@ const Evaluator::RefBundle& Evaluator::reference(const TaskInfo& task)
         lock = l.get();
     }
     std::lock_guard g(*lock);
+    // A working reference serves every slot; a failed one only the slot it failed on (another GPU
+    // tries again: the failure may be that device's, not the task's).
+    const std::string failKey = fmt::format("{}@{}", task.id, t_slot);
     {
         std::lock_guard g2(m_refMutex);
         if (auto it = m_refs.find(task.id); it != m_refs.end())
+            return *it->second;
+        if (auto it = m_refs.find(failKey); it != m_refs.end())
             return *it->second;
     }
     auto bundle = std::make_unique<RefBundle>();
@@ -272,7 +301,7 @@ const Evaluator::RefBundle& Evaluator::reference(const TaskInfo& task)
         bundle->error = fmt::format("reference for {} failed: {} | {}", task.id, msg, tail(res.stderrText, 1500));
     }
     std::lock_guard g2(m_refMutex);
-    return *(m_refs[task.id] = std::move(bundle));
+    return *(m_refs[bundle->ok ? task.id : failKey] = std::move(bundle));
 }
 
 Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index)
@@ -290,6 +319,14 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     rec.runId = runId;
     rec.taskId = sub.taskId;
     rec.startedAt = nowIso8601();
+    if (const auto& slot = m_opt.deviceSlots.at(t_slot); !slot.name.empty()) {
+        // Which GPU produced this verdict (multi-GPU runs): the user's name for it and its probe.
+        nlohmann::json d = {{"slot", slot.name}};
+        const auto& p = m_slotProbe.at(t_slot);
+        if (p.is_object() && p.contains("devices") && p["devices"].is_array() && !p["devices"].empty())
+            d["gpu"] = p["devices"][0];
+        rec.evidence["device_slot"] = d;
+    }
     auto finish = [&](bool store) {
         rec.finishedAt = nowIso8601();
         out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -556,7 +593,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
                           {"entry", entry},
                           {"device", m_opt.device},
                           {"seed", seed},
-                          {"calibrate", m_peaks.is_null()},
+                          {"calibrate", m_peaks.at(t_slot).is_null()},
                           {"config", m_opt.perfConfig}};
     auto res = runWorker("perf", req, dir / "perf", m_opt.perfTimeout);
     nlohmann::json ev = {{"protocol", "kbx-perf-1"}, {"device", m_opt.device}, {"seconds", res.seconds}};
@@ -570,7 +607,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
             result = f;
     }
     if (result.is_object() && result.contains("peaks") && result["peaks"].is_object() && !result["peaks"].empty())
-        m_peaks = result["peaks"];
+        m_peaks.at(t_slot) = result["peaks"];
     if (!result.is_object() || result.value("type", "") == "error" || !result.value("ok", false)) {
         ev["error"] = result.is_object() ? result.value("message", std::string("perf worker failed"))
                                          : fmt::format("perf worker died (exit {}, signal {}{})", res.exitCode, res.signal,
@@ -581,8 +618,15 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
             if (result.contains(k))
                 ev[k] = result[k];
     }
-    if (!m_peaks.is_null())
-        ev["peaks"] = m_peaks;
+    const auto& peaks = m_peaks.at(t_slot);
+    if (!peaks.is_null())
+        ev["peaks"] = peaks;
+    if (const auto& slot = m_opt.deviceSlots.at(t_slot); !slot.name.empty()) {
+        ev["device_slot"] = slot.name;
+        const auto& p = m_slotProbe.at(t_slot);
+        if (p.is_object() && p.contains("devices") && p["devices"].is_array() && !p["devices"].empty())
+            ev["gpu"] = p["devices"][0];
+    }
     std::vector<TimingRow> rows;
     std::vector<std::vector<double>> cAll, rAll;
     std::vector<double> cMed, rMed;
@@ -621,9 +665,9 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
             const double bytes = f["cost"].value("bytes", 0.0), flops = f["cost"].value("flops", 0.0);
             smp["bytes"] = bytes;
             smp["flops"] = flops;
-            if (!m_peaks.is_null()) {
-                auto rl = perf::roofline(cs.median, bytes, flops, m_peaks.value("copy_gbs", 0.0),
-                                         computePeak(m_peaks, f.value("params", nlohmann::json::object()), task->contract().value("tf32", false)));
+            if (!peaks.is_null()) {
+                auto rl = perf::roofline(cs.median, bytes, flops, peaks.value("copy_gbs", 0.0),
+                                         computePeak(peaks, f.value("params", nlohmann::json::object()), task->contract().value("tf32", false)));
                 smp["roofline"] = {{"gbs", rl.gbs}, {"tflops", rl.tflops}, {"bandwidth_util", rl.bandwidthUtil},
                                    {"compute_util", rl.computeUtil}, {"bound_ms", rl.boundMs},
                                    {"faster_than_bound", rl.fasterThanBound}};
@@ -681,6 +725,28 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
     return ev;
 }
 
+std::string Evaluator::slotHealth(nlohmann::json* probeOut) const
+{
+    WorkerConfig w = m_worker;
+    for (const auto& [k, v] : m_opt.deviceSlots.at(t_slot).env)
+        w.env[k] = v;
+    nlohmann::json p;
+    try {
+        p = probe(w);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    if (probeOut)
+        *probeOut = p;
+    if (m_opt.device == "cuda") {
+        if (!p.value("cuda_available", false) || !p.contains("devices") || p["devices"].empty())
+            return "no CUDA device visible through " + nlohmann::json(m_opt.deviceSlots.at(t_slot).env).dump();
+        if (p.contains("cuda_works") && !p.value("cuda_works", false))
+            return "the device cannot run a kernel: " + p.value("cuda_error", std::string("wrong result"));
+    }
+    return {};
+}
+
 RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn& progress, const std::atomic<bool>* cancel,
                           const nlohmann::json& args)
 {
@@ -715,72 +781,202 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     prov["device"] = m_opt.device;
     prov["kbx_version"] = "0.1.0";
     prov["taxonomy_version"] = kTaxonomyVersion;
+    const std::size_t nSlots = m_opt.deviceSlots.size();
+    const bool multi = nSlots > 1 || !m_opt.deviceSlots.front().name.empty();
+    // Every slot is probed through its own environment before work starts: its GPU's name and UUID
+    // go into the provenance, and a slot that cannot run anything is out of the pool from the start.
+    std::vector<std::atomic<bool>> alive(nSlots);
+    for (auto& a : alive)
+        a = true;
+    if (multi) {
+        nlohmann::json slotsProv = nlohmann::json::array();
+        std::vector<std::thread> probes;
+        std::vector<std::string> why(nSlots);
+        for (std::size_t k = 0; k < nSlots; ++k)
+            probes.emplace_back([&, k] {
+                t_slot = k;
+                why[k] = slotHealth(&m_slotProbe[k]);
+            });
+        for (auto& t : probes)
+            t.join();
+        for (std::size_t k = 0; k < nSlots; ++k) {
+            nlohmann::json e = {{"slot", m_opt.deviceSlots[k].name}, {"env", m_opt.deviceSlots[k].env}};
+            const auto& p = m_slotProbe[k];
+            if (p.is_object() && p.contains("devices"))
+                e["devices"] = p["devices"];
+            if (!why[k].empty()) {
+                alive[k] = false;
+                e["unhealthy"] = why[k];
+            }
+            slotsProv.push_back(e);
+        }
+        prov["slots"] = slotsProv;
+    }
     sum.provenance = prov;
     const auto methodId = m_store.ensureMethod(m_opt.method);
     sum.runId = m_store.beginRun(m_opt.device, prov, m_opt.publicSeeds, secret, args);
 
-    std::atomic<int> next{0};
+    // One shared queue, longest expected work first (the tail of a run is then short jobs spread
+    // over every worker): seconds this database has seen per task, else the task's difficulty.
+    std::vector<std::size_t> order(subs.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    if (multi || m_opt.jobs > 1) {
+        std::map<std::string, double> seen;
+        try {
+            const auto rows = m_store.query(
+                "SELECT task_id AS t, avg(CAST(json_extract(stage_seconds, '$.candidate') AS REAL)) AS s "
+                "FROM evaluations WHERE json_extract(stage_seconds, '$.candidate') IS NOT NULL GROUP BY task_id");
+            for (const auto& r : rows)
+                if (r["t"].is_string() && r["s"].is_number())
+                    seen[r["t"].get<std::string>()] = r["s"].get<double>();
+        } catch (const std::exception&) {
+            // an older database without these columns: difficulty alone
+        }
+        auto cost = [&](std::size_t i) {
+            const auto& id = subs[i].taskId;
+            if (auto it = seen.find(id); it != seen.end())
+                return it->second;
+            const TaskInfo* t = m_catalogue.find(id);
+            return 1.0 + (t ? t->difficulty : 0);
+        };
+        std::vector<double> c(subs.size());
+        for (std::size_t i = 0; i < subs.size(); ++i)
+            c[i] = cost(i);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c[a] > c[b]; });
+    }
+    std::deque<std::size_t> queue(order.begin(), order.end());
+    std::vector<int> attempts(subs.size(), 0);
+    std::vector<bool> finished(subs.size(), false);
+    std::mutex queueMutex;
+
     std::atomic<int> done{0};
     std::mutex progressMutex;
     std::vector<Outcome> outcomes(static_cast<std::size_t>(sum.total));
-    auto workerLoop = [&] {
+    auto record = [&](std::size_t i, Outcome o) {
+        std::lock_guard g(progressMutex);
+        outcomes[i] = std::move(o);
+        finished[i] = true;
+        if (outcomes[i].harnessError)
+            ++sum.harnessErrors;
+        else if (outcomes[i].record.pass)
+            ++sum.passed;
+        else
+            ++sum.failed;
+        int d = ++done;
+        if (progress)
+            progress(outcomes[i], d, sum.total);
+    };
+    auto anyOtherAlive = [&](std::size_t self) {
+        for (std::size_t k = 0; k < nSlots; ++k)
+            if (k != self && alive[k])
+                return true;
+        return false;
+    };
+    auto workerLoop = [&](std::size_t slot) {
+        t_slot = slot;
         for (;;) {
-            int i = next.fetch_add(1);
-            if (i >= sum.total || (cancel && cancel->load()))
+            if (!alive[slot] || (cancel && cancel->load()))
                 return;
+            std::size_t i;
+            {
+                std::lock_guard g(queueMutex);
+                if (queue.empty())
+                    return;
+                i = queue.front();
+                queue.pop_front();
+                ++attempts[i];
+            }
             Outcome o;
             try {
-                o = evaluateOne(subs[static_cast<std::size_t>(i)], sum.runId, methodId, i);
+                o = evaluateOne(subs[i], sum.runId, methodId, static_cast<int>(i));
             } catch (const std::exception& e) {
-                o.taskId = subs[static_cast<std::size_t>(i)].taskId;
-                o.origin = subs[static_cast<std::size_t>(i)].origin;
+                o.taskId = subs[i].taskId;
+                o.origin = subs[i].origin;
                 o.harnessError = true;
                 o.harnessMessage = e.what();
             }
-            std::lock_guard g(progressMutex);
-            outcomes[static_cast<std::size_t>(i)] = o;
-            if (o.harnessError)
-                ++sum.harnessErrors;
-            else if (o.record.pass)
-                ++sum.passed;
-            else
-                ++sum.failed;
-            int d = ++done;
-            if (progress)
-                progress(o, d, sum.total);
+            if (multi && o.harnessError && !(cancel && cancel->load())) {
+                // Ours or the device's? Probe the slot: if it cannot run anything, it leaves the pool
+                // and the submission goes back to the queue for the other devices.
+                std::string why = alive[slot] ? slotHealth() : "taken out of the pool";
+                if (!why.empty()) {
+                    alive[slot] = false;
+                    std::lock_guard g(queueMutex);
+                    if (attempts[i] < 3 && anyOtherAlive(slot)) {
+                        queue.push_front(i);
+                        return;
+                    }
+                    o.harnessMessage += " | device " + m_opt.deviceSlots[slot].name + " unhealthy: " + why;
+                }
+            }
+            record(i, std::move(o));
         }
     };
     std::vector<std::thread> threads;
-    for (int j = 0; j < std::min(m_opt.jobs, std::max(1, sum.total)); ++j)
-        threads.emplace_back(workerLoop);
+    const int perSlot = std::min(m_opt.jobs, std::max(1, sum.total));
+    for (std::size_t k = 0; k < nSlots; ++k)
+        for (int j = 0; j < perSlot; ++j)
+            threads.emplace_back(workerLoop, k);
     for (auto& t : threads)
         t.join();
-    // Perf stage: only after all correctness work (timing has the device to itself), one at a time.
+    for (std::size_t i = 0; i < subs.size(); ++i)
+        if (!finished[i] && !(cancel && cancel->load())) {
+            Outcome o;
+            o.taskId = subs[i].taskId;
+            o.origin = subs[i].origin;
+            o.harnessError = true;
+            o.harnessMessage = "not judged: no healthy device left in the pool";
+            record(i, std::move(o));
+        }
+    if (multi) {
+        for (std::size_t k = 0; k < nSlots; ++k)
+            if (!alive[k])
+                prov["slots"][k]["left_pool"] = true;
+    }
+    // Perf stage: only after all correctness work, one timing at a time per device (each GPU alone).
     if (m_opt.perf && !(cancel && cancel->load())) {
-        std::vector<std::size_t> todo;
+        std::deque<std::size_t> todo;
         for (std::size_t i = 0; i < outcomes.size(); ++i)
             if (!outcomes[i].harnessError && outcomes[i].evaluationId > 0 &&
                 (outcomes[i].record.pass || (subs[i].selfCheckReference && outcomes[i].record.exeOk)))
                 todo.push_back(i);
+        const int nTodo = static_cast<int>(todo.size());
         int d = 0;
-        for (auto i : todo) {
-            if (cancel && cancel->load())
-                break;
-            nlohmann::json p;
-            const bool wasPass = outcomes[i].record.pass;
-            try {
-                p = runPerf(outcomes[i], subs[i], sum.runId, static_cast<int>(i));
-            } catch (const std::exception& e) {
-                p = {{"error", e.what()}};
+        auto perfLoop = [&](std::size_t slot) {
+            t_slot = slot;
+            for (;;) {
+                std::size_t i;
+                {
+                    std::lock_guard g(queueMutex);
+                    if (todo.empty() || (cancel && cancel->load()) || !alive[slot])
+                        return;
+                    i = todo.front();
+                    todo.pop_front();
+                }
+                nlohmann::json p;
+                const bool wasPass = outcomes[i].record.pass;
+                try {
+                    p = runPerf(outcomes[i], subs[i], sum.runId, static_cast<int>(i));
+                } catch (const std::exception& e) {
+                    p = {{"error", e.what()}};
+                }
+                std::lock_guard g(progressMutex);
+                if (wasPass && !outcomes[i].record.pass) {  // the perf stage changed the verdict
+                    --sum.passed;
+                    ++sum.failed;
+                }
+                ++d;
+                if (m_perfProgress)
+                    m_perfProgress(outcomes[i], p, d, nTodo);
             }
-            if (wasPass && !outcomes[i].record.pass) {  // the perf stage changed the verdict
-                --sum.passed;
-                ++sum.failed;
-            }
-            ++d;
-            if (m_perfProgress)
-                m_perfProgress(outcomes[i], p, d, static_cast<int>(todo.size()));
-        }
+        };
+        std::vector<std::thread> timers;
+        for (std::size_t k = 0; k < nSlots; ++k)
+            if (alive[k])
+                timers.emplace_back(perfLoop, k);
+        for (auto& t : timers)
+            t.join();
     }
     sum.cancelled = cancel && cancel->load();
     m_store.finishRun(sum.runId, sum.cancelled ? "cancelled" : (sum.harnessErrors ? "finished_with_errors" : "finished"), prov);

@@ -21,9 +21,24 @@ struct WorkerConfig {
     std::map<std::string, std::string> env;      ///< extra environment for every worker
 };
 
+/// One device of a multi-GPU run: every worker started for it gets `env` on top of the others'
+/// (for a GPU: CUDA_VISIBLE_DEVICES=<index or UUID>, so the worker sees it as cuda:0).
+struct DeviceSlot {
+    std::string name;                            ///< what the user asked for ("0", "GPU-…"); recorded per evaluation
+    std::map<std::string, std::string> env;
+};
+
+/// Slots for `kbx eval --gpus 0,1,…`: one per entry, CUDA_VISIBLE_DEVICES set to it.
+std::vector<DeviceSlot> gpuSlots(const std::vector<std::string>& gpus);
+
 struct EvalOptions {
     std::string device = "cpu";                  ///< cpu (Triton interpreter) | cuda
-    int jobs = 1;                                ///< candidates evaluated at once
+    int jobs = 1;                                ///< candidates evaluated at once (per slot when `deviceSlots` is set)
+    /// Multi-GPU: one worker pool of `jobs` per slot, a shared queue ordered by expected cost (longest
+    /// first), one perf timer per slot (each GPU times alone, after all correctness work). A slot whose
+    /// worker fails and whose health probe then fails is taken out of the pool and its submission is
+    /// re-queued to the others. Empty: one implicit slot with the inherited environment.
+    std::vector<DeviceSlot> deviceSlots;
     std::vector<std::int64_t> publicSeeds{0, 1};
     std::optional<std::int64_t> secretSeed;      ///< drawn per run when unset
     double referenceTimeout = 600;
@@ -99,10 +114,14 @@ private:
         int cases = 0;
     };
     const RefBundle& reference(const TaskInfo& task);
+    /// Health of the calling thread's slot: a probe through that slot's environment works and, on
+    /// CUDA, runs a kernel. Empty string: healthy; otherwise why not.
+    std::string slotHealth(nlohmann::json* probeOut = nullptr) const;
     Outcome evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index);
     nlohmann::json runPerf(Outcome& o, const Submission& sub, std::int64_t runId, int index);
     PerfProgressFn m_perfProgress;
-    nlohmann::json m_peaks;  ///< device peaks measured by the first perf worker of a run
+    std::vector<nlohmann::json> m_peaks;  ///< per slot: device peaks measured by its first perf worker
+    std::vector<nlohmann::json> m_slotProbe;  ///< per slot: its probe (GPU name, UUID) at the start of the run
     std::map<std::string, std::string> workerEnv() const;
     ProcessResult runWorker(const std::string& role, const nlohmann::json& request, const std::filesystem::path& dir,
                             double timeout) const;

@@ -34,7 +34,8 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTI
   -DCMAKE_PREFIX_PATH="$PREFIX/usr;$PREFIX/usr/lib/x86_64-linux-gnu/cmake;$PREFIX/usr/share/cmake" \
   -DOPENSSL_ROOT_DIR="$PREFIX/usr" -Dpybind11_DIR="$PYBIND" \
   -DCMAKE_BUILD_RPATH="$PREFIX/usr/lib/x86_64-linux-gnu" > /tmp/kbx-configure.log 2>&1 || { tail -50 /tmp/kbx-configure.log; exit 1; }
-cmake --build build-gpu -j"$(nproc)" > /tmp/kbx-build.log 2>&1 || { grep -E "error|Error" /tmp/kbx-build.log | head -40; exit 1; }
+# KBX_GPU_TARGETS: build only these targets (default: everything).
+cmake --build build-gpu -j"$(nproc)" ${KBX_GPU_TARGETS:+--target $KBX_GPU_TARGETS} > /tmp/kbx-build.log 2>&1 || { grep -E "error|Error" /tmp/kbx-build.log | head -40; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if [[ $MODE == smoke ]]; then
@@ -57,6 +58,29 @@ if [[ $MODE == recheck ]]; then
   echo "kbx tasks --check (recheck) rc=$? wall $(( $(date +%s) - t1 )) s"; cat "$OUT/recheck.txt"
   KBX_TEST_DEVICE=cuda build-gpu/bin/integration_tests --gtest_filter='Perf.*' > "$OUT/perf-tests.log" 2>&1; echo "gpu Perf tests rc=$?"
   grep -E "^\[ +(OK|FAILED)|Failure|Which is|Actual" "$OUT/perf-tests.log" | head -20
+  exit 0
+fi
+if [[ $MODE == scale ]]; then
+  # Issue 8: correctness throughput on one GPU and on two, same submissions (every known-good
+  # solution), same secret seed, --jobs per GPU; Triton's cache is per candidate, so the second run
+  # compiles everything again like the first.
+  for g in 0 0,1; do
+    n=${g//,/-}; t1=$(date +%s)
+    build-gpu/bin/kbx eval tests/fixtures/good --device cuda --gpus "$g" --jobs "$JOBS" --secret-seed 11 --method "scale-gpus-$n" \
+      --json --db "$OUT/scale-$n.sqlite" > "$OUT/scale-$n.jsonl" 2> "$OUT/scale-$n.log"
+    echo "gpus $g: rc=$? wall $(( $(date +%s) - t1 )) s, $(grep -c '"pass":true' "$OUT/scale-$n.jsonl") pass of $(wc -l < "$OUT/scale-$n.jsonl")" | tee -a "$OUT/scale.txt"
+  done
+  exit 0
+fi
+if [[ $MODE == perfbench ]]; then
+  # Issue 6: timing precision (3 runs) and the reference's self-speedup on a sample of tasks
+  # (every third task with a known-good solution), both GPUs timing one kernel each at a time.
+  tasks=$(ls tests/fixtures/good/*/*.py | sort | awk "NR % ${KBX_BENCH_EVERY:-3} == 1" | sed 's#tests/fixtures/good/##; s#\.py$##' | paste -sd, -)
+  echo "$tasks" > "$OUT/bench-tasks.txt"
+  t3=$(date +%s)
+  "$PY" bench/perf_bench.py - --self-check-only --out "$OUT/bench" --repeats "${KBX_BENCH_REPEATS:-3}" --jobs "${KBX_BENCH_JOBS:-8}" \
+    --gpus "${KBX_BENCH_GPUS:-0,1}" --tasks "$tasks" --kbx build-gpu/bin/kbx ${KBX_BENCH_ARGS:-} > "$OUT/bench.txt" 2>&1
+  echo "bench rc=$? after $(( $(date +%s) - t3 )) s"; tail -30 "$OUT/bench.txt"
   exit 0
 fi
 if [[ $MODE == check ]]; then

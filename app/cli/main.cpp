@@ -119,6 +119,7 @@ struct CheckArgs {
     std::string db;        ///< keep the results there (default: a temporary database, removed)
     bool perf = false;     ///< also time references (self-speedup: the noise floor) and solutions
     std::string perfConfig;
+    std::vector<std::string> gpus;  ///< multi-GPU pools (cuda only), as kbx eval --gpus
 };
 
 /// The candidate source that makes a task's own reference the entry point.
@@ -181,6 +182,18 @@ int cmdTasksCheck(const CheckArgs& a)
     opt.jobs = a.jobs;
     opt.method = "self-check";
     opt.candidateTimeout = a.device == "cpu" ? 300 : 120;
+    if (!a.gpus.empty()) {
+        if (a.device != "cuda") {
+            std::cerr << "kbx: --gpus needs --device cuda\n";
+            return ExitUsage;
+        }
+        try {
+            opt.deviceSlots = kbx::gpuSlots(a.gpus);
+        } catch (const std::exception& e) {
+            std::cerr << "kbx: --gpus: " << e.what() << "\n";
+            return ExitUsage;
+        }
+    }
     opt.perf = a.perf;
     if (!a.perfConfig.empty())
         opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
@@ -242,6 +255,7 @@ struct EvalArgs {
     std::string sandbox = "auto";
     bool perf = false;
     std::string perfConfig;
+    std::vector<std::string> gpus;
 };
 
 int cmdEval(const EvalArgs& a)
@@ -308,6 +322,32 @@ int cmdEval(const EvalArgs& a)
         std::cerr << "kbx: --device cuda asked for, but the worker's torch sees no CUDA device\n";
         return ExitEnvironment;
     }
+    if (!a.gpus.empty()) {
+        if (opt.device != "cuda") {
+            std::cerr << "kbx: --gpus needs CUDA (--device cuda or auto on a machine with GPUs)\n";
+            return ExitUsage;
+        }
+        std::vector<std::string> gpus = a.gpus;
+        if (gpus.size() == 1 && gpus[0] == "all") {
+            // Every device this process sees, by its index (inside any CUDA_VISIBLE_DEVICES given to kbx,
+            // the indices are relative to it: map them back to what the user set).
+            gpus.clear();
+            std::vector<std::string> parent;
+            if (const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES"); cvd && *cvd) {
+                std::stringstream ss(cvd);
+                for (std::string x; std::getline(ss, x, ',');)
+                    parent.push_back(x);
+            }
+            for (std::size_t i = 0; i < probe["devices"].size(); ++i)
+                gpus.push_back(i < parent.size() ? parent[i] : std::to_string(i));
+        }
+        try {
+            opt.deviceSlots = kbx::gpuSlots(gpus);
+        } catch (const std::exception& e) {
+            std::cerr << "kbx: --gpus: " << e.what() << "\n";
+            return ExitUsage;
+        }
+    }
     const auto dbPath = databasePath(a.db);
     auto store = openStore(dbPath);
     if (!store)
@@ -317,9 +357,10 @@ int cmdEval(const EvalArgs& a)
     else
         opt.candidateTimeout = opt.device == "cpu" ? 300 : 120;
 
-    std::cerr << fmt::format("kbx: evaluating {} candidate(s) from {} on {} ({}), {} job(s), database {}\n", subs.size(), a.source,
+    std::cerr << fmt::format("kbx: evaluating {} candidate(s) from {} on {} ({}), {} job(s){}, database {}\n", subs.size(), a.source,
                              opt.device, opt.device == "cuda" && !probe["devices"].empty() ? probe["devices"][0].value("name", "") : "Triton interpreter",
-                             opt.jobs, dbPath.string());
+                             opt.jobs, opt.deviceSlots.empty() ? std::string() : fmt::format(" on each of {} GPU(s)", opt.deviceSlots.size()),
+                             dbPath.string());
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     if (opt.perf && opt.device != "cuda")
@@ -468,6 +509,7 @@ int main(int argc, char** argv)
     tasks->add_option("--db", ca.db, "With --check: keep the results in this database");
     tasks->add_flag("--perf", ca.perf, "With --check: also time references against themselves (noise floor) and known-good solutions");
     tasks->add_option("--perf-config", ca.perfConfig, "With --check --perf: JSON overrides of the timer");
+    tasks->add_option("--gpus", ca.gpus, "With --check --device cuda: spread over these GPUs (as kbx eval --gpus)")->delimiter(',');
     tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
 
     EvalArgs ea;
@@ -491,6 +533,10 @@ int main(int argc, char** argv)
         ->capture_default_str();
     eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");
     eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
+    eval->add_option("--gpus", ea.gpus,
+                     "Spread the run over these GPUs (indices or UUIDs, comma-separated, or 'all'): one pool of --jobs "
+                     "workers per GPU, one timing at a time per GPU; a GPU that fails its health probe leaves the pool")
+        ->delimiter(',');
     eval->add_flag("--skip-unknown", ea.skipUnknown, "Leave out records for tasks this benchmark does not have (default: refuse the source)");
 
     std::string reportDb;
