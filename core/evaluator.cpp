@@ -614,7 +614,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
                                                        res.timedOut ? ", timed out" : "");
         ev["stderr_tail"] = tail(res.stderrText, 3000);
     } else {
-        for (const char* k : {"attribution", "torch_modified", "launches", "nvml_before", "nvml_after", "config"})
+        for (const char* k : {"attribution", "torch_modified", "launches", "nvml_before", "nvml_after", "config", "phases"})
             if (result.contains(k))
                 ev[k] = result[k];
     }

@@ -32,6 +32,13 @@ TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
     EXPECT_LE(g["lo"].get<double>(), g["estimate"].get<double>());
     EXPECT_GE(g["hi"].get<double>(), g["estimate"].get<double>());
     EXPECT_TRUE(p["perf"]["torch_modified"].empty());
+    // Where the perf worker's time went, phase by phase (all present, none negative).
+    ASSERT_TRUE(p["perf"].contains("phases")) << p["perf"].dump();
+    for (const char* ph : {"setup", "imports", "candidate_import", "reference_outputs_and_warmup", "timed_loops", "attribution"}) {
+        ASSERT_TRUE(p["perf"]["phases"].contains(ph)) << ph << " " << p["perf"]["phases"].dump();
+        EXPECT_GE(p["perf"]["phases"][ph].get<double>(), 0.0) << ph;
+    }
+    EXPECT_LE(p["perf"]["phases"]["timed_loops"].get<double>(), p["perf"]["seconds"].get<double>());
     kbx::Store s(db);
     auto rows = s.query("SELECT shape, candidate_ms, baseline_ms, samples FROM timings");
     ASSERT_FALSE(rows.empty());

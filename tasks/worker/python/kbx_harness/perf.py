@@ -241,6 +241,15 @@ def calibrate() -> dict:
 
 def run(req: dict) -> int:
     send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "perf", "versions": versions()})
+    # Wall seconds per phase of this worker (the process start before run() is the evaluator's total
+    # minus their sum): where the perf stage's time goes, kept with every measurement.
+    phases = {}
+    t_phase = [time.perf_counter()]
+
+    def phase(name):
+        now = time.perf_counter()
+        phases[name] = round(phases.get(name, 0.0) + now - t_phase[0], 4)
+        t_phase[0] = now
     device = req["device"]
     cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
            "max_seconds": 0.6, "max_warmup": 20}
@@ -273,6 +282,7 @@ def run(req: dict) -> int:
             a, kw = task.perf_inputs(g, s["params"])
             sets[s["name"]].append((tuple(a), dict(kw)))
     timer.sync()
+    phase("setup")  # task module, NVML, calibration (first job per GPU), L2 flush buffer, perf inputs
     # Modules that rebind torch functions when first imported (torch._dynamo wraps torch.manual_seed;
     # Triton and the profiler import it) are imported now, so the fingerprint sees only the candidate.
     for name in ("torch._dynamo", "triton", "triton.language", "torch.profiler"):
@@ -280,10 +290,12 @@ def run(req: dict) -> int:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001
             pass
+    phase("imports")
     fp0 = _fingerprint()
     _count_launches()
     try:
         fn = getattr(import_candidate(req["source_file"]), req["entry"])
+        phase("candidate_import")
     except BaseException as e:  # noqa: BLE001
         send({"type": "result", "ok": False, "failure_class": classify(e), "message": f"{type(e).__name__}: {e}"[:2000]})
         return 0
@@ -323,6 +335,7 @@ def run(req: dict) -> int:
                         break
                     prev = t
                 warm[side] = n
+            phase("reference_outputs_and_warmup")
             samples = {"candidate": [], "reference": []}
             recheck_at = rng.randrange(cfg["min_reps"])
             recheck = None
@@ -370,6 +383,7 @@ def run(req: dict) -> int:
             res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
                    "warmup_calls": warm, "reps": reps, "stop": stop, "rotations": len(inputs),
                    "recheck": recheck, "cost": cost}
+            phase("timed_loops")
         except BaseException as e:  # noqa: BLE001
             res = {"shape": name, "error": classify(e), "message": f"{type(e).__name__}: {e}"[:2000],
                    "traceback": traceback.format_exc()[-4000:]}
@@ -391,10 +405,12 @@ def run(req: dict) -> int:
             attribution = _attribution(lambda: call_entry(task, fn, a, kw), device, set(_launches))
         except Exception as e:  # noqa: BLE001
             attribution = {"available": False, "reason": f"{type(e).__name__}: {e}"[:500]}
+    phase("attribution")
     changed = _changed(fp0, _fingerprint())
     after = nvml.snapshot() if nvml else {}
+    phase("finish")
     send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed, "peaks": peaks,
-          "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg})
+          "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg, "phases": phases})
     return 0
 
 
