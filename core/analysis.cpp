@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "analysis.h"
 
+#include "stats_tables.h"
 #include "store.h"
 #include "taxonomy.h"
 
@@ -108,7 +109,7 @@ Choices choices(const Store& store)
     return c;
 }
 
-std::vector<Row> loadRows(const Store& store, const Filters& f)
+std::vector<Row> loadRows(const Store& store, const Filters& f, Latest latest)
 {
     std::string where = " WHERE 1";
     if (!f.methods.empty())
@@ -122,10 +123,10 @@ std::vector<Row> loadRows(const Store& store, const Filters& f)
     // Latest evaluation per submission among the filtered ones.
     const std::string sql = fmt::format(
         "SELECT v.id, v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.gpu, v.verdict, "
-        "v.call_ok, v.exe_ok, v.failure_class, v.manual_class FROM evaluation_rows v "
-        "JOIN (SELECT max(id) AS id FROM evaluation_rows{} GROUP BY submission_id) latest ON latest.id = v.id "
+        "v.call_ok, v.exe_ok, v.failure_class, v.manual_class, v.candidate_id FROM evaluation_rows v "
+        "JOIN (SELECT max(id) AS id FROM evaluation_rows{} GROUP BY submission_id{}) latest ON latest.id = v.id "
         "ORDER BY v.id",
-        where);
+        where, latest == Latest::PerSubmissionAndGpu ? ", gpu" : "");
     std::vector<Row> rows;
     std::unordered_map<std::int64_t, std::size_t> byId;
     for (const auto& j : store.query(sql)) {
@@ -133,6 +134,7 @@ std::vector<Row> loadRows(const Store& store, const Filters& f)
         r.id = j["id"].get<std::int64_t>();
         r.runId = j["run_id"].get<std::int64_t>();
         r.submissionId = j["submission_id"].get<std::int64_t>();
+        r.candidateId = j["candidate_id"].get<std::int64_t>();
         r.taskId = j["task_id"].get<std::string>();
         r.category = j["category"].get<std::string>();
         r.method = j["method"].get<std::string>();
@@ -152,6 +154,8 @@ std::vector<Row> loadRows(const Store& store, const Filters& f)
     struct Acc {
         double logSum = 0;
         double first = 0;
+        double baseSum = 0;
+        double candSum = 0;
         int count = 0;
     };
     std::unordered_map<std::int64_t, Acc> acc;
@@ -167,10 +171,16 @@ std::vector<Row> loadRows(const Store& store, const Filters& f)
         auto& a = acc[id];
         a.logSum += std::log(s);
         a.first = a.count == 0 ? s : a.first;
+        a.baseSum += j["baseline_ms"].get<double>();
+        a.candSum += j["candidate_ms"].get<double>();
         a.count += 1;
     }
-    for (const auto& [id, a] : acc)  // one shape: the ratio itself (exact), else the geometric mean
-        rows[byId[id]].speedup = a.count == 1 ? a.first : std::exp(a.logSum / a.count);
+    for (const auto& [id, a] : acc) {  // one shape: the ratio itself (exact), else the geometric mean
+        auto& row = rows[byId[id]];
+        row.speedup = a.count == 1 ? a.first : std::exp(a.logSum / a.count);
+        row.baselineMsSum = a.baseSum;
+        row.candidateMsSum = a.candSum;
+    }
     return rows;
 }
 
@@ -387,7 +397,9 @@ Datasets compute(const std::vector<Row>& rows, const Filters& filters)
 
 Datasets compute(const Store& store, const Filters& filters)
 {
-    return compute(loadRows(store, filters), filters);
+    auto d = compute(loadRows(store, filters), filters);
+    d.stats = std::make_shared<const stats::Bundle>(stats::computeBundle(store, filters));
+    return d;
 }
 
 }  // namespace kbx::analysis

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@
 namespace kbx {
 
 class Store;
+namespace stats {
+struct Bundle;  // stats_tables.h
+}
 
 namespace analysis {
 
@@ -52,6 +56,7 @@ struct Row {
     std::int64_t id = 0;
     std::int64_t runId = 0;
     std::int64_t submissionId = 0;
+    std::int64_t candidateId = 0;
     std::string taskId;
     std::string category;
     std::string method;
@@ -63,6 +68,10 @@ struct Row {
     std::optional<std::string> failureClass;
     std::optional<std::string> manualClass;
     std::optional<double> speedup;  ///< geometric mean of baseline/candidate over shapes; correct rows only
+    /// Sums of the shapes' baseline (eager) and candidate medians behind `speedup`, for the seed's
+    /// sum-of-times ratio; set exactly when speedup is.
+    double baselineMsSum = 0;
+    double candidateMsSum = 0;
 };
 
 /// The values present in a database, for filter choosers.
@@ -75,8 +84,13 @@ struct Choices {
 };
 Choices choices(const Store& store);
 
-/// Loads the rows under the filters (latest evaluation per submission), sorted by id.
-std::vector<Row> loadRows(const Store& store, const Filters& filters);
+/// Which evaluation of a submission counts: the latest overall (the figures), or the latest on each
+/// GPU (the statistics tables: verdicts and timings of different devices are never pooled).
+enum class Latest { PerSubmission, PerSubmissionAndGpu };
+
+/// Loads the rows under the filters (latest evaluation per submission, or per submission and GPU),
+/// sorted by id.
+std::vector<Row> loadRows(const Store& store, const Filters& filters, Latest latest = Latest::PerSubmission);
 
 // ---- datasets ---------------------------------------------------------------------------------
 
@@ -172,6 +186,9 @@ struct Datasets {
     Taxonomy taxonomyByCategory;
     Taxonomy taxonomyByMethod;
     std::vector<Trajectory> rounds;
+    /// The statistics of the analysis figures (per-GPU counting, stats_tables.h); set by
+    /// compute(store, filters), null when computed from rows alone.
+    std::shared_ptr<const stats::Bundle> stats;
 };
 Datasets compute(const std::vector<Row>& rows, const Filters& filters);
 Datasets compute(const Store& store, const Filters& filters);

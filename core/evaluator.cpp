@@ -442,9 +442,17 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         std::string why = !cres.protocolError.empty() ? "its protocol stream broke: " + cres.protocolError
                                                       : fmt::format("it exited with code {} before reporting a result", cres.exitCode);
         if (auto* e = findFrame(cres, "error"); e && e->value("failure_class", "") == "harness_error") {
-            out.harnessError = true;
-            out.harnessMessage = e->value("message", "") + " | " + tail(cres.stderrText, 1500);
-            return finish(false);
+            // Believed only before the candidate's code was imported (protocol::kImportingFrame):
+            // after that the candidate may have sent it itself (tests/fixtures/exploits/forge_harness_error.py).
+            if (!findFrame(cres, std::string(protocol::kImportingFrame))) {
+                out.harnessError = true;
+                out.harnessMessage = e->value("message", "") + " | " + tail(cres.stderrText, 1500);
+                return finish(false);
+            }
+            fail("crash", "the candidate's worker ended without a result after the candidate's code was imported; its harness_error "
+                          "frame is not trusted from then on: " + e->value("message", std::string()).substr(0, 500));
+            caseRecordsFromCandidate();
+            return finish(true);
         }
         fail("crash", "the candidate's worker ended early: " + why);
         caseRecordsFromCandidate();

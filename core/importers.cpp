@@ -56,11 +56,10 @@ std::optional<int> roundFrom(const nlohmann::json& j)
     return std::nullopt;
 }
 
-void loadJsonl(const fs::path& p, const TaskCatalogue& cat, std::vector<Submission>& out, std::vector<std::string>* skipped)
+void loadJsonl(const fs::path& p, std::string_view content, const TaskCatalogue& cat, std::vector<Submission>& out,
+               std::vector<std::string>* skipped)
 {
-    std::ifstream in(p, std::ios::binary);
-    if (!in)
-        throw ImportError(fmt::format("{}: cannot open", p.string()));
+    std::istringstream in{std::string(content)};
     std::string line;
     int lineNo = 0;
     int records = 0;
@@ -113,7 +112,8 @@ void loadJsonl(const fs::path& p, const TaskCatalogue& cat, std::vector<Submissi
         throw ImportError(fmt::format("{}: no submission records", p.string()));
 }
 
-void loadPy(const fs::path& p, const TaskCatalogue& cat, std::vector<Submission>& out, std::vector<std::string>* skipped)
+void loadPy(const fs::path& p, std::string_view content, const TaskCatalogue& cat, std::vector<Submission>& out,
+            std::vector<std::string>* skipped)
 {
     // Prefer Category/stem from the last two path components, then the bare stem.
     std::string stem = p.stem().string();
@@ -124,7 +124,20 @@ void loadPy(const fs::path& p, const TaskCatalogue& cat, std::vector<Submission>
             name = withCat;
     }
     if (const auto* task = resolveTask(cat, name, p.string(), skipped))
-        out.push_back({task->id, cleanSubmission(readFile(p)), p.string(), std::nullopt, std::nullopt});
+        out.push_back({task->id, cleanSubmission(content), p.string(), std::nullopt, std::nullopt});
+}
+
+/// One file of a source, by its extension.
+void loadOne(const fs::path& p, std::string_view content, const TaskCatalogue& cat, std::vector<Submission>& out,
+             std::vector<std::string>* skipped)
+{
+    const auto ext = p.extension().string();
+    if (ext == ".jsonl" || ext == ".json")
+        loadJsonl(p, content, cat, out, skipped);
+    else if (ext == ".py")
+        loadPy(p, content, cat, out, skipped);
+    else
+        throw ImportError(fmt::format("{}: unsupported file type (expected .jsonl or .py)", p.string()));
 }
 
 }  // namespace
@@ -149,15 +162,6 @@ std::vector<Submission> loadSubmissions(const fs::path& source, const TaskCatalo
     if (!fs::exists(source, ec))
         throw ImportError(fmt::format("{}: no such file or directory", source.string()));
     std::vector<Submission> out;
-    auto loadOne = [&](const fs::path& p) {
-        auto ext = p.extension().string();
-        if (ext == ".jsonl" || ext == ".json")
-            loadJsonl(p, cat, out, skipped);
-        else if (ext == ".py")
-            loadPy(p, cat, out, skipped);
-        else
-            throw ImportError(fmt::format("{}: unsupported file type (expected .jsonl or .py)", p.string()));
-    };
     if (fs::is_directory(source)) {
         std::vector<fs::path> files;
         for (const auto& e : fs::recursive_directory_iterator(source)) {
@@ -171,10 +175,26 @@ std::vector<Submission> loadSubmissions(const fs::path& source, const TaskCatalo
         if (files.empty())
             throw ImportError(fmt::format("{}: directory holds no .py or .jsonl submissions", source.string()));
         for (const auto& f : files)
-            loadOne(f);
+            loadOne(f, readFile(f), cat, out, skipped);
     } else {
-        loadOne(source);
+        const auto ext = source.extension().string();
+        if (ext != ".jsonl" && ext != ".json" && ext != ".py")  // refused before reading it
+            throw ImportError(fmt::format("{}: unsupported file type (expected .jsonl or .py)", source.string()));
+        loadOne(source, readFile(source), cat, out, skipped);
     }
+    return out;
+}
+
+std::vector<Submission> parseSubmissions(const std::vector<std::pair<fs::path, std::string>>& files, const TaskCatalogue& cat,
+                                         std::vector<std::string>* skipped)
+{
+    std::vector<const std::pair<fs::path, std::string>*> sorted;
+    for (const auto& f : files)
+        sorted.push_back(&f);
+    std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->first < b->first; });
+    std::vector<Submission> out;
+    for (const auto* f : sorted)
+        loadOne(f->first, f->second, cat, out, skipped);
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbx {
@@ -43,6 +44,12 @@ std::vector<Submission> loadSubmissions(const std::filesystem::path& source, con
 /// records still throw.
 std::vector<Submission> loadSubmissions(const std::filesystem::path& source, const TaskCatalogue& catalogue,
                                         std::vector<std::string>* skipped);
+
+/// The same formats from memory (fuzzing, tests): (path, content) pairs as a directory would give
+/// them, read in path order; each path's extension picks its format and, for a .py, its last
+/// components the task. Throws ImportError like loadSubmissions; reads no file.
+std::vector<Submission> parseSubmissions(const std::vector<std::pair<std::filesystem::path, std::string>>& files,
+                                         const TaskCatalogue& catalogue, std::vector<std::string>* skipped = nullptr);
 
 /// Extracts the entry name from a seed instruction text, or "" when none.
 std::string entryFromInstruction(const std::string& instruction);

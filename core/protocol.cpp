@@ -54,9 +54,10 @@ nlohmann::json FrameDecoder::take()
 
 std::string checkHello(const nlohmann::json& hello)
 {
-    if (hello.value("type", "") != "hello")
+    // Any JSON may arrive here: compare values, never read one as a type it may not have.
+    if (!hello.is_object() || !hello.contains("type") || hello["type"] != "hello")
         return "first frame is not hello";
-    if (hello.value("magic", "") != kMagic)
+    if (!hello.contains("magic") || hello["magic"] != std::string(kMagic))
         return "bad magic in hello";
     if (!hello.contains("protocol") || !hello["protocol"].is_number_integer())
         return "hello without protocol version";

@@ -21,6 +21,11 @@ inline constexpr int kProtocolVersion = 1;
 inline constexpr std::uint32_t kMaxFrameBytes = 16u << 20;
 inline constexpr int kProtocolFd = 3;
 
+/// The candidate role sends {"type": "importing"} right before it imports candidate code. From then
+/// on the candidate can send any frame through the worker itself, so an `error` frame of class
+/// harness_error that follows is not believed: the candidate is judged (crash), not left unjudged.
+inline constexpr std::string_view kImportingFrame = "importing";
+
 /// Worker exit codes (fatal conditions); 0 = finished and said `result`.
 enum ExitCode : int {
     ExitOk = 0,

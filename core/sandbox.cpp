@@ -458,20 +458,24 @@ bool candidateEnvAllowed(const std::string& name)
 std::vector<fs::path> workerRuntimePaths()
 {
     std::vector<fs::path> v;
-    fs::path py = env("KBX_PYTHON") ? fs::path(env("KBX_PYTHON")) : fs::path(KBX_DEFAULT_PYTHON);
+    fs::path py = findPython();  // $KBX_PYTHON, the build's venv, or the venv of `kbx setup-python`
     if (!py.empty()) {
         v.push_back(canon(py.parent_path().parent_path()));                  // the venv (bin/..)
         v.push_back(canon(canon(py).parent_path().parent_path()));           // the interpreter's real prefix
     }
-    if (auto* h = env("KBX_HARNESS_DIR"))
+    if (auto h = findHarnessDir(); !h.empty())  // $KBX_HARNESS_DIR, or an installed libexec/kbx/harness
         v.push_back(canon(h));
+    // The worker's directory: an installed worker is a launcher beside bin/kbx-worker (libexec/kbx),
+    // which must stay visible where the prefix lies under a hidden path ($HOME/.local, /tmp).
+    if (auto w = findWorker(); !w.empty())
+        v.push_back(canon(w).parent_path());
     return v;
 }
 
 std::vector<fs::path> defaultHiddenPaths(const fs::path& tasksDir)
 {
     std::vector<fs::path> v;
-    fs::path py = env("KBX_PYTHON") ? fs::path(env("KBX_PYTHON")) : fs::path(KBX_DEFAULT_PYTHON);
+    fs::path py = findPython();
     // $HOME can go when the worker's Python does not depend on it beyond what is re-exposed (a venv
     // ignores the user site-packages).
     if (auto* h = env("HOME"); h && !py.empty() && isVenv(py) && canon(h) != "/")

@@ -20,21 +20,32 @@ using nlohmann::json;
 
 namespace {
 
-/// Reads files and hashes what was read (relative name + content), in the order given.
+/// Reads files and hashes what was read (relative name + content), in the order given. Given files
+/// in memory (parseSeedImport), it serves those and never touches the disk.
 class Reader {
 public:
-    explicit Reader(fs::path root) : m_root(std::move(root)) {}
+    explicit Reader(fs::path root, const std::map<fs::path, std::string>* memory = nullptr) : m_root(std::move(root)), m_memory(memory) {}
+
+    bool isFile(const fs::path& p) const { return m_memory ? m_memory->count(p) > 0 : fs::is_regular_file(p); }
 
     std::string read(const fs::path& p)
     {
-        std::ifstream in(p, std::ios::binary);
-        if (!in)
-            throw ImportError(fmt::format("{}: cannot read", p.string()));
-        std::stringstream ss;
-        ss << in.rdbuf();
-        std::string text = ss.str();
+        std::string text;
+        if (m_memory) {
+            auto it = m_memory->find(p);
+            if (it == m_memory->end())
+                throw ImportError(fmt::format("{}: cannot read", p.string()));
+            text = it->second;
+        } else {
+            std::ifstream in(p, std::ios::binary);
+            if (!in)
+                throw ImportError(fmt::format("{}: cannot read", p.string()));
+            std::stringstream ss;
+            ss << in.rdbuf();
+            text = ss.str();
+        }
         std::error_code ec;
-        auto rel = fs::is_directory(m_root) ? fs::relative(p, m_root, ec) : p.filename();
+        auto rel = !m_memory && fs::is_directory(m_root) ? fs::relative(p, m_root, ec) : p.filename();
         m_hashInput += (ec ? p.filename() : rel).generic_string();
         m_hashInput += '\0';
         m_hashInput += text;
@@ -47,6 +58,7 @@ public:
 
 private:
     fs::path m_root;
+    const std::map<fs::path, std::string>* m_memory;
     std::string m_hashInput;
     std::vector<std::string> m_files;
 };
@@ -78,6 +90,8 @@ json parseJson(const std::string& text, const std::string& file)
             what = what.substr(pos);
         throw ImportError(fmt::format("{}:{}:{}: not valid JSON ({}){}", file, line, col, what,
                                       e.byte >= text.size() ? " - the file ends early (a partial write?)" : ""));
+    } catch (const json::exception& e) {  // e.g. out_of_range 406: a number beyond a double (1e999)
+        throw ImportError(fmt::format("{}: not valid JSON ({})", file, e.what()));
     }
 }
 
@@ -230,16 +244,17 @@ std::string nameOr(const std::optional<std::string>& given, const fs::path& dir)
 {
     if (given && !given->empty())
         return *given;
-    auto name = fs::absolute(dir).lexically_normal().filename().string();
+    const auto abs = fs::absolute(dir.empty() ? fs::path(".") : dir);  // "": the current folder
+    auto name = abs.lexically_normal().filename().string();
     if (name.empty())  // a trailing slash
-        name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+        name = abs.lexically_normal().parent_path().filename().string();
     return name;
 }
 
 /// A folder's name (a trailing separator and "." resolved).
 std::string dirName(const fs::path& dir)
 {
-    auto p = fs::absolute(dir).lexically_normal();
+    auto p = fs::absolute(dir.empty() ? fs::path(".") : dir).lexically_normal();  // "": the current folder
     if (p.filename().empty())
         p = p.parent_path();
     return p.filename().string();
@@ -313,7 +328,7 @@ void readMetrics(Reader& rd, const fs::path& p, const std::string& gpu, const st
     }
     // A summary.json beside it was written from the same results: it must agree, else one of them is stale or partial.
     const auto summaryPath = p.parent_path() / "summary.json";
-    if (p.filename() != "summary.json" && fs::is_regular_file(summaryPath)) {
+    if (p.filename() != "summary.json" && rd.isFile(summaryPath)) {
         auto s = readSummary(rd, summaryPath, gpu, method, round);
         const auto sfile = summaryPath.string();
         auto check = [&](const char* k, int have) {
@@ -468,6 +483,8 @@ void readCorpus(Reader& rd, const fs::path& p, const ImportOptions& opt, ImportB
                 what = what.substr(pos);
             throw ImportError(fmt::format("{}: not valid JSON ({}){}", where, what,
                                           e.byte >= line.size() ? " - the line ends early (a partial write?)" : ""));
+        } catch (const json::exception& e) {  // e.g. a number beyond a double
+            throw ImportError(fmt::format("{}: not valid JSON ({})", where, e.what()));
         }
         if (!j.is_object())
             throw ImportError(fmt::format("{}: expected a corpus record (an object), found {}", where, shortJson(j)));
@@ -526,7 +543,7 @@ bool looksLikeCorpus(const std::string& content)
         try {
             auto j = json::parse(line);
             return j.is_object() && j.contains("before") && j.contains("after");
-        } catch (const json::parse_error&) {
+        } catch (const json::exception&) {  // parse_error, or out_of_range for a number beyond a double
             return false;
         }
     }
@@ -579,7 +596,10 @@ std::string seedTaskId(const std::string& name, const TaskCatalogue* catalogue, 
     throw ImportError(fmt::format("{}: task '{}' names no category (\"Category/{}.py\") and the task index does not know it", where, name, n));
 }
 
-ImportBatch readSeedImport(const fs::path& path, const ImportOptions& opt)
+namespace {
+
+/// readSeedImport, from the disk (memory null) or from files in memory (parseSeedImport).
+ImportBatch readSeedImportFrom(const fs::path& path, const ImportOptions& opt, const std::map<fs::path, std::string>* memory)
 {
     ImportBatch batch;
     batch.source = path.string();
@@ -590,12 +610,12 @@ ImportBatch readSeedImport(const fs::path& path, const ImportOptions& opt)
     if (opt.round)
         batch.options["round"] = *opt.round;
     std::error_code ec;
-    if (!fs::exists(path, ec))
+    if (memory ? !memory->count(path) : !fs::exists(path, ec))
         throw ImportError(fmt::format("{}: no such file or directory", path.string()));
-    Reader rd(path);
+    Reader rd(path, memory);
     const int round = optionRound(opt);
 
-    if (fs::is_directory(path)) {
+    if (!memory && fs::is_directory(path)) {
         std::vector<fs::path> metrics;
         findNamed(path, "metrics.json", metrics);
         if (!metrics.empty()) {
@@ -637,7 +657,7 @@ ImportBatch readSeedImport(const fs::path& path, const ImportOptions& opt)
         }
     } else {
         const auto file = path.string();
-        Reader sniff(path);
+        Reader sniff(path, memory);
         const auto content = sniff.read(path);
         bool corpus = path.extension() == ".jsonl";
         if (!corpus && !json::accept(content))
@@ -659,7 +679,7 @@ ImportBatch readSeedImport(const fs::path& path, const ImportOptions& opt)
             } else if (isSummary(j)) {
                 batch.format = "seed-summary";
                 const auto metricsPath = path.parent_path() / "metrics.json";
-                if (fs::is_regular_file(metricsPath)) {
+                if (rd.isFile(metricsPath)) {
                     batch.notes.push_back(fmt::format("{}: imported with its metrics.json (per-task verdicts)", file));
                     batch.format = "seed-metrics";
                     readMetrics(rd, metricsPath, gpu, method, round, opt, batch);
@@ -688,6 +708,18 @@ ImportBatch readSeedImport(const fs::path& path, const ImportOptions& opt)
     if (batch.runs.empty() && batch.golden.empty() && batch.summaries.empty())
         throw ImportError(fmt::format("{}: nothing to import", path.string()));
     return batch;
+}
+
+}  // namespace
+
+ImportBatch readSeedImport(const fs::path& path, const ImportOptions& opt)
+{
+    return readSeedImportFrom(path, opt, nullptr);
+}
+
+ImportBatch parseSeedImport(const std::map<fs::path, std::string>& files, const fs::path& path, const ImportOptions& opt)
+{
+    return readSeedImportFrom(path, opt, &files);
 }
 
 }  // namespace kbx

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -127,6 +128,12 @@ struct ImportSummary {
 /// Detects the format, reads and validates everything. Throws ImportError ("file:line: ..." or
 /// "file: key 'x': ...") for malformed or partial input; writes nothing.
 ImportBatch readSeedImport(const std::filesystem::path& path, const ImportOptions& options);
+
+/// The same for one file held in memory (fuzzing, tests): `path` names it (its name and folders
+/// count as on disk: metrics.json, <gpu>/<method>/, .jsonl) and must be a key of `files`, which may
+/// also hold the summary.json or metrics.json beside it. Reads no file.
+ImportBatch parseSeedImport(const std::map<std::filesystem::path, std::string>& files, const std::filesystem::path& path,
+                            const ImportOptions& options);
 
 /// "Category/stem" from the seed's task file names ("Math/sqrt.py", "data/kernelbenchx/Math/sqrt.py",
 /// bare "sqrt.py" through the catalogue). Throws ImportError naming `where` when it cannot tell.

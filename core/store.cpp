@@ -185,6 +185,19 @@ JOIN methods m ON m.id = s.method_id
 JOIN runs r ON r.id = e.run_id
 LEFT JOIN manual_labels l ON l.evaluation_id = e.id;
 )SQL",
+    // v4: code quality of each submission's candidate code alone (radon: maintainability index,
+    // cyclomatic complexity, SLOC), computed lazily at report time and cached here.
+    R"SQL(
+CREATE TABLE IF NOT EXISTS code_quality(
+  submission_id INTEGER PRIMARY KEY REFERENCES submissions(id) ON DELETE CASCADE,
+  mi REAL,
+  cc_mean REAL,
+  cc_max INTEGER,
+  sloc INTEGER,
+  tool_version TEXT NOT NULL,
+  error TEXT NOT NULL DEFAULT '',
+  measured_at TEXT NOT NULL);
+)SQL",
 };
 
 struct Stmt {
@@ -282,7 +295,12 @@ Store::Store(const std::filesystem::path& path) : m_path(path)
     sqlite3_busy_timeout(m_db, 10000);
     try {
         exec("PRAGMA foreign_keys=ON");
-        // A non-database file fails here with "file is not a database".
+        // A non-database file fails here with "file is not a database". The schema is checked
+        // before anything writes (WAL mode rewrites the file header): a newer database stays as it was.
+        exec("PRAGMA user_version");
+        if (Stmt st(m_db, "PRAGMA user_version"); st.step() && st.i64(0) > kSchemaVersion)
+            throw StoreError(fmt::format("{} has schema version {}, newer than this kbx understands ({}); use a newer kbx",
+                                         m_path.string(), st.i64(0), kSchemaVersion));
         exec("PRAGMA journal_mode=WAL");
         exec("PRAGMA synchronous=NORMAL");
         migrate();
@@ -474,6 +492,18 @@ void Store::finishRun(std::int64_t runId, const std::string& status, const nlohm
     Stmt(m_db, "UPDATE runs SET finished_at=?, status=?, provenance=? WHERE id=?")
         .bind(1, nowIso8601()).bind(2, status).bind(3, provenance.dump()).bind(4, runId).step();
     tx.commit();
+}
+
+bool Store::markRunInterrupted(std::int64_t runId)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    Stmt(m_db, "UPDATE runs SET status='interrupted', finished_at=coalesce((SELECT max(finished_at) FROM evaluations WHERE run_id=?1), "
+               "started_at) WHERE id=?1 AND status='running'")
+        .bind(1, runId).step();
+    const bool changed = sqlite3_changes(m_db) > 0;
+    tx.commit();
+    return changed;
 }
 
 std::int64_t Store::addEvaluation(const EvaluationRecord& r)
@@ -705,6 +735,35 @@ ImportSummary Store::writeImport(const ImportBatch& b)
     }
     tx.commit();
     return sum;
+}
+
+void Store::putCodeQuality(const std::vector<CodeQualityRow>& rows)
+{
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    Stmt chk(m_db, "SELECT count(*) FROM submissions WHERE id=?");
+    Stmt ins(m_db, "INSERT OR REPLACE INTO code_quality(submission_id, mi, cc_mean, cc_max, sloc, tool_version, error, measured_at) "
+                   "VALUES(?,?,?,?,?,?,?,?)");
+    const std::string now = nowIso8601();
+    for (const auto& r : rows) {
+        sqlite3_reset(chk.s);
+        chk.bind(1, r.submissionId).step();
+        if (chk.i64(0) == 0)
+            throw StoreError(fmt::format("no submission {} in {}", r.submissionId, m_path.string()));
+        sqlite3_reset(ins.s);
+        sqlite3_clear_bindings(ins.s);
+        ins.bind(1, r.submissionId);
+        if (r.mi)
+            sqlite3_bind_double(ins.s, 2, *r.mi);
+        if (r.ccMean)
+            sqlite3_bind_double(ins.s, 3, *r.ccMean);
+        if (r.ccMax)
+            ins.bind(4, std::int64_t(*r.ccMax));
+        if (r.sloc)
+            ins.bind(5, std::int64_t(*r.sloc));
+        ins.bind(6, r.toolVersion).bind(7, r.error).bind(8, now).step();
+    }
+    tx.commit();
 }
 
 nlohmann::json Store::query(const std::string& sql) const

@@ -17,7 +17,7 @@ namespace kbx {
 struct ImportBatch;    // seed_import.h
 struct ImportSummary;  // seed_import.h
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 class StoreError : public std::runtime_error {
 public:
@@ -54,6 +54,18 @@ struct TimingRow {
     std::optional<double> candidateMs;
     std::optional<double> baselineMs;
     nlohmann::json samples = nlohmann::json::object();
+};
+
+/// Code-quality metrics of one submission's candidate code (radon; core/quality). A row whose
+/// code could not be measured (e.g. it does not parse) has no numbers and says why in `error`.
+struct CodeQualityRow {
+    std::int64_t submissionId = 0;
+    std::optional<double> mi;      ///< maintainability index (radon, 0..100)
+    std::optional<double> ccMean;  ///< mean cyclomatic complexity of the code's blocks
+    std::optional<int> ccMax;
+    std::optional<int> sloc;       ///< source lines of code
+    std::string toolVersion;       ///< e.g. "radon 6.0.1"
+    std::string error;
 };
 
 /// A failure class given by hand (the failure inspector), stored beside the automatic one.
@@ -96,6 +108,10 @@ public:
                           const std::vector<std::int64_t>& publicSeeds, std::int64_t secretSeed,
                           const nlohmann::json& args);
     void finishRun(std::int64_t runId, const std::string& status, const nlohmann::json& provenance);
+    /// kbx eval --resume: a run left 'running' by a killed kbx becomes 'interrupted', finished at its
+    /// last committed evaluation (its start when it has none). Only from 'running'; returns whether
+    /// this call changed it (core/resume.h).
+    bool markRunInterrupted(std::int64_t runId);
     std::int64_t addEvaluation(const EvaluationRecord& rec);
 
     std::vector<ReportRow> report() const;
@@ -114,6 +130,8 @@ public:
     /// eager timings (replacing earlier ones of the same GPU and task), corpus transitions and seed
     /// summaries. The same content imported again with the same options writes nothing (duplicate).
     ImportSummary writeImport(const ImportBatch& batch);
+    /// Stores (replacing) code-quality rows, one transaction. Throws StoreError for an unknown submission.
+    void putCodeQuality(const std::vector<CodeQualityRow>& rows);
     /// Generic read helper for tests and reports: rows of a query as JSON objects.
     nlohmann::json query(const std::string& sql) const;
 

@@ -130,6 +130,23 @@ void RunController::runThread(RunRequest req)
         if (opt.device == "cuda" && !cuda)
             return fail(tr("device cuda asked for, but the worker's torch sees no CUDA device"));
         opt.jobs = qMax(1, req.jobs);
+        if (!req.gpus.isEmpty()) {
+            if (opt.device != "cuda")
+                return fail(tr("GPUs were chosen, but the run is not on CUDA"));
+            std::vector<std::string> gpus;
+            if (req.gpus.size() == 1 && req.gpus.front() == QLatin1String("all")) {
+                for (std::size_t i = 0; i < probe["devices"].size(); ++i)
+                    gpus.push_back(std::to_string(i));
+            } else {
+                for (const auto& g : req.gpus)
+                    gpus.push_back(g.trimmed().toStdString());
+            }
+            try {
+                opt.deviceSlots = kbx::gpuSlots(gpus);
+            } catch (const std::exception& e) {
+                return fail(tr("GPUs: %1").arg(QString::fromStdString(e.what())));
+            }
+        }
         opt.method = req.method.isEmpty() ? std::string("default") : req.method.toStdString();
         opt.round = req.round;
         opt.candidateTimeout = req.timeoutSeconds > 0 ? req.timeoutSeconds : (opt.device == "cpu" ? 300 : 120);

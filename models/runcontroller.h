@@ -24,6 +24,7 @@ struct RunRequest {
     QString worker;             ///< default kbx::findWorker()
     bool skipUnknown = false;   ///< leave out records for tasks the benchmark does not have
     QStringList tasks;          ///< only these tasks ("Category/stem") or categories; empty = all
+    QStringList gpus;           ///< CUDA: one worker pool of `jobs` per GPU (kbx eval --gpus); "all" = every visible one
 };
 
 /// One finished candidate.

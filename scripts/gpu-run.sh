@@ -68,7 +68,7 @@ if [[ $MODE == scale ]]; then
     n=${g//,/-}; t1=$(date +%s)
     build-gpu/bin/kbx eval tests/fixtures/good --device cuda --gpus "$g" --jobs "$JOBS" --secret-seed 11 --method "scale-gpus-$n" \
       --json --db "$OUT/scale-$n.sqlite" > "$OUT/scale-$n.jsonl" 2> "$OUT/scale-$n.log"
-    echo "gpus $g: rc=$? wall $(( $(date +%s) - t1 )) s, $(grep -c '"pass":true' "$OUT/scale-$n.jsonl") pass of $(wc -l < "$OUT/scale-$n.jsonl")" | tee -a "$OUT/scale.txt"
+    echo "gpus $g: rc=$? wall $(( $(date +%s) - t1 )) s, $(grep -c '"verdict":"pass"' "$OUT/scale-$n.jsonl") pass of $(wc -l < "$OUT/scale-$n.jsonl")" | tee -a "$OUT/scale.txt"
   done
   exit 0
 fi

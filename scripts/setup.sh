@@ -7,6 +7,8 @@
 # Environment: KBX_PYTHON=/path/to/python   use an existing venv instead of .venv (e.g. a GPU image)
 #              KBX_SKIP_APT=1               never call apt (dependencies provided otherwise)
 #              KBX_CMAKE_ARGS="..."         extra configure arguments
+#              KBX_SLURM_TEST=0             test: skip the Slurm backend test (scripts/slurm-test.sh)
+#              KBX_PACKAGE_TEST=0|all       test: skip the .deb install test, or add Debian 13 to it
 set -euo pipefail
 MODE=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +21,10 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 PKGS="build-essential cmake ninja-build pkg-config ccache libsqlite3-dev libgtest-dev libgmock-dev
 nlohmann-json3-dev libcli11-dev libfmt-dev pybind11-dev python3-dev python3-venv python3-pip libssl-dev libeigen3-dev bubblewrap
 qt6-base-dev qt6-charts-dev|libqt6charts6-dev qt6-svg-dev|libqt6svg6-dev libgl-dev fonts-dejavu-core
-?libkf6syntaxhighlighting-dev"
+?libkf6syntaxhighlighting-dev
+clang libclang-rt-dev"
+# test: a one-node Slurm cluster on localhost for scripts/slurm-test.sh (kbx eval --backend slurm).
+[[ $MODE == test ]] && PKGS="$PKGS ?munge ?slurmctld ?slurmd ?slurm-client"
 known() { [[ -n "$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ && $2 != "(none)" {print $2}')" ]]; }
 if [[ "${KBX_SKIP_APT:-0}" != 1 ]] && command -v dpkg >/dev/null; then
   missing=()
@@ -61,6 +66,8 @@ else
     "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt
     echo "$want" > "$stamp"
   fi
+  # radon (code quality in kbx report; parses, never runs, the candidates): n/a in reports without it.
+  "$PY" -c 'import radon' 2>/dev/null || "$PY" -m pip install -q --disable-pip-version-check radon==6.0.1 || say "radon not installed: code quality will be n/a"
 fi
 "$PY" -c 'import torch, triton, numpy' || { say "the venv at $PY cannot import torch/triton/numpy"; exit 4; }
 
@@ -90,9 +97,28 @@ case "$MODE" in
   test)
     say "running the test suite"
     ctest --test-dir build --output-on-failure -j2 --timeout 1500
+    # kbx eval --backend slurm on a one-node Slurm cluster started for it (KBX_SLURM_TEST=0 skips; needs root).
+    scripts/slurm-test.sh "$ROOT/build"
+    # The libFuzzer targets (tests/fuzz, docs/FUZZING.md): importers and the worker protocol decoder,
+    # a bounded run per target on the committed seeds, in a clang build of their own.
+    if [[ "${KBX_FUZZ_CI:-1}" != 0 ]]; then
+      say "fuzzing: ${KBX_FUZZ_SECONDS:-10} s per target (clang, build-fuzz/)"
+      cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DKBX_FUZZ=ON \
+        -DKBX_BUILD_WORKER=OFF -DKBX_BUILD_CLI=OFF -DKBX_BUILD_GUI=OFF -DBUILD_TESTING=OFF \
+        -DKBX_FUZZ_SECONDS="${KBX_FUZZ_SECONDS:-10}" >build-fuzz.configure.log 2>&1 || { cat build-fuzz.configure.log; exit 4; }
+      cmake --build build-fuzz -j"$(nproc)" --target kbx_fuzzers
+      ctest --test-dir build-fuzz -L fuzz --output-on-failure -j2
+    fi
     # The GUI once more on Debian 13 (Qt 6.8 + KF6 KSyntaxHighlighting), in a chroot of our own.
     if [[ "${KBX_DEBIAN13:-auto}" != 0 ]]; then
-      exec scripts/debian13-check.sh
+      scripts/debian13-check.sh
+    fi
+    # The .deb packages for Debian 12 and 13, installed into clean debootstrap roots and run from the
+    # installed files only (packaging/README.md; KBX_PACKAGE_TEST=0 skips it, =all adds Debian 13,
+    # whose package build in the Debian 13 root is not yet verified end to end).
+    if [[ "${KBX_PACKAGE_TEST:-auto}" != 0 ]]; then
+      if [[ "${KBX_PACKAGE_TEST:-auto}" == all && "${KBX_DEBIAN13:-auto}" != 0 ]]; then exec scripts/package-test.sh all; fi
+      exec scripts/package-test.sh deb12
     fi
     ;;
   build) ;;

@@ -31,6 +31,7 @@ namespace kbx::gui {
 RunPanel::RunPanel(QWidget* parent)
     : QWidget(parent), m_controller(new RunController(this)), m_sources(new QListWidget), m_db(new QLineEdit),
       m_method(new QLineEdit(QStringLiteral("default"))), m_tasks(new QLineEdit), m_round(new QSpinBox), m_device(new QComboBox), m_jobs(new QSpinBox),
+      m_gpus(new QLineEdit),
       m_start(new QPushButton(tr("Start run"))), m_cancel(new QPushButton(tr("Cancel"))), m_progress(new QProgressBar),
       m_eta(new QLabel), m_status(new QTableWidget(0, 5)), m_log(new QPlainTextEdit)
 {
@@ -87,6 +88,12 @@ RunPanel::RunPanel(QWidget* parent)
     dj->addWidget(m_device, 1);
     dj->addWidget(new QLabel(tr("Jobs")));
     dj->addWidget(m_jobs);
+    dj->addWidget(new QLabel(tr("GPUs")));
+    m_gpus->setObjectName(QStringLiteral("runGpus"));
+    m_gpus->setPlaceholderText(tr("e.g. 0,1 or all"));
+    m_gpus->setToolTip(tr("CUDA only: spread the run over these GPUs, one pool of Jobs workers per GPU, one timing at a "
+                          "time per GPU; a GPU that fails its health probe leaves the pool (kbx eval --gpus)"));
+    dj->addWidget(m_gpus);
     form->addRow(tr("Device:"), dj);
     auto* run = new QHBoxLayout;
     run->addWidget(m_start);
@@ -185,6 +192,9 @@ RunRequest RunPanel::request() const
     r.method = m_method->text().trimmed();
     r.round = m_round->value();
     r.jobs = m_jobs->value();
+    for (const auto& g : m_gpus->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (!g.trimmed().isEmpty())
+            r.gpus << g.trimmed();
     for (const auto& t : m_tasks->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
         if (!t.trimmed().isEmpty())
             r.tasks << t.trimmed().remove(QStringLiteral(".py"));

@@ -78,6 +78,7 @@ private:
     QSpinBox* m_round;
     QComboBox* m_device;
     QSpinBox* m_jobs;
+    QLineEdit* m_gpus;
     QPushButton* m_start;
     QPushButton* m_cancel;
     QProgressBar* m_progress;

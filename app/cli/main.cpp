@@ -2,9 +2,14 @@
 // kbx: the command line of the KernelBench-X Workbench. Everything the GUI does, without a screen.
 #include "catalogue.h"
 #include "cmd_import.h"
+#include "cmd_merge.h"
+#include "cmd_slurm.h"
+#include "cmd_report.h"
+#include "cmd_setup_python.h"
 #include "evaluator.h"
 #include "importers.h"
 #include "paths.h"
+#include "resume.h"
 #include "sandbox.h"
 #include "source.h"
 #include "store.h"
@@ -256,6 +261,9 @@ struct EvalArgs {
     bool perf = false;
     std::string perfConfig;
     std::vector<std::string> gpus;
+    bool resume = false;      ///< evaluate only what the database lacks (core/resume.h)
+    bool seedsGiven = false;  ///< --seeds was on the command line
+    kbxcli::SlurmArgs slurm;  ///< --shard, --backend slurm and its options (cmd_slurm.h)
 };
 
 int cmdEval(const EvalArgs& a)
@@ -287,6 +295,10 @@ int cmdEval(const EvalArgs& a)
     opt.round = a.round;
     opt.publicSeeds = a.seeds;
     opt.secretSeed = a.secretSeed;
+    nlohmann::json shardArgs;  // --shard I/N: only this shard's submissions (cmd_slurm.h)
+    if (!a.slurm.shard.empty())
+        if (auto rc = kbxcli::applyShard(a.slurm.shard, a.source, a.method, a.round, a.device, a.seeds, subs, opt.secretSeed, shardArgs))
+            return *rc;
     opt.keepScratch = a.keepScratch;
     if (!a.scratch.empty())
         opt.scratchRoot = a.scratch;
@@ -352,6 +364,51 @@ int cmdEval(const EvalArgs& a)
     auto store = openStore(dbPath);
     if (!store)
         return ExitDatabase;
+    // --resume (core/resume.h): only what this database does not hold yet; continue the interrupted run.
+    const auto sourcePath = std::filesystem::weakly_canonical(std::filesystem::absolute(a.source)).string();
+    std::optional<std::int64_t> resumes;
+    if (a.resume) {
+        kbx::ResumePlan plan;
+        try {
+            plan = kbx::planResume(*store, subs, {a.source, sourcePath, a.method, a.round, opt.device});
+        } catch (const std::exception& e) {
+            std::cerr << "kbx: --resume: " << e.what() << "\n";
+            return ExitDatabase;
+        }
+        if (!plan.inProgress.empty()) {
+            std::cerr << fmt::format("kbx: --resume: run {} of this source is still in progress (kbx pid {} on this host); "
+                                     "let it finish or stop it first\n",
+                                     plan.inProgress.front().id, plan.inProgress.front().pid);
+            return ExitUsage;
+        }
+        std::string continued;
+        if (const auto* u = plan.continues()) {
+            // The same cases as the interrupted run: its public and secret seeds.
+            if (a.seedsGiven && u->publicSeeds != opt.publicSeeds) {
+                std::cerr << fmt::format("kbx: --resume continues run {}, whose public seeds are {}; leave out --seeds\n", u->id,
+                                         fmt::join(u->publicSeeds, ","));
+                return ExitUsage;
+            }
+            if (a.secretSeed && *a.secretSeed != u->secretSeed) {
+                std::cerr << fmt::format("kbx: --resume continues run {}, which has another secret seed; leave out --secret-seed\n", u->id);
+                return ExitUsage;
+            }
+            opt.publicSeeds = u->publicSeeds;
+            opt.secretSeed = u->secretSeed;
+            resumes = u->id;
+            continued = fmt::format("; continuing run {} (started {}, {} evaluation(s) committed), now marked 'interrupted'", u->id,
+                                    u->startedAt, u->evaluations);
+        }
+        kbx::markInterrupted(*store, plan);
+        std::cerr << fmt::format("kbx: --resume: {} of {} submission(s) already evaluated in {} (same task, code, method, round, device {}); "
+                                 "{} to evaluate{}\n",
+                                 plan.done.size(), subs.size(), dbPath.string(), opt.device, plan.todo.size(), continued);
+        subs = std::move(plan.todo);
+        if (subs.empty()) {
+            std::cerr << "kbx: --resume: nothing left to evaluate\n";
+            return ExitOk;
+        }
+    }
     if (a.timeout > 0)
         opt.candidateTimeout = a.timeout;
     else
@@ -367,6 +424,8 @@ int cmdEval(const EvalArgs& a)
         std::cerr << "kbx: --perf on the CPU times the Triton interpreter: the plumbing works, the numbers mean nothing\n";
     std::cerr << "kbx: sandbox: " << sandbox.describe() << "\n";
     probe["sandbox"] = sandbox.toJson();  // the run's provenance
+    if (auto placement = kbxcli::slurmProvenance(); !placement.is_null())
+        probe["slurm"] = placement;  // node and GPUs of a Slurm array task
     kbx::Evaluator ev(cat, *store, wc, opt);
     ev.setProbe(probe);
     const auto start = std::chrono::steady_clock::now();
@@ -424,6 +483,12 @@ int cmdEval(const EvalArgs& a)
     try {
         nlohmann::json args = {{"source", a.source}, {"method", a.method}, {"round", a.round}, {"device", opt.device}, {"jobs", a.jobs},
                                {"perf", a.perf}, {"perf_config", opt.perfConfig}};
+        args["source_path"] = sourcePath;  // what --resume matches, with the pid that tells a live run from a killed one
+        args["pid"] = static_cast<std::int64_t>(getpid());
+        if (!shardArgs.is_null())
+            args.update(shardArgs);
+        if (resumes)
+            args["resumes"] = *resumes;
         sum = ev.run(subs, progress, &g_cancel, args);
     } catch (const kbx::StoreError& e) {
         std::cerr << "kbx: " << e.what() << "\n";
@@ -437,53 +502,6 @@ int cmdEval(const EvalArgs& a)
     if (sum.cancelled)
         return ExitInterrupted;
     return sum.harnessErrors ? ExitUnjudged : ExitOk;
-}
-
-int cmdReport(const std::string& db, bool json)
-{
-    const auto dbPath = databasePath(db);
-    if (!std::filesystem::exists(dbPath)) {
-        std::cerr << fmt::format("kbx: no database at {}\n", dbPath.string());
-        return ExitInput;
-    }
-    auto store = openStore(dbPath);
-    if (!store)
-        return ExitDatabase;
-    auto rows = store->report();
-    if (json) {
-        for (const auto& r : rows)
-            std::cout << nlohmann::json{{"category", r.category}, {"method", r.method}, {"round", r.round}, {"gpu", r.gpu},
-                                        {"total", r.total}, {"call_ok", r.callOk}, {"exe_ok", r.exeOk}}
-                             .dump()
-                      << "\n";
-        return ExitOk;
-    }
-    int t = 0, c = 0, e = 0;
-    std::string group;
-    auto subtotal = [&] {
-        if (!group.empty())
-            std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>5} {:>5.1f}% {:>5} {:>5.1f}%\n", "all", "", "", t, c,
-                                     100.0 * c / std::max(1, t), e, 100.0 * e / std::max(1, t));
-        t = c = e = 0;
-    };
-    for (const auto& r : rows) {
-        const auto g = r.gpu + "\x1f" + r.method + "\x1f" + std::to_string(r.round);
-        if (g != group) {
-            subtotal();
-            std::cout << fmt::format("{}\n== {} · {} · round {}\n", group.empty() ? "" : "\n", r.gpu, r.method, r.round);
-            std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>12} {:>12}\n", "category", "method", "round", "total", "call", "exe");
-            group = g;
-        }
-        std::cout << fmt::format("{:<16} {:<20} {:>5} {:>6} {:>5} {:>5.1f}% {:>5} {:>5.1f}%\n", r.category, r.method, r.round, r.total, r.callOk,
-                                 100.0 * r.callOk / std::max(1, r.total), r.exeOk, 100.0 * r.exeOk / std::max(1, r.total));
-        t += r.total;
-        c += r.callOk;
-        e += r.exeOk;
-    }
-    subtotal();
-    if (rows.empty())
-        std::cout << "no evaluations in this database\n";
-    return ExitOk;
 }
 
 }  // namespace
@@ -537,23 +555,23 @@ int main(int argc, char** argv)
                      "Spread the run over these GPUs (indices or UUIDs, comma-separated, or 'all'): one pool of --jobs "
                      "workers per GPU, one timing at a time per GPU; a GPU that fails its health probe leaves the pool")
         ->delimiter(',');
+    eval->add_flag("--resume", ea.resume,
+                   "After a killed run: evaluate only the submissions this database has no evaluation of yet. Done means an "
+                   "evaluation of the same task, code (SHA-256 of the cleaned code), method and round on the same device (cpu or "
+                   "cuda), from any run; unjudged candidates and imported verdicts do not count. The unfinished run of the same "
+                   "source, method, round and device is marked 'interrupted' and its seeds are reused");
     eval->add_flag("--skip-unknown", ea.skipUnknown, "Leave out records for tasks this benchmark does not have (default: refuse the source)");
+    kbxcli::addSlurmOptions(eval, ea.slurm);
 
-    std::string reportDb;
-    bool reportJson = false;
-    auto* report = app.add_subcommand("report", "Per category x method call/exe counts (latest evaluation per submission)");
-    report->add_option("--db", reportDb, "Database");
-    report->add_flag("--json", reportJson, "One JSON object per row");
-    std::string reportTable;
-    bool reportCsv = false;
-    report->add_option("--table", reportTable, "A statistics table instead of the counts: deviance, rounds");
-    report->add_flag("--csv", reportCsv, "With --table: CSV");
-    std::string reportFigure, reportOut;
-    report->add_option("--figure", reportFigure, "Render a figure (names: kbx-workbench --list-figures) to --out; needs the GUI build");
-    report->add_option("--out", reportOut, "With --figure: output file (.svg, .pdf, .png, .csv, .tex)");
+    kbxcli::ReportArgs reportArgs;
+    auto* report = kbxcli::addReportCommand(app, reportArgs);
 
     kbxcli::ImportArgs importArgs;
     auto* importCmd = kbxcli::addImportCommand(app, importArgs);
+    kbxcli::MergeArgs mergeArgs;
+    auto* mergeCmd = kbxcli::addMergeCommand(app, mergeArgs);
+    kbxcli::SetupPythonArgs setupPythonArgs;
+    auto* setupPythonCmd = kbxcli::addSetupPythonCommand(app, setupPythonArgs);
 
     try {
         app.parse(argc, argv);
@@ -573,40 +591,23 @@ int main(int argc, char** argv)
         }
         if (*eval) {
             if (!seeds.empty()) {
+                ea.seedsGiven = true;
                 ea.seeds.clear();
                 std::stringstream ss(seeds);
                 std::string s;
                 while (std::getline(ss, s, ','))
                     ea.seeds.push_back(std::stoll(s));
             }
+            if (kbxcli::slurmRequested(ea.slurm))
+                return kbxcli::runSlurmEval(*eval, ea.slurm, {ea.source, ea.db, ea.secretSeed, ea.method, ea.round, ea.skipUnknown});
             return cmdEval(ea);
         }
-        if (*report && !reportFigure.empty()) {
-            // Figures are drawn by the workbench's chart code (Qt); kbx itself stays Qt-free.
-            const auto wb = kbx::findWorkbench();
-            if (wb.empty()) {
-                std::cerr << "kbx: --figure needs kbx-workbench beside kbx (a build with -DKBX_BUILD_GUI=ON) or $KBX_WORKBENCH\n";
-                return ExitEnvironment;
-            }
-            if (reportOut.empty()) {
-                std::cerr << "kbx: --figure needs --out FILE\n";
-                return ExitUsage;
-            }
-            const auto db = databasePath(reportDb).string();
-            ::setenv("QT_QPA_PLATFORM", std::getenv("QT_QPA_PLATFORM") ? std::getenv("QT_QPA_PLATFORM") : "offscreen", 1);
-            std::vector<std::string> args = {wb.string(), "--export-figure", reportFigure, "--db", db, "--out", reportOut};
-            std::vector<char*> argvv;
-            for (auto& x : args)
-                argvv.push_back(x.data());
-            argvv.push_back(nullptr);
-            ::execv(argvv[0], argvv.data());
-            std::cerr << "kbx: cannot start " << wb << ": " << std::strerror(errno) << "\n";
-            return ExitEnvironment;
-        }
-        if (*report && !reportTable.empty())
-            return kbxcli::runStatsTable({reportTable, reportDb, reportJson ? "json" : (reportCsv ? "csv" : "text")});
         if (*report)
-            return cmdReport(reportDb, reportJson);
+            return kbxcli::runReport(reportArgs);
+        if (*setupPythonCmd)
+            return kbxcli::runSetupPython(setupPythonArgs);
+        if (*mergeCmd)
+            return kbxcli::runMerge(mergeArgs);
         if (*importCmd)
             return kbxcli::runImport(importArgs);
     } catch (const kbx::CatalogueError& e) {

@@ -55,10 +55,19 @@ int main(int argc, char** argv)
     QCommandLineOption outOpt(QStringLiteral("out"), QStringLiteral("Output file of --export-figure (.svg, .pdf, .png, .csv, .tex)."),
                               QStringLiteral("FILE"));
     QCommandLineOption listOpt(QStringLiteral("list-figures"), QStringLiteral("Print the figure names and exit."));
+    // Filters of --export-figure (comma-separated lists), as kbx report --figure passes them.
+    QCommandLineOption methodOpt(QStringLiteral("method"), QStringLiteral("--export-figure: only these methods."), QStringLiteral("M,..."));
+    QCommandLineOption gpuOpt(QStringLiteral("gpu"), QStringLiteral("--export-figure: only these GPUs."), QStringLiteral("G,..."));
+    QCommandLineOption roundOpt(QStringLiteral("round"), QStringLiteral("--export-figure: only these rounds."), QStringLiteral("N,..."));
+    QCommandLineOption categoryOpt(QStringLiteral("category"), QStringLiteral("--export-figure: only these categories."), QStringLiteral("C,..."));
     p.addOption(exportOpt);
     p.addOption(dbOpt);
     p.addOption(outOpt);
     p.addOption(listOpt);
+    p.addOption(methodOpt);
+    p.addOption(gpuOpt);
+    p.addOption(roundOpt);
+    p.addOption(categoryOpt);
     p.addPositionalArgument(QStringLiteral("DATABASE"), QStringLiteral("A kbx database to open (same as --db)."), QStringLiteral("[DATABASE]"));
     p.process(app);
 
@@ -81,8 +90,27 @@ int main(int argc, char** argv)
                          qPrintable(kbx::gui::figureNames().join(QStringLiteral(", "))));
             return 2;
         }
+        kbx::analysis::Filters filters;
+        auto list = [&](const QCommandLineOption& o) {
+            std::vector<std::string> v;
+            for (const auto& x : p.value(o).split(QLatin1Char(','), Qt::SkipEmptyParts))
+                v.push_back(x.trimmed().toStdString());
+            return v;
+        };
+        filters.methods = list(methodOpt);
+        filters.gpus = list(gpuOpt);
+        filters.categories = list(categoryOpt);
+        for (const auto& r : list(roundOpt)) {
+            bool ok = false;
+            const int n = QString::fromStdString(r).toInt(&ok);
+            if (!ok) {
+                std::fprintf(stderr, "kbx-workbench: --round wants numbers, got '%s'\n", r.c_str());
+                return 2;
+            }
+            filters.rounds.push_back(n);
+        }
         QString error;
-        if (!kbx::gui::exportFigure(name, db, out, &error)) {
+        if (!kbx::gui::exportFigure(name, db, out, filters, &error)) {
             std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
             return 1;
         }

@@ -4,6 +4,8 @@
 #include "analysis.h"
 #include "chartpanel.h"
 #include "figureexport.h"
+#include "seed_import.h"
+#include "stats_tables.h"
 #include "store.h"
 
 #include <QApplication>
@@ -21,6 +23,7 @@
 
 #include <random>
 #include <set>
+#include <tuple>
 
 namespace fs = std::filesystem;
 namespace an = kbx::analysis;
@@ -187,7 +190,12 @@ QString* Charts::small = nullptr;
 TEST(ChartsApi, FigureNamesAreStable)
 {
     EXPECT_EQ(figureNames(), (QStringList{"correctness_heatmap", "compile_vs_correct", "speedup_box", "speedup_ecdf", "fast_p",
-                                          "taxonomy_by_category", "taxonomy_by_method", "round_trajectories"}));
+                                          "taxonomy_by_category", "taxonomy_by_method", "round_trajectories", "method-summary",
+                                          "category-method", "deviance", "rounds", "rescued", "cross-hardware", "slow-fraction",
+                                          "taxonomy"}));
+    EXPECT_EQ(kbx::gui::figureKind(QStringLiteral("category-method")), QStringLiteral("correctness_heatmap"));
+    EXPECT_EQ(kbx::gui::figureKind(QStringLiteral("rounds")), QStringLiteral("round_trajectories"));
+    EXPECT_EQ(kbx::gui::figureKind(QStringLiteral("deviance")), QStringLiteral("deviance"));
 }
 
 TEST_F(Charts, RichDatabaseHasWhatTheFiguresNeed)
@@ -206,6 +214,8 @@ TEST_F(Charts, RichDatabaseHasWhatTheFiguresNeed)
 TEST_F(Charts, EveryFigureRendersToPngWithColourAndProvenance)
 {
     for (const auto& name : figureNames()) {
+        if (name == QLatin1String("cross-hardware"))
+            continue;  // one GPU per kernel here: CrossHardwareFigureFromTwoGpusAndGoldenTimings
         SCOPED_TRACE(name.toStdString());
         const QString file = outDir() + QStringLiteral("/%1.png").arg(name);
         QString error;
@@ -398,4 +408,83 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+TEST_F(Charts, AnalysisFiguresHaveTheirNumbers)
+{
+    kbx::Store s(rich->toStdString());
+    const auto d = an::compute(s, {});
+    ASSERT_TRUE(d.stats);
+    std::set<std::tuple<std::string, std::string, int>> groups;  // (gpu, method, round), counted independently
+    for (const auto& r : an::loadRows(s, {}, an::Latest::PerSubmissionAndGpu))
+        groups.insert({r.gpu, r.method, r.round});
+    EXPECT_EQ(d.stats->methods.size(), groups.size());
+    EXPECT_FALSE(d.stats->deviance.empty());
+    EXPECT_FALSE(d.stats->cross.slow.empty());
+    const std::vector<std::pair<QString, QStringList>> expected = {
+        {"method-summary", {"compile", "correct / compile", "rate (95% Wilson interval)"}},
+        {"deviance", {"category alone", "method alone", "share of the null deviance"}},
+        {"rescued", {"persistently correct", "geometric-mean speedup over eager"}},
+        {"slow-fraction", {"H200 (", "correct kernels slower than eager"}},
+    };
+    for (const auto& [name, texts] : expected) {
+        SCOPED_TRACE(name.toStdString());
+        const QString file = outDir() + QStringLiteral("/%1.svg").arg(name);
+        QString error;
+        ASSERT_TRUE(exportFigure(name, *rich, file, &error)) << error.toStdString();
+        const QString svg = QString::fromUtf8(readAll(file));
+        for (const auto& t : texts)
+            EXPECT_TRUE(svg.contains(t)) << "missing text: " << t.toStdString();
+        const QString csv = outDir() + QStringLiteral("/%1.csv").arg(name);
+        ASSERT_TRUE(exportFigure(name, *rich, csv, &error)) << error.toStdString();
+        EXPECT_GT(QString::fromUtf8(readAll(csv)).count(QLatin1Char('\n')), 1);
+    }
+}
+
+TEST(ChartsCross, CrossHardwareFigureFromTwoGpusAndGoldenTimings)
+{
+    const QString path = tempDbPath(QStringLiteral("cross"));
+    {
+        kbx::Store s(path.toStdString());
+        const auto m = s.ensureMethod("A");
+        const auto g1 = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 1, {});
+        const auto g2 = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA A100"}}}}}, {0}, 2, {});
+        for (int t = 0; t < 6; ++t) {
+            const std::string task = "Math/t" + std::to_string(t);
+            const auto sub = s.ensureSubmission(s.ensureCandidate(task, "code" + std::to_string(t)).first, m, 0, "t");
+            addTiming(s, addEval(s, g1, sub, task, "pass"), "a", 1.0, 1.0 + t);
+            addTiming(s, addEval(s, g2, sub, task, "pass"), "a", 1.0, 0.5 + 0.2 * t);
+        }
+        kbx::ImportBatch b;
+        b.format = "golden-results";
+        b.source = "t";
+        b.sha256 = "cross";
+        for (int t = 0; t < 4; ++t)
+            for (const char* gpu : {"h800", "a100"}) {
+                kbx::GoldenTiming g;
+                g.gpu = gpu;
+                g.task = "t" + std::to_string(t);
+                g.inputSize = "[[4096]]";
+                g.ms = std::string(gpu) == "h800" ? 1.0 : 1.5 + t;
+                g.file = "f";
+                b.golden.push_back(g);
+            }
+        s.writeImport(b);
+    }
+    const QString png = outDir() + QStringLiteral("/cross-hardware.png");
+    const QString svg = outDir() + QStringLiteral("/cross-hardware.svg");
+    QString error;
+    ASSERT_TRUE(exportFigure(QStringLiteral("cross-hardware"), path, png, &error)) << error.toStdString();
+    ASSERT_TRUE(exportFigure(QStringLiteral("cross-hardware"), path, svg, &error)) << error.toStdString();
+    const QString text = QString::fromUtf8(readAll(svg));
+    EXPECT_TRUE(text.contains(QStringLiteral("speedup: 6 kernels on 2 GPUs"))) << "kernel count missing";
+    EXPECT_TRUE(text.contains(QStringLiteral("eager: 4 tasks on 2 GPUs")));
+    // Spread of kernel t5: 6 / 1.5 = 4; golden t3: 4.5 / 1 = 4.5.
+    EXPECT_TRUE(text.contains(QStringLiteral("max 4.00x")));
+    EXPECT_TRUE(text.contains(QStringLiteral("max 4.50x")));
+    const auto [distinct, chromatic] = colourStats(QImage(png));
+    EXPECT_GT(distinct, 60);
+    EXPECT_GT(chromatic, 3000);
+    for (const char* x : {"", "-wal", "-shm"})
+        QFile::remove(path + QLatin1String(x));
 }

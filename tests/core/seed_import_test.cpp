@@ -451,7 +451,7 @@ TEST(SeedImport, MigratesVersionTwoDatabaseAndKeepsGpuNames)
               SQLITE_OK);
     sqlite3_close(db);
     Store s(p);
-    EXPECT_EQ(s.schemaVersion(), 3);
+    EXPECT_EQ(s.schemaVersion(), kSchemaVersion);
     auto rows = s.query("SELECT gpu, imported FROM evaluation_rows");
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0]["gpu"], "NVIDIA H200");

@@ -127,6 +127,27 @@ TEST(GuiRun, CancelStopsTheRun)
     EXPECT_TRUE(rp.logView()->toPlainText().contains(QStringLiteral("Cancelling")));
 }
 
+TEST(GuiRun, GpusOnACpuRunAreRefusedWithAClearMessage)
+{
+    if (!haveWorker())
+        GTEST_SKIP() << "kbx-worker not found (set KBX_WORKER)";
+    QTemporaryDir dir;
+    RunPanel rp;
+    rp.setDatabase(dir.filePath(QStringLiteral("gpus.sqlite")));
+    rp.addSources({QStringLiteral(KBX_SOURCE_DIR "/tests/fixtures/good/Activation/relu.py")});
+    auto* gpus = rp.findChild<QLineEdit*>(QStringLiteral("runGpus"));
+    ASSERT_NE(gpus, nullptr);
+    gpus->setText(QStringLiteral(" 0, 1 ,"));
+    const auto req = rp.request();
+    EXPECT_EQ(req.gpus, (QStringList{QStringLiteral("0"), QStringLiteral("1")}));
+    QSignalSpy fin(&rp, &RunPanel::runFinished);
+    ASSERT_TRUE(rp.start());  // device: CPU (the default)
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }, 120000));
+    const auto r = fin.at(0).at(0).value<RunResult>();
+    EXPECT_TRUE(r.error.contains(QStringLiteral("not on CUDA"))) << r.error.toStdString();
+    EXPECT_EQ(r.passed + r.failed, 0);
+}
+
 int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))

@@ -274,10 +274,18 @@ QStringList figureNames()
 {
     return {QStringLiteral("correctness_heatmap"), QStringLiteral("compile_vs_correct"), QStringLiteral("speedup_box"),
             QStringLiteral("speedup_ecdf"),        QStringLiteral("fast_p"),             QStringLiteral("taxonomy_by_category"),
-            QStringLiteral("taxonomy_by_method"),  QStringLiteral("round_trajectories")};
+            QStringLiteral("taxonomy_by_method"),  QStringLiteral("round_trajectories"), QStringLiteral("method-summary"),
+            QStringLiteral("category-method"),     QStringLiteral("deviance"),           QStringLiteral("rounds"),
+            QStringLiteral("rescued"),             QStringLiteral("cross-hardware"),     QStringLiteral("slow-fraction"),
+            QStringLiteral("taxonomy")};
 }
 
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, QString* error)
+{
+    return exportFigure(name, dbPath, outFile, {}, error);
+}
+
+bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters, QString* error)
 {
     auto fail = [error](const QString& m) {
         if (error)
@@ -290,7 +298,7 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
     const bool needsGui = suffix == QLatin1String("svg") || suffix == QLatin1String("pdf") || suffix == QLatin1String("png");
     if (needsGui && !qobject_cast<QApplication*>(QCoreApplication::instance()))
         return fail(QStringLiteral("exporting a figure needs a QApplication (QT_QPA_PLATFORM=offscreen works)"));
-    const LoadResult r = load(dbPath, {}, false);
+    const LoadResult r = load(dbPath, filters, false);
     if (!r.ok)
         return fail(r.error);
     auto renderer = makeDefaultRenderer();

@@ -4,6 +4,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "analysis.h"
+
 #include <memory>
 
 namespace kbx::gui {
@@ -42,12 +44,17 @@ private:
 };
 
 /// The stable figure names: correctness_heatmap, compile_vs_correct, speedup_box, speedup_ecdf,
-/// fast_p, taxonomy_by_category, taxonomy_by_method, round_trajectories.
+/// fast_p, taxonomy_by_category, taxonomy_by_method, round_trajectories, and the names of
+/// `kbx report --figure` (issue #5): method-summary, category-method (= correctness_heatmap),
+/// deviance, rounds (= round_trajectories), rescued, cross-hardware, slow-fraction, taxonomy
+/// (= taxonomy_by_category).
 QStringList figureNames();
 
 /// Renders figure name from the database at dbPath (no filters) to outFile; the format follows the
 /// suffix: .svg, .pdf, .png (figure) or .csv, .tex (the figure's table; LaTeX booktabs). Returns false
 /// and sets *error (when given) on failure. Safe to call without a visible window (offscreen).
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, QString* error);
+/// The same under filters (method, round, GPU, category), as `kbx report --figure ... --method M` gives them.
+bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters, QString* error);
 
 }  // namespace kbx::gui

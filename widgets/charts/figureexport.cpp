@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "figureexport.h"
 
+#include "stats_tables.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -133,7 +135,7 @@ Table figureTable(const FigureInput& in)
     const QStringList rateHeader = {QStringLiteral("call_ok"), QStringLiteral("call_rate"), QStringLiteral("call_lo95"),
                                     QStringLiteral("call_hi95"), QStringLiteral("exe_ok"), QStringLiteral("exe_rate"),
                                     QStringLiteral("exe_lo95"), QStringLiteral("exe_hi95")};
-    if (in.name == QLatin1String("correctness_heatmap")) {
+    if (figureKind(in.name) == QLatin1String("correctness_heatmap")) {
         t.header << QStringLiteral("category") << QStringLiteral("method") << QStringLiteral("n") << rateHeader;
         const auto& m = d.correctness;
         auto add = [&](const QString& cat, std::size_t mi, const an::CorrectnessCell& c) {
@@ -146,11 +148,11 @@ Table figureTable(const FigureInput& in)
                 add(q(m.categories[ci]), mi, m.cells[ci][mi]);
         for (std::size_t mi = 0; mi < m.methods.size(); ++mi)
             add(QStringLiteral("All"), mi, m.totals[mi]);
-    } else if (in.name == QLatin1String("compile_vs_correct")) {
+    } else if (figureKind(in.name) == QLatin1String("compile_vs_correct")) {
         t.header << QStringLiteral("method") << QStringLiteral("n") << rateHeader;
         for (const auto& r : d.compile)
             t.rows << (QStringList{q(r.method), num(r.call.n)} + rateCols(r.call) + rateCols(r.exe));
-    } else if (in.name == QLatin1String("speedup_box")) {
+    } else if (figureKind(in.name) == QLatin1String("speedup_box")) {
         t.header << QStringList{QStringLiteral("method"), QStringLiteral("evaluations"), QStringLiteral("correct"),
                                 QStringLiteral("timed"), QStringLiteral("min"), QStringLiteral("q1"), QStringLiteral("median"),
                                 QStringLiteral("q3"), QStringLiteral("max"), QStringLiteral("geomean")};
@@ -168,12 +170,12 @@ Table figureTable(const FigureInput& in)
             }
             t.rows << row;
         }
-    } else if (in.name == QLatin1String("speedup_ecdf")) {
+    } else if (figureKind(in.name) == QLatin1String("speedup_ecdf")) {
         t.header << QStringLiteral("method") << QStringLiteral("speedup") << QStringLiteral("ecdf");
         for (const auto& s : d.speedup)
             for (std::size_t i = 0; i < s.speedups.size(); ++i)
                 t.rows << QStringList{q(s.method), num(s.speedups[i]), num(double(i + 1) / double(s.speedups.size()))};
-    } else if (in.name == QLatin1String("fast_p")) {
+    } else if (figureKind(in.name) == QLatin1String("fast_p")) {
         t.header << QStringLiteral("p");
         for (const auto& c : d.fastp)
             t.header << QStringLiteral("%1 (n=%2)").arg(q(c.method)).arg(c.n);
@@ -184,11 +186,11 @@ Table figureTable(const FigureInput& in)
                 row << num(c.fraction[i]);
             t.rows << row;
         }
-    } else if (in.name == QLatin1String("taxonomy_by_category")) {
+    } else if (figureKind(in.name) == QLatin1String("taxonomy_by_category")) {
         t = taxonomyTable(d.taxonomyByCategory, QStringLiteral("category"));
-    } else if (in.name == QLatin1String("taxonomy_by_method")) {
+    } else if (figureKind(in.name) == QLatin1String("taxonomy_by_method")) {
         t = taxonomyTable(d.taxonomyByMethod, QStringLiteral("method"));
-    } else if (in.name == QLatin1String("round_trajectories")) {
+    } else if (figureKind(in.name) == QLatin1String("round_trajectories")) {
         t.header << QStringLiteral("method") << QStringLiteral("round") << QStringLiteral("n") << QStringLiteral("pass")
                  << QStringLiteral("pass_rate") << QStringLiteral("lo95") << QStringLiteral("hi95");
         for (const auto& tr : d.rounds)
@@ -197,6 +199,52 @@ Table figureTable(const FigureInput& in)
                 t.rows << QStringList{q(tr.method), num(p.round), num(p.pass.n), num(p.pass.k), num(p.pass.value()),
                                       num(ci.lo), num(ci.hi)};
             }
+    } else if (d.stats && figureKind(in.name) == QLatin1String("method-summary")) {
+        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("round") << QStringLiteral("n") << rateHeader
+                 << QStringLiteral("correct_per_compile") << QStringLiteral("cpc_lo95") << QStringLiteral("cpc_hi95");
+        for (const auto& m : d.stats->methods) {
+            const auto ci = m.exeGivenCall.ci();
+            t.rows << (QStringList{q(m.gpu), q(m.method), num(m.round), num(m.n)} + rateCols(m.call) + rateCols(m.exe) +
+                       QStringList{num(m.exeGivenCall.value()), num(ci.lo), num(ci.hi)});
+        }
+    } else if (d.stats && figureKind(in.name) == QLatin1String("deviance")) {
+        t.header << QStringLiteral("gpu") << QStringLiteral("round") << QStringLiteral("n") << QStringLiteral("null_deviance")
+                 << QStringLiteral("model") << QStringLiteral("chi2") << QStringLiteral("df") << QStringLiteral("p") << QStringLiteral("share");
+        for (const auto& g : d.stats->deviance) {
+            for (const auto& f : g.analysis.alone)
+                t.rows << QStringList{q(g.gpu), num(g.round), num(g.analysis.n), num(g.analysis.nullDeviance), q(f.factor) + QStringLiteral(" alone"),
+                                      num(f.chi2), num(f.df), QString::number(f.p, 'g', 6), num(f.share)};
+            t.rows << QStringList{q(g.gpu), num(g.round), num(g.analysis.n), num(g.analysis.nullDeviance), QStringLiteral("category + method"),
+                                  num(g.analysis.jointChi2), num(g.analysis.jointDf), QString::number(g.analysis.jointP, 'g', 6),
+                                  num(g.analysis.jointShare)};
+        }
+    } else if (d.stats && figureKind(in.name) == QLatin1String("rescued")) {
+        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("cohort") << QStringLiteral("kernels")
+                 << QStringLiteral("timed") << QStringLiteral("geomean") << QStringLiteral("lo95") << QStringLiteral("hi95");
+        for (const auto& c : d.stats->rescued.cohorts) {
+            QStringList row{q(c.gpu), q(c.method), q(c.cohort), num(c.kernels), num(c.speedup.n)};
+            if (c.speedup.geomean)
+                row << num(*c.speedup.geomean) << num(c.speedup.geomeanCI->lo) << num(c.speedup.geomeanCI->hi);
+            else
+                row << QString() << QString() << QString();
+            t.rows << row;
+        }
+    } else if (d.stats && figureKind(in.name) == QLatin1String("cross-hardware")) {
+        t.header << QStringLiteral("what") << QStringLiteral("name") << QStringLiteral("gpus") << QStringLiteral("fastest_gpu")
+                 << QStringLiteral("slowest_gpu") << QStringLiteral("spread");
+        for (const auto& k : d.stats->cross.kernels)
+            t.rows << QStringList{QStringLiteral("kernel speedup"), QStringLiteral("%1 / %2 r%3").arg(q(k.taskId), q(k.method)).arg(k.round),
+                                  num(int(k.speedups.size())), q(k.fastestGpu), q(k.slowestGpu), num(k.spread)};
+        for (const auto& g : d.stats->cross.golden)
+            t.rows << QStringList{QStringLiteral("golden eager time"), q(g.taskId.empty() ? g.task : g.taskId), num(int(g.ms.size())),
+                                  q(g.fastestGpu), q(g.slowestGpu), num(g.spread)};
+    } else if (d.stats && figureKind(in.name) == QLatin1String("slow-fraction")) {
+        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("timed") << QStringLiteral("slower")
+                 << QStringLiteral("fraction") << QStringLiteral("lo95") << QStringLiteral("hi95");
+        for (const auto& sf : d.stats->cross.slow) {
+            const auto ci = sf.slower.ci();
+            t.rows << QStringList{q(sf.gpu), q(sf.method), num(sf.slower.n), num(sf.slower.k), num(sf.slower.value()), num(ci.lo), num(ci.hi)};
+        }
     }
     return t;
 }
@@ -218,7 +266,7 @@ QString toCsv(const Table& t)
 
 QString toLatex(const FigureInput& in)
 {
-    if (in.name == QLatin1String("correctness_heatmap")) {
+    if (figureKind(in.name) == QLatin1String("correctness_heatmap")) {
         // Wide: category x method, "call / exe" in percent, with n.
         const auto& m = in.data.correctness;
         QStringList header{QStringLiteral("Category")};

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "figurerenderer.h"
 
+#include "stats_tables.h"
+
+#include <algorithm>
+
 namespace kbx::gui {
 
 QString Provenance::text() const
@@ -13,8 +17,30 @@ QString Provenance::text() const
              date.toUTC().toString(Qt::ISODate));
 }
 
-QString figureTitle(const QString& name)
+QString figureKind(const QString& name)
 {
+    if (name == QLatin1String("category-method"))
+        return QStringLiteral("correctness_heatmap");
+    if (name == QLatin1String("rounds"))
+        return QStringLiteral("round_trajectories");
+    if (name == QLatin1String("taxonomy"))
+        return QStringLiteral("taxonomy_by_category");
+    return name;
+}
+
+QString figureTitle(const QString& rawName)
+{
+    const QString name = figureKind(rawName);
+    if (name == QLatin1String("method-summary"))
+        return QStringLiteral("Compile, correct and correct/compile rate per method");
+    if (name == QLatin1String("deviance"))
+        return QStringLiteral("Explained deviance of exe correctness: category vs method");
+    if (name == QLatin1String("rescued"))
+        return QStringLiteral("Speedup of rescued vs persistently correct kernels");
+    if (name == QLatin1String("cross-hardware"))
+        return QStringLiteral("Spread of the same kernel across GPUs (max/min)");
+    if (name == QLatin1String("slow-fraction"))
+        return QStringLiteral("Correct kernels slower than PyTorch eager, per GPU");
     if (name == QLatin1String("correctness_heatmap"))
         return QStringLiteral("Correctness by category and method (call and exe rate)");
     if (name == QLatin1String("compile_vs_correct"))
@@ -38,16 +64,30 @@ QString emptyMessage(const FigureInput& in)
 {
     const auto& d = in.data;
     const bool filtered = !d.filters.empty();
+    const QString kind = figureKind(in.name);
+    if (kind == QLatin1String("cross-hardware")) {
+        if (!d.stats || (d.stats->cross.kernels.empty() && d.stats->cross.golden.empty()))
+            return QStringLiteral("No kernel timed on two or more GPUs, and no golden timings of two or more GPUs");
+        return {};
+    }
     if (d.rowCount == 0)
         return filtered ? QStringLiteral("No evaluations match these filters") : QStringLiteral("No evaluations in this database");
-    if (in.name == QLatin1String("speedup_box") || in.name == QLatin1String("speedup_ecdf") || in.name == QLatin1String("fast_p")) {
+    if (figureKind(in.name) == QLatin1String("speedup_box") || figureKind(in.name) == QLatin1String("speedup_ecdf") || figureKind(in.name) == QLatin1String("fast_p")) {
         if (!kbx::analysis::hasTimings(d.speedup))
             return filtered ? QStringLiteral("No timing data in this database for these filters")
                             : QStringLiteral("No timing data in this database");
     }
-    if (in.name == QLatin1String("taxonomy_by_category") && d.taxonomyByCategory.empty())
+    if (kind == QLatin1String("deviance") && (!d.stats || d.stats->deviance.empty()))
+        return QStringLiteral("No evaluations for a deviance analysis");
+    if (kind == QLatin1String("rescued") &&
+        (!d.stats || std::none_of(d.stats->rescued.cohorts.begin(), d.stats->rescued.cohorts.end(),
+                                  [](const kbx::stats::CohortStats& c) { return c.speedup.n > 0; })))
+        return QStringLiteral("No timed kernel observed in two or more rounds");
+    if (kind == QLatin1String("slow-fraction") && (!d.stats || d.stats->cross.slow.empty()))
+        return filtered ? QStringLiteral("No timing data in this database for these filters") : QStringLiteral("No timing data in this database");
+    if (figureKind(in.name) == QLatin1String("taxonomy_by_category") && d.taxonomyByCategory.empty())
         return QStringLiteral("No failures in this selection");
-    if (in.name == QLatin1String("taxonomy_by_method") && d.taxonomyByMethod.empty())
+    if (figureKind(in.name) == QLatin1String("taxonomy_by_method") && d.taxonomyByMethod.empty())
         return QStringLiteral("No failures in this selection");
     return {};
 }

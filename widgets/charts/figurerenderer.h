@@ -37,6 +37,10 @@ struct FigureInput {
     Provenance provenance;
 };
 
+/// The figure a name draws: the report names that reuse a figure (category-method, rounds,
+/// taxonomy) give that figure's name; every other name is its own kind.
+QString figureKind(const QString& name);
+
 /// Human title and axis titles of a figure (the same in every backend).
 QString figureTitle(const QString& name);
 

@@ -2,6 +2,7 @@
 // FigureRenderer on Qt Charts. Everything Qt Charts specific lives in this file.
 #include "figurerenderer.h"
 #include "figurestyle.h"
+#include "stats_tables.h"
 
 #include <QAreaSeries>
 #include <QBarCategoryAxis>
@@ -25,7 +26,10 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
+#include <set>
 
 namespace kbx::gui {
 namespace {
@@ -496,6 +500,276 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
     }
 }
 
+
+// ---- analysis figures (kbx report --figure; core/stats_tables) ----------------------------------
+
+/// A GPU name short enough for a category label ("CPU (Triton interpreter)" -> "CPU", "NVIDIA H200" -> "H200").
+QString shortGpu(const std::string& gpu)
+{
+    QString g = q(gpu);
+    if (g.startsWith(QLatin1String("CPU")))
+        return QStringLiteral("CPU");
+    if (g.startsWith(QLatin1String("NVIDIA ")))
+        g = g.mid(7);
+    return g;
+}
+
+QString groupLabel(const std::string& gpu, const std::string& method, int round, bool withGpu, bool withRound)
+{
+    QString s = q(method);
+    if (withGpu)
+        s += QStringLiteral(" · ") + shortGpu(gpu);
+    if (withRound)
+        s += QStringLiteral(" · r%1").arg(round);
+    return s;
+}
+
+/// Bars of rates (in %) with Wilson whiskers; one bar set per series, one category per group.
+void rateBars(FigureChart* c, const QStringList& cats, const QStringList& seriesNames, const std::vector<std::vector<an::Rate>>& rates,
+              const QString& xTitle, const QString& yTitle)
+{
+    auto* series = new QBarSeries;
+    const int sets = int(seriesNames.size());
+    for (int k = 0; k < sets; ++k) {
+        auto* set = new QBarSet(seriesNames[k]);
+        style::applyBar(set, k);
+        for (const auto& g : rates)
+            set->append(g[std::size_t(k)].n > 0 ? 100.0 * g[std::size_t(k)].value() : 0.0);
+        series->append(set);
+    }
+    const double width = 0.75;
+    series->setBarWidth(width);
+    auto* x = new QBarCategoryAxis;
+    x->append(cats);
+    styleAxis(x, xTitle);
+    if (cats.size() > 4)
+        x->setLabelsAngle(-30);  // long "method · GPU · round" labels stay whole
+    auto* y = rateAxis(yTitle, true);
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    attach(c, series, x, y);
+    QPen whisker(QColor(20, 20, 20));
+    whisker.setWidthF(1.3);
+    const double barW = width / double(sets);
+    for (std::size_t i = 0; i < rates.size(); ++i)
+        for (int k = 0; k < sets; ++k) {
+            const auto& rate = rates[i][std::size_t(k)];
+            if (rate.n == 0)
+                continue;
+            const auto ci = rate.ci();
+            const double xc = double(i) - width / 2 + barW * (k + 0.5);
+            segment(c, x, y, {xc, 100 * ci.lo}, {xc, 100 * ci.hi}, whisker);
+            segment(c, x, y, {xc - barW / 5, 100 * ci.lo}, {xc + barW / 5, 100 * ci.lo}, whisker);
+            segment(c, x, y, {xc - barW / 5, 100 * ci.hi}, {xc + barW / 5, 100 * ci.hi}, whisker);
+        }
+}
+
+void methodSummaryBars(FigureChart* c, const std::vector<kbx::stats::MethodSummary>& ms)
+{
+    std::set<std::string> gpus;
+    std::set<int> rounds;
+    for (const auto& m : ms) {
+        gpus.insert(m.gpu);
+        rounds.insert(m.round);
+    }
+    QStringList cats;
+    std::vector<std::vector<an::Rate>> rates;
+    for (const auto& m : ms) {
+        cats << QStringLiteral("%1 (n=%2)").arg(groupLabel(m.gpu, m.method, m.round, gpus.size() > 1, rounds.size() > 1)).arg(m.n);
+        rates.push_back({m.call, m.exe, m.exeGivenCall});
+    }
+    rateBars(c, cats, {QStringLiteral("compile"), QStringLiteral("correct"), QStringLiteral("correct / compile")}, rates,
+             QStringLiteral("method"), QStringLiteral("rate (95% Wilson interval)"));
+}
+
+void slowFractionBars(FigureChart* c, const std::vector<kbx::stats::SlowFraction>& slow)
+{
+    // One bar per GPU: all methods pooled (the per-method rows where a GPU has one method).
+    QStringList cats;
+    std::vector<std::vector<an::Rate>> rates;
+    std::map<std::string, int> methodsPerGpu;
+    for (const auto& s : slow)
+        if (s.method != "all methods")
+            methodsPerGpu[s.gpu]++;
+    for (const auto& s : slow) {
+        const bool pooled = s.method == "all methods";
+        if (!pooled && methodsPerGpu[s.gpu] > 1)
+            continue;
+        cats << QStringLiteral("%1 (%2 timed)").arg(shortGpu(s.gpu)).arg(s.slower.n);
+        rates.push_back({s.slower});
+    }
+    rateBars(c, cats, {QStringLiteral("slower than eager (speedup < 1)")}, rates, QStringLiteral("GPU"),
+             QStringLiteral("correct kernels slower than eager (95% Wilson)"));
+    c->legend()->hide();
+}
+
+void devianceBars(FigureChart* c, const std::vector<kbx::stats::DevianceGroup>& groups)
+{
+    auto* series = new QBarSeries;
+    auto* cat = new QBarSet(QStringLiteral("category alone"));
+    auto* met = new QBarSet(QStringLiteral("method alone"));
+    auto* joint = new QBarSet(QStringLiteral("category + method"));
+    style::applyBar(cat, 0);
+    style::applyBar(met, 1);
+    style::applyBar(joint, 2);
+    QStringList cats;
+    double top = 0;
+    for (const auto& g : groups) {
+        const auto& a = g.analysis;
+        cats << QStringLiteral("%1 · r%2 (n=%3)").arg(shortGpu(g.gpu)).arg(g.round).arg(a.n);
+        const double sc = a.alone.size() > 0 ? 100 * a.alone[0].share : 0;
+        const double sm = a.alone.size() > 1 ? 100 * a.alone[1].share : 0;
+        cat->append(sc);
+        met->append(sm);
+        joint->append(100 * a.jointShare);
+        top = std::max({top, sc, sm, 100 * a.jointShare});
+    }
+    series->append(cat);
+    series->append(met);
+    series->append(joint);
+    series->setBarWidth(0.7);
+    series->setLabelsVisible(true);
+    series->setLabelsFormat(QStringLiteral("@value%"));
+    series->setLabelsPrecision(3);
+    series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+    auto* x = new QBarCategoryAxis;
+    x->append(cats);
+    styleAxis(x, QStringLiteral("GPU · round"));
+    if (cats.size() > 3)
+        x->setLabelsAngle(-30);
+    auto* y = new QValueAxis;
+    // Room above the tallest bar for its label; ticks on round values.
+    const double step = top > 50 ? 20.0 : (top > 20 ? 10.0 : 5.0);
+    const double yMax = std::max(step, std::ceil((top * 1.12) / step) * step);
+    y->setRange(0, yMax);
+    y->setLabelFormat("%.0f%%");
+    y->setTickCount(int(std::lround(yMax / step)) + 1);
+    styleAxis(y, QStringLiteral("share of the null deviance (LR chi2 / null)"));
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    attach(c, series, x, y);
+}
+
+void rescuedBars(FigureChart* c, const kbx::stats::Rescued& r)
+{
+    // Geometric-mean speedup per (GPU, method) and cohort, with the bootstrap CI.
+    std::vector<std::pair<QString, std::array<const kbx::stats::CohortStats*, 2>>> groups;
+    for (const auto& cs : r.cohorts) {
+        const QString label = QStringLiteral("%1 · %2").arg(q(cs.method), shortGpu(cs.gpu));
+        if (groups.empty() || groups.back().first != label)
+            groups.push_back({label, {nullptr, nullptr}});
+        groups.back().second[cs.cohort == "rescued" ? 0 : 1] = &cs;
+    }
+    auto* series = new QBarSeries;
+    auto* resc = new QBarSet(QStringLiteral("rescued (failed in the first round, correct in the last)"));
+    auto* pers = new QBarSet(QStringLiteral("persistently correct"));
+    style::applyBar(resc, 0);
+    style::applyBar(pers, 1);
+    QStringList cats;
+    double top = 1.0;
+    for (const auto& [label, pair] : groups) {
+        QString l = label;
+        for (int k = 0; k < 2; ++k) {
+            const auto* cs = pair[std::size_t(k)];
+            const double v = cs && cs->speedup.geomean ? *cs->speedup.geomean : 0.0;
+            (k == 0 ? resc : pers)->append(v);
+            if (cs && cs->speedup.geomeanCI)
+                top = std::max(top, cs->speedup.geomeanCI->hi);
+        }
+        l += QStringLiteral(" (%1 / %2 timed)").arg(pair[0] ? pair[0]->speedup.n : 0).arg(pair[1] ? pair[1]->speedup.n : 0);
+        cats << l;
+    }
+    series->append(resc);
+    series->append(pers);
+    const double width = 0.7;
+    series->setBarWidth(width);
+    auto* x = new QBarCategoryAxis;
+    x->append(cats);
+    styleAxis(x, QStringLiteral("method · GPU (timed kernels: rescued / persistent)"));
+    if (cats.size() > 3)
+        x->setLabelsAngle(-30);
+    auto* y = new QValueAxis;
+    y->setRange(0, std::ceil(top * 1.15 * 2) / 2);
+    y->setLabelFormat("%.1fx");
+    styleAxis(y, QStringLiteral("geometric-mean speedup over eager (95% bootstrap CI)"));
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    attach(c, series, x, y);
+    QPen whisker(QColor(20, 20, 20));
+    whisker.setWidthF(1.3);
+    for (std::size_t i = 0; i < groups.size(); ++i)
+        for (int k = 0; k < 2; ++k) {
+            const auto* cs = groups[i].second[std::size_t(k)];
+            if (!cs || !cs->speedup.geomeanCI)
+                continue;
+            const double xc = double(i) - width / 2 + width / 2 * (k + 0.5);
+            segment(c, x, y, {xc, cs->speedup.geomeanCI->lo}, {xc, cs->speedup.geomeanCI->hi}, whisker);
+        }
+    segment(c, x, y, {-0.5, 1.0}, {double(groups.size()) - 0.5, 1.0}, referencePen());
+}
+
+void crossHardwareBoxes(FigureChart* c, const kbx::stats::CrossHardware& x)
+{
+    std::vector<an::SpeedupSeries> series;  // reuse the box layout: one box per distribution
+    an::SpeedupSeries kernels;
+    kernels.method = "kernels";
+    for (const auto& k : x.kernels)
+        kernels.speedups.push_back(k.spread);
+    an::SpeedupSeries golden;
+    golden.method = "golden";
+    for (const auto& t : x.golden)
+        golden.speedups.push_back(t.spread);
+    std::sort(kernels.speedups.begin(), kernels.speedups.end());
+    std::sort(golden.speedups.begin(), golden.speedups.end());
+    series = {kernels, golden};
+    auto [lo, hi] = logRange(series);
+    lo = std::max(lo, 1.0);
+    if (hi <= lo)
+        hi = lo * 10;
+    auto* xa = new QBarCategoryAxis;
+    auto* ya = logAxis(lo, hi, QStringLiteral("max / min over GPUs (log scale)"));
+    QStringList cats = {QStringLiteral("speedup: %1 kernels on %2 GPUs").arg(x.kernels.size()).arg(x.gpus.size()),
+                        QStringLiteral("eager: %1 tasks on %2 GPUs").arg(x.golden.size()).arg(x.goldenGpus.size())};
+    xa->append(cats);
+    styleAxis(xa, QStringLiteral("speedup of the same kernel (code, method, round); eager time of the same task (golden timings)"));
+    c->addAxis(xa, Qt::AlignBottom);
+    c->addAxis(ya, Qt::AlignLeft);
+    auto* box = new QBoxPlotSeries;
+    box->setBoxWidth(0.4);
+    box->setBrush(QBrush(style::categorical(2)));
+    QPen pen(QColor(20, 20, 20));
+    pen.setWidthF(1.3);
+    box->setPen(pen);
+    auto* outliers = new QScatterSeries;
+    outliers->setMarkerSize(7);
+    outliers->setColor(Qt::white);
+    outliers->setBorderColor(QColor(20, 20, 20));
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        auto* set = new QBoxSet(cats[int(i)]);
+        if (!series[i].speedups.empty()) {
+            const auto st = an::boxStats(series[i].speedups);
+            set->setValue(QBoxSet::LowerExtreme, st.lowerWhisker);
+            set->setValue(QBoxSet::LowerQuartile, st.q1);
+            set->setValue(QBoxSet::Median, st.median);
+            set->setValue(QBoxSet::UpperQuartile, st.q3);
+            set->setValue(QBoxSet::UpperExtreme, st.upperWhisker);
+            for (double o : st.outliers)
+                outliers->append(double(i), o);
+            c->annotate(box, {double(i) + 0.32, st.max}, QStringLiteral("max %1x").arg(st.max, 0, 'f', 2), style::textColour(),
+                        style::labelFont());
+        } else {
+            for (int k = 0; k < 5; ++k)
+                set->setValue(k, 1.0);
+            set->setPen(Qt::NoPen);
+            set->setBrush(Qt::NoBrush);
+        }
+        box->append(set);
+    }
+    attach(c, box, xa, ya);
+    attach(c, outliers, xa, ya);
+    c->legend()->hide();
+}
+
 FigureChart* buildChart(const FigureInput& in)
 {
     auto* c = new FigureChart;
@@ -504,22 +778,32 @@ FigureChart* buildChart(const FigureInput& in)
     if (!empty.isEmpty())
         return messageChart(c, empty);
     const auto& d = in.data;
-    if (in.name == QLatin1String("correctness_heatmap"))
+    if (figureKind(in.name) == QLatin1String("correctness_heatmap"))
         correctnessHeatmap(c, d.correctness);
-    else if (in.name == QLatin1String("compile_vs_correct"))
+    else if (figureKind(in.name) == QLatin1String("compile_vs_correct"))
         compileVsCorrect(c, d.compile);
-    else if (in.name == QLatin1String("speedup_box"))
+    else if (figureKind(in.name) == QLatin1String("speedup_box"))
         speedupBox(c, d.speedup);
-    else if (in.name == QLatin1String("speedup_ecdf"))
+    else if (figureKind(in.name) == QLatin1String("speedup_ecdf"))
         speedupEcdf(c, d.speedup);
-    else if (in.name == QLatin1String("fast_p"))
+    else if (figureKind(in.name) == QLatin1String("fast_p"))
         fastPCurves(c, d.fastp);
-    else if (in.name == QLatin1String("taxonomy_by_category"))
+    else if (figureKind(in.name) == QLatin1String("taxonomy_by_category"))
         taxonomyBars(c, d.taxonomyByCategory, true);
-    else if (in.name == QLatin1String("taxonomy_by_method"))
+    else if (figureKind(in.name) == QLatin1String("taxonomy_by_method"))
         taxonomyBars(c, d.taxonomyByMethod, false);
-    else if (in.name == QLatin1String("round_trajectories"))
+    else if (figureKind(in.name) == QLatin1String("round_trajectories"))
         roundTrajectories(c, d.rounds);
+    else if (d.stats && figureKind(in.name) == QLatin1String("method-summary"))
+        methodSummaryBars(c, d.stats->methods);
+    else if (d.stats && figureKind(in.name) == QLatin1String("deviance"))
+        devianceBars(c, d.stats->deviance);
+    else if (d.stats && figureKind(in.name) == QLatin1String("rescued"))
+        rescuedBars(c, d.stats->rescued);
+    else if (d.stats && figureKind(in.name) == QLatin1String("cross-hardware"))
+        crossHardwareBoxes(c, d.stats->cross);
+    else if (d.stats && figureKind(in.name) == QLatin1String("slow-fraction"))
+        slowFractionBars(c, d.stats->cross.slow);
     return c;
 }
 
@@ -545,15 +829,24 @@ public:
     QSize preferredSize(const FigureInput& in) const override
     {
         const auto& d = in.data;
-        if (in.name == QLatin1String("correctness_heatmap") && emptyMessage(in).isEmpty()) {
+        if (figureKind(in.name) == QLatin1String("correctness_heatmap") && emptyMessage(in).isEmpty()) {
             const int w = 220 + 120 * int(d.correctness.methods.size()) * 2;
             const int h = 170 + 30 * int(d.correctness.categories.size() + 1);
             return {std::clamp(w, 640, 1800), std::max(360, h)};
         }
-        if (in.name.startsWith(QLatin1String("taxonomy_by")) && emptyMessage(in).isEmpty()) {
-            const auto& t = in.name == QLatin1String("taxonomy_by_category") ? d.taxonomyByCategory : d.taxonomyByMethod;
+        if (figureKind(in.name).startsWith(QLatin1String("taxonomy_by")) && emptyMessage(in).isEmpty()) {
+            const auto& t = figureKind(in.name) == QLatin1String("taxonomy_by_category") ? d.taxonomyByCategory : d.taxonomyByMethod;
             const int rows = int(t.groups.size()) * (t.reviewed ? 2 : 1);
             return {960, std::max(420, 140 + 28 * rows)};
+        }
+        const QString kind = figureKind(in.name);
+        if (kind == QLatin1String("cross-hardware"))
+            return {1000, 560};
+        if ((kind == QLatin1String("method-summary") || kind == QLatin1String("rescued") || kind == QLatin1String("deviance")) && d.stats) {
+            const std::size_t groups = kind == QLatin1String("rescued")    ? d.stats->rescued.cohorts.size() / 2
+                                       : kind == QLatin1String("deviance") ? d.stats->deviance.size()
+                                                                           : d.stats->methods.size();
+            return {std::clamp(int(260 + 150 * groups), 800, 1800), groups > 4 ? 640 : 520};
         }
         return {800, 500};
     }

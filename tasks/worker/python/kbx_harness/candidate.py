@@ -140,6 +140,9 @@ def run(req: dict) -> int:
         return 0
     _count_launches()
     _interpreter_autotune()
+    # From here on candidate code runs in this process and can send any frame itself: the supervisor
+    # believes a harness_error frame only while it has not seen this one (core/protocol.h).
+    send({"type": "importing"})
     # Import the candidate as a module of its own; __name__ != "__main__" so demo blocks do not run.
     try:
         mod = import_candidate(req["source_file"])

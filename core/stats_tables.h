@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The statistics behind `kbx report --table NAME` (issue #5) and the analysis figures: per-method
+// rates with Wilson intervals, speedups over correct kernels (geometric mean with a bootstrap CI,
+// arithmetic mean, the seed's sum-of-times ratio, median, fraction slower than eager, fast_p),
+// category x method correctness with the all-method failure fraction, the binomial GLM deviance
+// analysis, rescued vs persistently correct kernels over rounds, cross-hardware spread of the same
+// kernel and of the seed's golden eager timings, slow fraction per GPU, failure taxonomy; and the
+// tables built from them in four formats (terminal, CSV, JSON, LaTeX booktabs), each with its
+// provenance. Plain C++20, no Qt.
+//
+// Counting rule: after the filters, the latest evaluation of every submission on each GPU counts
+// once (analysis::Latest::PerSubmissionAndGpu); verdicts and speedups of different GPUs are never
+// pooled. A speedup is an evaluation's geometric mean of baseline/candidate over its perf shapes
+// (analysis::Row::speedup); only correct evaluations (verdict pass) have one.
+
+#include "analysis.h"
+#include "glm.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbx {
+
+class Store;
+
+namespace stats {
+
+using analysis::Filters;
+using analysis::Interval;
+using analysis::Rate;
+using analysis::Row;
+
+// ---- elementary statistics -------------------------------------------------------------------
+
+/// Percentile bootstrap CI of the geometric mean of positive values (resampling the values;
+/// deterministic for a seed). Fewer than two values: the estimate itself as both bounds.
+Interval bootstrapGeomeanCI(const std::vector<double>& values, std::uint64_t seed = 20261130, int resamples = 2000,
+                            double level = 0.95);
+
+/// The p values of the fast_p columns.
+const std::vector<double>& fastPThresholds();  // {0, 0.5, 1, 1.5, 2}
+
+/// Speedups of timed correct kernels. Everything but n is absent when n = 0.
+struct SpeedupStats {
+    int n = 0;                       ///< timed correct kernels
+    std::optional<double> geomean;
+    std::optional<Interval> geomeanCI;  ///< 95 % percentile bootstrap over kernels
+    std::optional<double> mean;         ///< arithmetic mean of the kernels' speedups
+    std::optional<double> sumRatio;     ///< the seed's aggregate: sum of eager ms / sum of candidate ms
+    std::optional<double> median;
+    int slower = 0;                     ///< kernels with speedup < 1 (slower than eager)
+    std::optional<double> slowerFraction;
+};
+/// speedups[i] with its kernel's summed eager and candidate ms (for the sum ratio; 0, 0 leaves the
+/// kernel out of the sum ratio only).
+SpeedupStats speedupStats(const std::vector<double>& speedups, const std::vector<double>& baselineMs = {},
+                          const std::vector<double>& candidateMs = {});
+SpeedupStats speedupStats(const std::vector<const Row*>& rows);
+
+// ---- Table 1: per GPU, method and round --------------------------------------------------------
+
+struct QualityStats {
+    int measured = 0;                 ///< correct kernels with a maintainability index
+    std::optional<double> miMean;
+    std::optional<double> ccMean;     ///< mean over kernels of their mean cyclomatic complexity
+};
+
+struct MethodSummary {
+    std::string gpu;
+    std::string method;
+    int round = 0;
+    int n = 0;
+    Rate call;                 ///< compiles and runs
+    Rate exe;                  ///< correct
+    Rate exeGivenCall;         ///< correct among those that compile (k = exe, n = call)
+    SpeedupStats speedup;
+    std::vector<double> fastP; ///< per fastPThresholds(): correct with speedup > p, over n (needs timings)
+    QualityStats quality;      ///< of the correct kernels
+};
+/// quality: maintainability index and mean cyclomatic complexity by submission id (may be empty).
+struct QualityValues {
+    std::optional<double> mi;
+    std::optional<double> ccMean;
+};
+std::vector<MethodSummary> methodSummary(const std::vector<Row>& rows, const std::map<std::int64_t, QualityValues>& quality = {});
+
+// ---- category x method -------------------------------------------------------------------------
+
+struct CategoryMethodCell {
+    std::string gpu;
+    int round = 0;
+    std::string category;
+    std::string method;  ///< "all methods" for the pooled row of a category
+    Rate call;
+    Rate exe;
+};
+/// Tasks of a category that every method of the (GPU, round) evaluated, and of those the tasks no
+/// method solved (the paper's Fusion 72 %).
+struct AllMethodFailure {
+    std::string gpu;
+    int round = 0;
+    std::string category;
+    int methods = 0;
+    Rate failedByAll;  ///< k tasks failed by every method of n tasks every method attempted
+};
+struct CategoryMethod {
+    std::vector<CategoryMethodCell> cells;  ///< sorted by gpu, round, category, method; pooled rows after each category's methods
+    std::vector<AllMethodFailure> failures;
+};
+CategoryMethod categoryMethod(const std::vector<Row>& rows);
+
+// ---- deviance ------------------------------------------------------------------------------------
+
+struct DevianceGroup {
+    std::string gpu;
+    int round = 0;
+    glm::DevianceAnalysis analysis;
+};
+/// exe correctness ~ category + method, one analysis per (GPU, round).
+std::vector<DevianceGroup> deviance(const std::vector<Row>& rows);
+
+// ---- rescued vs persistent ----------------------------------------------------------------------
+
+/// Per (GPU, method, task) over the rounds observed: rescued = not correct in the first round,
+/// correct in the last; persistent = correct in every observed round. The speedup is the last
+/// round's. Tasks seen in one round only are neither.
+struct CohortStats {
+    std::string gpu;
+    std::string method;       ///< "all methods" for the pooled rows
+    std::string cohort;       ///< rescued | persistent
+    int kernels = 0;          ///< tasks in the cohort
+    SpeedupStats speedup;     ///< of those with a speedup in the last round
+};
+/// Tasks rescued for one method and persistent for another on the same GPU: paired speedup ratio
+/// rescued / persistent (geometric mean over pairs, bootstrap CI).
+struct PairedCohorts {
+    std::string gpu;
+    int pairs = 0;            ///< (task, rescued method, persistent method) pairs with both speedups
+    int tasks = 0;
+    std::optional<double> geomeanRatio;
+    std::optional<Interval> ci;
+    int rescuedFaster = 0;    ///< pairs where the rescued kernel is faster
+};
+struct Rescued {
+    std::vector<CohortStats> cohorts;
+    std::vector<PairedCohorts> paired;
+    int seriesWithRounds = 0;  ///< (gpu, method, task) series with two or more rounds
+};
+Rescued rescued(const std::vector<Row>& rows);
+
+// ---- cross-hardware --------------------------------------------------------------------------------
+
+/// The same kernel (method, round, candidate code) timed on several GPUs.
+struct CrossKernel {
+    std::string method;
+    int round = 0;
+    std::string taskId;
+    std::map<std::string, double> speedups;  ///< by GPU
+    double spread = 1;                       ///< max / min speedup over GPUs
+    std::string fastestGpu, slowestGpu;
+};
+struct SlowFraction {
+    std::string gpu;
+    std::string method;  ///< "all methods" for the pooled row
+    Rate slower;         ///< timed correct kernels with speedup < 1 among the timed correct ones
+};
+/// One task's eager time across GPUs from imported golden timings: the sum over the input sizes
+/// every GPU has (by position and input_size).
+struct GoldenTask {
+    std::string task;
+    std::string taskId;
+    int sizes = 0;
+    std::map<std::string, double> ms;  ///< by GPU
+    double spread = 1;                 ///< slowest / fastest GPU
+    std::string fastestGpu, slowestGpu;
+};
+struct GoldenGpu {
+    std::string gpu;
+    int tasks = 0;
+    std::optional<double> geomeanRelative;  ///< geometric mean of ms / fastest GPU's ms over its tasks
+    int fastest = 0;                        ///< tasks where this GPU is the fastest
+};
+struct CrossHardware {
+    std::vector<std::string> gpus;          ///< GPUs with timed kernels
+    std::vector<CrossKernel> kernels;       ///< kernels timed on >= 2 GPUs
+    std::optional<double> spreadMedian, spreadMax;
+    std::vector<SlowFraction> slow;
+    std::vector<std::string> goldenGpus;
+    std::vector<GoldenTask> golden;         ///< tasks with golden timings on >= 2 GPUs
+    std::vector<GoldenGpu> goldenPerGpu;
+    std::optional<double> goldenSpreadMedian, goldenSpreadMax;
+};
+CrossHardware crossHardware(const std::vector<Row>& rows);
+/// Adds the golden-timing comparison (all GPUs of the golden_timings table; filters: gpu names).
+void addGolden(CrossHardware& out, const Store& store, const Filters& filters);
+std::vector<SlowFraction> slowFraction(const std::vector<Row>& rows);
+
+// ---- the figures' statistics --------------------------------------------------------------------
+
+/// What the analysis figures draw (analysis::Datasets::stats), under per-GPU counting.
+struct Bundle {
+    std::vector<MethodSummary> methods;   ///< without code quality
+    std::vector<DevianceGroup> deviance;
+    Rescued rescued;
+    CrossHardware cross;                  ///< with the golden timings
+};
+Bundle computeBundle(const Store& store, const Filters& filters);
+
+// ---- reports -----------------------------------------------------------------------------------------
+
+/// How a column's values are shown (the JSON and CSV keep the raw value).
+enum class Kind { Text, Int, Percent, Ratio, Real, PValue, Interval, PercentInterval };
+
+struct Column {
+    std::string key;     ///< CSV/JSON name (Interval columns: key_lo and key_hi in CSV)
+    std::string header;  ///< terminal/LaTeX header
+    Kind kind = Kind::Text;
+};
+
+/// One table: rows of raw JSON values (null: not available, shown "n/a"; intervals as [lo, hi]).
+struct Table {
+    std::string name;
+    std::string title;
+    std::vector<Column> columns;
+    std::vector<std::vector<nlohmann::json>> rows;
+    std::vector<std::string> notes;  ///< printed under the table (and kept in JSON/CSV/LaTeX)
+};
+
+struct Report {
+    std::string name;
+    nlohmann::json provenance = nlohmann::json::object();
+    std::vector<Table> tables;
+    std::vector<std::string> notes;  ///< for the whole report (e.g. "code quality n/a: radon missing")
+};
+
+/// The table names of `kbx report --table`.
+const std::vector<std::string>& tableNames();
+bool isTableName(const std::string& name);
+
+struct ReportOptions {
+    bool quality = true;  ///< method-summary: measure missing code quality (radon subprocess)
+};
+
+/// Builds report `name` from the database under the filters. Throws std::invalid_argument for an
+/// unknown name, StoreError for database errors. May write code_quality rows (cache).
+Report buildReport(Store& store, const std::string& name, const Filters& filters, const ReportOptions& options = {});
+
+/// Provenance of rows read under filters: database, filters, counting rule, runs (device, GPU, kbx,
+/// harness protocol, torch, Triton, source of imports), GPUs, methods, protocols, time.
+nlohmann::json provenance(const Store& store, const std::string& name, const Filters& filters, const std::vector<Row>& rows);
+
+enum class Format { Text, Csv, Json, Latex };
+std::string render(const Report& report, Format format);
+
+}  // namespace stats
+}  // namespace kbx

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+// The statistics of kbx report --table (core/stats_tables) on synthetic data whose values are
+// computed by hand, and the four renderings.
+#include "seed_import.h"
+#include "stats_tables.h"
+#include "store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+
+namespace fs = std::filesystem;
+namespace st = kbx::stats;
+namespace an = kbx::analysis;
+
+namespace {
+
+fs::path tempDb(const std::string& name)
+{
+    auto p = fs::temp_directory_path() / ("kbx-stats-" + name + "-" + std::to_string(getpid()) + ".sqlite");
+    for (const char* suffix : {"", "-wal", "-shm"})
+        fs::remove(p.string() + suffix);
+    return p;
+}
+
+an::Row row(std::int64_t id, const std::string& gpu, const std::string& method, const std::string& task, int round, bool pass,
+            std::optional<double> speedup = std::nullopt, std::int64_t candidate = 0)
+{
+    an::Row r;
+    r.id = id;
+    r.submissionId = id;
+    r.candidateId = candidate ? candidate : id;
+    r.gpu = gpu;
+    r.method = method;
+    r.taskId = task;
+    r.category = task.substr(0, task.find('/'));
+    r.round = round;
+    r.pass = r.exeOk = r.callOk = pass;
+    if (pass && speedup) {
+        r.speedup = speedup;
+        r.baselineMsSum = *speedup;
+        r.candidateMsSum = 1.0;
+    }
+    return r;
+}
+
+const st::CohortStats* cohort(const st::Rescued& r, const std::string& method, const std::string& c)
+{
+    for (const auto& x : r.cohorts)
+        if (x.method == method && x.cohort == c)
+            return &x;
+    return nullptr;
+}
+
+/// A database with hand-computable tables on one GPU ("NVIDIA H200"):
+///   A: Math/t1 pass (eager 2 ms, kernel 1 ms: 2x), Math/t2 pass (1 ms vs 2 ms: 0.5x),
+///      Math/t3 value_mismatch, Math/t4 syntax_error
+///   B: Math/t1 pass (1.5 ms vs 1 ms: 1.5x), Math/t2 runtime_error
+class StatsDb : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        path = tempDb(::testing::UnitTest::GetInstance()->current_test_info()->name());
+        store = std::make_unique<kbx::Store>(path);
+        const auto a = store->ensureMethod("A");
+        const auto b = store->ensureMethod("B");
+        run = store->beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}, {"kbx_version", "0.1.0"},
+                                       {"versions", {{"harness", 1}, {"torch", "2.11"}, {"triton", "3.6.0"}}}},
+                              {0}, 8, {{"source", "fixtures.jsonl"}});
+        auto add = [&](std::int64_t m, const std::string& task, const std::string& cls, double base = 0, double cand = 0) {
+            const auto sub = store->ensureSubmission(store->ensureCandidate(task, std::to_string(m) + task).first, m, 0, "test");
+            kbx::EvaluationRecord r;
+            r.runId = run;
+            r.submissionId = sub;
+            r.taskId = task;
+            r.pass = r.exeOk = cls == "pass";
+            r.callOk = r.pass || cls == "value_mismatch";
+            if (!r.pass)
+                r.failureClass = cls;
+            r.startedAt = r.finishedAt = kbx::nowIso8601();
+            const auto e = store->addEvaluation(r);
+            if (base > 0)
+                store->query("INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms) VALUES(" + std::to_string(e) + ", 's', " +
+                             std::to_string(cand) + ", " + std::to_string(base) + ")");
+            return e;
+        };
+        add(a, "Math/t1", "pass", 2.0, 1.0);
+        add(a, "Math/t2", "pass", 1.0, 2.0);
+        add(a, "Math/t3", "value_mismatch");
+        add(a, "Math/t4", "syntax_error");
+        add(b, "Math/t1", "pass", 1.5, 1.0);
+        add(b, "Math/t2", "runtime_error");
+    }
+    void TearDown() override
+    {
+        store.reset();
+        for (const char* suffix : {"", "-wal", "-shm"})
+            fs::remove(path.string() + suffix);
+    }
+    fs::path path;
+    std::unique_ptr<kbx::Store> store;
+    std::int64_t run = 0;
+};
+
+}  // namespace
+
+TEST(Stats, BootstrapGeomeanCI)
+{
+    auto ci = st::bootstrapGeomeanCI({2, 2, 2});
+    EXPECT_DOUBLE_EQ(ci.lo, 2.0);
+    EXPECT_DOUBLE_EQ(ci.hi, 2.0);
+    // Two values 1 and 4: the resampled geometric means are 1, 2 or 4 (probabilities 1/4, 1/2, 1/4),
+    // so the 2.5 % and 97.5 % quantiles are 1 and 4.
+    ci = st::bootstrapGeomeanCI({1, 4});
+    EXPECT_NEAR(ci.lo, 1.0, 1e-12);
+    EXPECT_NEAR(ci.hi, 4.0, 1e-12);
+    // Deterministic for a seed, and the interval covers the estimate.
+    const std::vector<double> v = {0.5, 0.9, 1.3, 2.0, 3.1, 0.7, 1.1};
+    const auto a = st::bootstrapGeomeanCI(v, 7), b = st::bootstrapGeomeanCI(v, 7);
+    EXPECT_EQ(a.lo, b.lo);
+    EXPECT_EQ(a.hi, b.hi);
+    double logs = 0;
+    for (double x : v)
+        logs += std::log(x);
+    const double g = std::exp(logs / double(v.size()));
+    EXPECT_LT(a.lo, g);
+    EXPECT_GT(a.hi, g);
+    EXPECT_THROW(st::bootstrapGeomeanCI({1.0, 0.0}), std::invalid_argument);
+}
+
+TEST(Stats, SpeedupStatsByHand)
+{
+    // Kernels: eager 1 / kernel 2 ms (0.5x), 4 / 1 (4x), 16 / 2 (8x).
+    const auto s = st::speedupStats({0.5, 4, 8}, {1, 4, 16}, {2, 1, 2});
+    EXPECT_EQ(s.n, 3);
+    EXPECT_NEAR(*s.geomean, std::cbrt(16.0), 1e-12);
+    EXPECT_NEAR(*s.mean, 12.5 / 3.0, 1e-12);
+    EXPECT_NEAR(*s.median, 4.0, 1e-12);
+    EXPECT_NEAR(*s.sumRatio, 21.0 / 5.0, 1e-12);  // the seed's aggregate differs from both means
+    EXPECT_EQ(s.slower, 1);
+    EXPECT_NEAR(*s.slowerFraction, 1.0 / 3.0, 1e-12);
+    EXPECT_LE(s.geomeanCI->lo, *s.geomean);
+    EXPECT_GE(s.geomeanCI->hi, *s.geomean);
+    const auto none = st::speedupStats(std::vector<double>{});
+    EXPECT_EQ(none.n, 0);
+    EXPECT_FALSE(none.geomean.has_value());
+    EXPECT_FALSE(none.sumRatio.has_value());
+}
+
+TEST_F(StatsDb, MethodSummaryRatesSpeedupsAndFastP)
+{
+    const auto rows = an::loadRows(*store, {}, an::Latest::PerSubmissionAndGpu);
+    std::map<std::int64_t, st::QualityValues> q;
+    for (const auto& r : rows)
+        if (r.pass)
+            q[r.submissionId] = {r.method == "A" ? 60.0 : 80.0, 2.0};
+    const auto ms = st::methodSummary(rows, q);
+    ASSERT_EQ(ms.size(), 2u);
+    const auto& a = ms[0];
+    EXPECT_EQ(a.method, "A");
+    EXPECT_EQ(a.gpu, "NVIDIA H200");
+    EXPECT_EQ(a.n, 4);
+    EXPECT_EQ(a.call.k, 3);
+    EXPECT_EQ(a.exe.k, 2);
+    EXPECT_EQ(a.exeGivenCall.k, 2);
+    EXPECT_EQ(a.exeGivenCall.n, 3);
+    EXPECT_NEAR(a.exe.ci().lo, an::wilson(2, 4).lo, 1e-15);
+    EXPECT_EQ(a.speedup.n, 2);
+    EXPECT_NEAR(*a.speedup.geomean, 1.0, 1e-12);   // sqrt(2 x 0.5)
+    EXPECT_NEAR(*a.speedup.mean, 1.25, 1e-12);
+    EXPECT_NEAR(*a.speedup.sumRatio, 1.0, 1e-12);  // (2 + 1) / (1 + 2)
+    EXPECT_NEAR(*a.speedup.median, 1.25, 1e-12);
+    EXPECT_EQ(a.speedup.slower, 1);
+    // fast_p over all 4 evaluations: speedups 2 and 0.5, strictly greater than p.
+    ASSERT_EQ(a.fastP.size(), 5u);
+    EXPECT_DOUBLE_EQ(a.fastP[0], 0.5);   // p = 0
+    EXPECT_DOUBLE_EQ(a.fastP[1], 0.25);  // p = 0.5: 0.5 is not > 0.5
+    EXPECT_DOUBLE_EQ(a.fastP[2], 0.25);  // p = 1
+    EXPECT_DOUBLE_EQ(a.fastP[3], 0.25);  // p = 1.5
+    EXPECT_DOUBLE_EQ(a.fastP[4], 0.0);   // p = 2: 2 is not > 2
+    EXPECT_EQ(a.quality.measured, 2);
+    EXPECT_DOUBLE_EQ(*a.quality.miMean, 60.0);
+    const auto& b = ms[1];
+    EXPECT_EQ(b.n, 2);
+    EXPECT_EQ(b.call.k, 1);
+    EXPECT_NEAR(*b.speedup.geomean, 1.5, 1e-12);
+    EXPECT_DOUBLE_EQ(b.fastP[3], 0.0);  // 1.5 is not > 1.5
+}
+
+TEST(Stats, CategoryMethodAllMethodFailure)
+{
+    // Fusion f1: both fail; f2: A solves; f3: both fail; f4: only A attempted (left out).
+    std::vector<an::Row> rows = {row(1, "G", "A", "Fusion/f1", 0, false), row(2, "G", "B", "Fusion/f1", 0, false),
+                                 row(3, "G", "A", "Fusion/f2", 0, true),  row(4, "G", "B", "Fusion/f2", 0, false),
+                                 row(5, "G", "A", "Fusion/f3", 0, false), row(6, "G", "B", "Fusion/f3", 0, false),
+                                 row(7, "G", "A", "Fusion/f4", 0, false), row(8, "G", "A", "Quantization/q1", 0, false),
+                                 row(9, "G", "B", "Quantization/q1", 0, false)};
+    const auto cm = st::categoryMethod(rows);
+    ASSERT_EQ(cm.failures.size(), 2u);
+    EXPECT_EQ(cm.failures[0].category, "Fusion");
+    EXPECT_EQ(cm.failures[0].failedByAll.n, 3);
+    EXPECT_EQ(cm.failures[0].failedByAll.k, 2);
+    EXPECT_EQ(cm.failures[0].methods, 2);
+    EXPECT_EQ(cm.failures[1].failedByAll.k, 1);
+    // Cells: Fusion A, B, all methods; Quantization A, B, all methods (0/2: the quantization outcomes).
+    ASSERT_EQ(cm.cells.size(), 6u);
+    EXPECT_EQ(cm.cells[2].method, "all methods");
+    EXPECT_EQ(cm.cells[2].exe.k, 1);
+    EXPECT_EQ(cm.cells[2].exe.n, 7);
+    EXPECT_EQ(cm.cells[5].exe.k, 0);
+    EXPECT_EQ(cm.cells[5].exe.n, 2);
+}
+
+TEST(Stats, RescuedPersistentAndPaired)
+{
+    std::vector<an::Row> rows = {
+        row(1, "G", "A", "M/x", 0, false),      row(2, "G", "A", "M/x", 1, true, 1.2),  // rescued
+        row(3, "G", "A", "M/y", 0, true, 2.0),  row(4, "G", "A", "M/y", 1, true, 1.6),  // persistent (last: 1.6)
+        row(5, "G", "A", "M/z", 0, true, 1.0),  row(6, "G", "A", "M/z", 1, false),      // regression: neither
+        row(7, "G", "A", "M/w", 0, false),                                                // one round: neither
+        row(8, "G", "B", "M/x", 0, true, 3.0),  row(9, "G", "B", "M/x", 1, true, 2.4),  // persistent
+    };
+    const auto r = st::rescued(rows);
+    EXPECT_EQ(r.seriesWithRounds, 4);
+    const auto* ar = cohort(r, "A", "rescued");
+    const auto* ap = cohort(r, "A", "persistent");
+    const auto* allp = cohort(r, "all methods", "persistent");
+    ASSERT_TRUE(ar && ap && allp);
+    EXPECT_EQ(ar->kernels, 1);
+    EXPECT_NEAR(*ar->speedup.geomean, 1.2, 1e-12);
+    EXPECT_NEAR(*ap->speedup.geomean, 1.6, 1e-12);
+    EXPECT_EQ(allp->kernels, 2);
+    EXPECT_NEAR(*allp->speedup.geomean, std::sqrt(1.6 * 2.4), 1e-12);
+    ASSERT_EQ(r.paired.size(), 1u);
+    EXPECT_EQ(r.paired[0].pairs, 1);  // M/x: rescued for A, persistent for B
+    EXPECT_EQ(r.paired[0].tasks, 1);
+    EXPECT_NEAR(*r.paired[0].geomeanRatio, 0.5, 1e-12);
+    EXPECT_EQ(r.paired[0].rescuedFaster, 0);
+}
+
+TEST(Stats, CrossHardwareSpreadAndSlowFraction)
+{
+    std::vector<an::Row> rows = {
+        row(1, "G1", "A", "M/t", 0, true, 4.0, 7), row(2, "G2", "A", "M/t", 0, true, 0.5, 7), row(3, "G3", "A", "M/t", 0, true, 1.0, 7),
+        row(4, "G1", "A", "M/u", 0, true, 2.0, 8), row(5, "G2", "A", "M/u", 0, true, 1.0, 8), row(6, "G1", "A", "M/v", 0, true, 3.0, 9),
+    };
+    const auto x = st::crossHardware(rows);
+    EXPECT_EQ(x.gpus, (std::vector<std::string>{"G1", "G2", "G3"}));
+    ASSERT_EQ(x.kernels.size(), 2u);  // M/v is on one GPU only
+    EXPECT_DOUBLE_EQ(x.kernels[0].spread, 8.0);
+    EXPECT_EQ(x.kernels[0].fastestGpu, "G1");
+    EXPECT_EQ(x.kernels[0].slowestGpu, "G2");
+    EXPECT_DOUBLE_EQ(*x.spreadMedian, 5.0);
+    EXPECT_DOUBLE_EQ(*x.spreadMax, 8.0);
+    ASSERT_EQ(x.slow.size(), 3u);  // one method: no pooled rows
+    EXPECT_EQ(x.slow[1].gpu, "G2");
+    EXPECT_EQ(x.slow[1].slower.n, 2);
+    EXPECT_EQ(x.slow[1].slower.k, 1);  // 0.5 < 1; 1.0 is not slower
+    EXPECT_EQ(x.slow[0].slower.k, 0);
+}
+
+TEST(Stats, GoldenEagerTimesAcrossGpus)
+{
+    const auto p = tempDb("golden");
+    {
+        kbx::Store s(p);
+        kbx::ImportBatch b;
+        b.format = "golden-results";
+        b.source = "test";
+        b.sha256 = "golden-test";
+        auto g = [](const std::string& gpu, const std::string& task, int idx, double ms) {
+            kbx::GoldenTiming t;
+            t.gpu = gpu;
+            t.task = task;
+            t.taskId = "Math/" + task;
+            t.index = idx;
+            t.inputSize = "[[" + std::to_string(4096 << idx) + "]]";
+            t.ms = ms;
+            t.file = gpu + "/" + task + ".json";
+            return t;
+        };
+        // add: g2 lacks the second size, so only the first counts (1 ms vs 3 ms); relu: 2 ms vs 1 ms.
+        b.golden = {g("g1", "add", 0, 1.0), g("g1", "add", 1, 2.0), g("g2", "add", 0, 3.0), g("g1", "relu", 0, 2.0), g("g2", "relu", 0, 1.0),
+                    g("g3", "exp", 0, 1.0)};
+        s.writeImport(b);
+        st::CrossHardware x;
+        st::addGolden(x, s, {});
+        EXPECT_EQ(x.goldenGpus, (std::vector<std::string>{"g1", "g2", "g3"}));
+        ASSERT_EQ(x.golden.size(), 2u);  // exp is on one GPU only
+        EXPECT_EQ(x.golden[0].task, "add");
+        EXPECT_EQ(x.golden[0].sizes, 1);
+        EXPECT_DOUBLE_EQ(x.golden[0].ms.at("g1"), 1.0);
+        EXPECT_DOUBLE_EQ(x.golden[0].spread, 3.0);
+        EXPECT_EQ(x.golden[1].fastestGpu, "g2");
+        ASSERT_EQ(x.goldenPerGpu.size(), 3u);
+        EXPECT_NEAR(*x.goldenPerGpu[0].geomeanRelative, std::sqrt(2.0), 1e-12);  // g1: 1x (add), 2x (relu)
+        EXPECT_NEAR(*x.goldenPerGpu[1].geomeanRelative, std::sqrt(3.0), 1e-12);  // g2: 3x, 1x
+        EXPECT_EQ(x.goldenPerGpu[0].fastest, 1);
+        EXPECT_EQ(x.goldenPerGpu[2].tasks, 0);
+        EXPECT_DOUBLE_EQ(*x.goldenSpreadMedian, 2.5);
+        // A GPU filter keeps only those GPUs.
+        st::CrossHardware y;
+        st::addGolden(y, s, [] {
+            an::Filters f;
+            f.gpus = {"g1", "g3"};
+            return f;
+        }());
+        EXPECT_TRUE(y.golden.empty());
+    }
+    for (const char* suffix : {"", "-wal", "-shm"})
+        fs::remove(p.string() + suffix);
+}
+
+TEST(Stats, DevianceOfThePaperTable1Counts)
+{
+    // 176 tasks x 4 methods with 30, 54, 19, 40 correct (the paper's Table 1): method share 3.34 %.
+    std::vector<an::Row> rows;
+    std::int64_t id = 0;
+    const std::vector<std::pair<std::string, int>> methods = {{"AutoTriton", 30}, {"GEAK", 54}, {"KernelAgent", 19}, {"Claude", 40}};
+    for (const auto& [m, correct] : methods)
+        for (int t = 0; t < 176; ++t)
+            rows.push_back(row(++id, "G", m, "X/t" + std::to_string(t), 0, t < correct));
+    const auto d = st::deviance(rows);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_NEAR(d[0].analysis.nullDeviance, 710.62, 0.01);
+    ASSERT_EQ(d[0].analysis.alone.size(), 2u);
+    EXPECT_EQ(d[0].analysis.alone[1].factor, "method");
+    EXPECT_NEAR(d[0].analysis.alone[1].share, 0.0334, 0.00005);
+    EXPECT_NEAR(d[0].analysis.alone[1].chi2, 23.8, 0.05);
+    EXPECT_EQ(d[0].analysis.alone[1].df, 3);
+}
+
+TEST(Stats, RenderEveryFormat)
+{
+    st::Report r;
+    r.name = "demo";
+    r.provenance = {{"report", "demo"}, {"database", "/tmp/x.sqlite"}, {"schema_version", 4}, {"filters", "method=all"}, {"counting", "latest"},
+                    {"runs", nlohmann::json::array({{{"id", 3}, {"gpu", "NVIDIA H200"}, {"torch", "2.11"}}})},
+                    {"gpus", {"NVIDIA H200"}}, {"methods", {"A_1"}}, {"protocol", {{"harness", {"1"}}}}, {"generated_at", "now"}};
+    st::Table t;
+    t.name = "t";
+    t.title = "Title & more";
+    t.columns = {{"method", "method"}, {"n", "n", st::Kind::Int}, {"rate", "rate %", st::Kind::Percent}, {"ci", "95% CI", st::Kind::PercentInterval},
+                 {"x", "x", st::Kind::Ratio}};
+    t.rows = {{"A_1", 4, 0.5, nlohmann::json::array({0.15, 0.85}), nullptr}, {"B, c", 2, 1.0, nullptr, 1.23456}};
+    t.notes = {"a note"};
+    r.tables = {t};
+    const auto text = st::render(r, st::Format::Text);
+    EXPECT_NE(text.find("# kbx report --table demo; database /tmp/x.sqlite (schema v4)"), std::string::npos) << text;
+    EXPECT_NE(text.find("runs: #3 (NVIDIA H200, torch 2.11)"), std::string::npos) << text;
+    EXPECT_NE(text.find("A_1     4   50.0%  [15.0, 85.0]    n/a"), std::string::npos) << text;
+    EXPECT_NE(text.find("1.235"), std::string::npos);
+    const auto csv = st::render(r, st::Format::Csv);
+    EXPECT_NE(csv.find("method,n,rate,ci_lo,ci_hi,x\nA_1,4,0.5,0.15,0.85,\n\"B, c\",2,1,,,1.23456\n"), std::string::npos) << csv;
+    const auto json = nlohmann::json::parse(st::render(r, st::Format::Json));
+    EXPECT_EQ(json["provenance"]["database"], "/tmp/x.sqlite");
+    EXPECT_EQ(json["tables"][0]["rows"][0]["ci"]["lo"], 0.15);
+    EXPECT_TRUE(json["tables"][0]["rows"][1]["ci"].is_null());
+    const auto tex = st::render(r, st::Format::Latex);
+    EXPECT_NE(tex.find("\\begin{tabular}{lrrrr}\n\\toprule\nmethod & n & rate \\% & 95\\% CI & x \\\\\n\\midrule\n"), std::string::npos) << tex;
+    EXPECT_NE(tex.find("A\\_1 & 4 & 50.0\\% & [15.0, 85.0] & -- \\\\"), std::string::npos) << tex;
+    EXPECT_NE(tex.find("\\bottomrule\n\\end{tabular}"), std::string::npos);
+    EXPECT_NE(tex.find("% kbx report --table demo"), std::string::npos);
+}
+
+TEST_F(StatsDb, EveryTableBuildsWithProvenanceAndFilters)
+{
+    for (const auto& name : st::tableNames()) {
+        SCOPED_TRACE(name);
+        st::ReportOptions opt;
+        opt.quality = false;
+        const auto rep = st::buildReport(*store, name, {}, opt);
+        EXPECT_EQ(rep.provenance["database"], path.string());
+        EXPECT_EQ(rep.provenance["methods"], (nlohmann::json{"A", "B"}));
+        EXPECT_EQ(rep.provenance["runs"][0]["torch"], "2.11");
+        EXPECT_EQ(rep.provenance["runs"][0]["source"], "fixtures.jsonl");
+        EXPECT_FALSE(rep.tables.empty());
+        for (auto f : {st::Format::Text, st::Format::Csv, st::Format::Json, st::Format::Latex})
+            EXPECT_FALSE(st::render(rep, f).empty());
+    }
+    an::Filters f;
+    f.methods = {"B"};
+    const auto rep = st::buildReport(*store, "method-summary", f, {false});
+    ASSERT_EQ(rep.tables[0].rows.size(), 1u);
+    EXPECT_EQ(rep.tables[0].rows[0][1], "B");
+    EXPECT_EQ(rep.provenance["filters"], "method=B; round=all; gpu=all; category=all");
+    const auto slow = st::buildReport(*store, "slow-fraction", {}, {false});
+    // One GPU, two methods: A (1 of 2 slower), B (0 of 1), all methods (1 of 3).
+    ASSERT_EQ(slow.tables[0].rows.size(), 3u);
+    EXPECT_EQ(slow.tables[0].rows[0][1], "A");
+    EXPECT_EQ(slow.tables[0].rows[0][3], 1);
+    EXPECT_EQ(slow.tables[0].rows[2][1], "all methods");
+    EXPECT_EQ(slow.tables[0].rows[2][2], 3);
+    EXPECT_THROW(st::buildReport(*store, "nope", {}, {false}), std::invalid_argument);
+}
