@@ -38,7 +38,8 @@ n_inst=$(run "$P/bin/kbx" tasks --json | python3 -c 'import json,sys; print(len(
 echo "ok: installed kbx reads PREFIX/share/kbx/tasks ($n_inst tasks)"
 
 # The launcher: venv, LibTorch, installed harness.
-run KBX_PYTHON="$VPY" "$P/libexec/kbx/kbx-worker" probe > "$T/probe.out" 2>"$T/probe.err" || { cat "$T/probe.err"; fail "worker probe"; }
+# Frames go to fd 3 (stdout only where fd 3 is not open: under ctest it may be): capture fd 3.
+run KBX_PYTHON="$VPY" "$P/libexec/kbx/kbx-worker" probe 3> "$T/probe.out" > /dev/null 2>"$T/probe.err" || { cat "$T/probe.err"; fail "worker probe"; }
 grep -aq '"type":"result"' "$T/probe.out" && grep -aq '"torch":"' "$T/probe.out" || fail "worker probe printed: $(tr -d '\0' < "$T/probe.out")"
 echo "ok: installed worker probe"
 
