@@ -38,7 +38,7 @@ const TaskInfo* resolveTask(const TaskCatalogue& cat, const std::string& name, c
     return nullptr;
 }
 
-std::optional<int> roundFrom(const nlohmann::json& j)
+std::optional<int> roundFrom(const nlohmann::json& j, const std::string& where)
 {
     for (const char* key : {"to_round", "round"}) {
         if (!j.contains(key))
@@ -49,8 +49,12 @@ std::optional<int> roundFrom(const nlohmann::json& j)
         if (v.is_string()) {
             std::smatch m;
             std::string s = v.get<std::string>();
-            if (std::regex_search(s, m, std::regex("(\\d+)")))
+            if (std::regex_search(s, m, std::regex("(\\d+)"))) {
+                // A round beyond int (found by fuzz_submissions_jsonl) is malformed, not a crash.
+                if (m[1].length() > 9)
+                    throw ImportError(fmt::format("{}: round number {} is out of range", where, m[1].str()));
                 return std::stoi(m[1]);
+            }
         }
     }
     return std::nullopt;
@@ -106,7 +110,7 @@ void loadJsonl(const fs::path& p, std::string_view content, const TaskCatalogue&
             method = j["method"].get<std::string>();
         }
         if (task)
-            out.push_back({task->id, cleanSubmission(code), where, roundFrom(j), method});
+            out.push_back({task->id, cleanSubmission(code), where, roundFrom(j, where), method});
     }
     if (records == 0)
         throw ImportError(fmt::format("{}: no submission records", p.string()));

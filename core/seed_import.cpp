@@ -504,8 +504,10 @@ void readCorpus(Reader& rd, const fs::path& p, const ImportOptions& opt, ImportB
             std::smatch m;
             const auto t = j["transition"].get<std::string>();
             if (std::regex_match(t, m, std::regex(R"(round_(\d+)_to_round_(\d+))"))) {
-                fromRound = fromRound < 0 ? std::stoi(m[1]) : fromRound;
-                toRound = toRound < 0 ? std::stoi(m[2]) : toRound;
+                if (m[1].length() <= 9 && m[2].length() <= 9) {  // longer: out of int's range, left unset
+                    fromRound = fromRound < 0 ? std::stoi(m[1]) : fromRound;
+                    toRound = toRound < 0 ? std::stoi(m[2]) : toRound;
+                }
             }
         }
         if (fromRound < 0 || toRound < 0)
@@ -569,7 +571,7 @@ std::optional<int> seedRound(const json& v)
     if (v.is_string()) {
         std::smatch m;
         const auto s = v.get<std::string>();
-        if (std::regex_match(s, m, std::regex(R"((?:round_?)?(\d+))")))
+        if (std::regex_match(s, m, std::regex(R"((?:round_?)?(\d+))")) && m[1].length() <= 9)
             return std::stoi(m[1]);
     }
     return std::nullopt;

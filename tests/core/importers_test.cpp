@@ -98,6 +98,21 @@ TEST(Importers, RecordMethodOverridesTheRunsMethod)
     }
 }
 
+TEST(Importers, RoundBeyondIntIsAnErrorNotACrash)
+{
+    // Found by fuzz_submissions_jsonl: std::stoi threw out_of_range through the importer.
+    TempDir d;
+    auto p = d.write("r.jsonl", line({{"predict", "x"}, {"file", "Activation/relu.py"}, {"round", "round_77777777777777"}}));
+    try {
+        loadSubmissions(p, cat());
+        FAIL();
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("r.jsonl:1: round number 77777777777777 is out of range"), std::string::npos) << e.what();
+    }
+    auto ok = d.write("ok.jsonl", line({{"predict", "x"}, {"file", "Activation/relu.py"}, {"round", "round_123456789"}}));
+    EXPECT_EQ(loadSubmissions(ok, cat()).at(0).round, 123456789);
+}
+
 TEST(Importers, MalformedLineNamesFileAndLine)
 {
     TempDir d;
