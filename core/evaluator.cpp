@@ -106,6 +106,46 @@ std::string hostName()
     return buf;
 }
 
+/// Why a frame from a candidate's worker cannot be read as the harness writes it (empty: it can).
+/// Candidate code can send frames itself; a field of the wrong type must make the worker's stream
+/// "broken" (a crash, the candidate's failure), not throw in kbx (which would leave it unjudged).
+std::string frameTypeProblem(const nlohmann::json& f)
+{
+    if (!f.is_object())
+        return "not a JSON object";
+    // Null is the harness's own "none" for a traceback line anywhere, and for the failure fields of a
+    // static check that passed; everywhere else a field kbx reads must have its type.
+    const bool staticOk = f.value("type", nlohmann::json()).is_string() && f["type"] == "static" && f.contains("ok") &&
+                          f["ok"].is_boolean() && f["ok"].get<bool>();
+    auto want = [&](const char* key, auto pred, const char* what) -> std::string {
+        if (!f.contains(key) || pred(f[key]))
+            return {};
+        const std::string k = key;
+        if (f[key].is_null() && (k == "line" || (staticOk && (k == "failure_class" || k == "message" || k == "entry"))))
+            return {};
+        return fmt::format("\"{}\" is not {}", key, what);
+    };
+    const auto isStr = [](const nlohmann::json& v) { return v.is_string(); };
+    const auto isInt = [](const nlohmann::json& v) { return v.is_number_integer(); };
+    const auto isNum = [](const nlohmann::json& v) { return v.is_number(); };
+    const auto isBool = [](const nlohmann::json& v) { return v.is_boolean(); };
+    const auto isObj = [](const nlohmann::json& v) { return v.is_object(); };
+    const auto isArr = [](const nlohmann::json& v) { return v.is_array(); };
+    for (const char* k : {"type", "name", "status", "message", "failure_class", "stage", "traceback", "entry"})
+        if (auto w = want(k, isStr, "a string"); !w.empty())
+            return w;
+    for (auto w : {want("index", isInt, "an integer"), want("line", isInt, "an integer"), want("seconds", isNum, "a number"),
+                   want("ok", isBool, "a boolean"), want("versions", isObj, "an object"), want("launches", isObj, "an object"),
+                   want("triton_kernels", isArr, "an array")})
+        if (!w.empty())
+            return w;
+    if (f.contains("launches"))
+        for (const auto& [k, v] : f["launches"].items())
+            if (!v.is_number_integer())
+                return "a launch count is not an integer";
+    return {};
+}
+
 /// The slot (index into EvalOptions::slots) the calling thread works for.
 thread_local std::size_t t_slot = 0;
 
@@ -377,6 +417,14 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
                            {"device", m_opt.device},
                            {"skip_static_contract", sub.selfCheckReference}};
     auto cres = runWorker("candidate", creq, dir, m_opt.candidateTimeout);
+    for (std::size_t k = 0; k < cres.frames.size(); ++k)
+        if (auto why = frameTypeProblem(cres.frames[k]); !why.empty()) {
+            // Nothing from this frame on is read: the stream is broken (judged below as a crash).
+            if (cres.protocolError.empty())
+                cres.protocolError = fmt::format("frame {} is malformed: {}", k + 1, why);
+            cres.frames.resize(k);
+            break;
+        }
     rec.stageSeconds["candidate"] = cres.seconds;
     nlohmann::json workerInfo = {{"exit_code", cres.exitCode}, {"signal", cres.signal}, {"timed_out", cres.timedOut},
                                  {"stderr_tail", tail(cres.stderrText, 4000)}, {"stdout_tail", tail(cres.stdoutText, 2000)},
