@@ -160,6 +160,24 @@ def main():
               f"Wall time per repeat: {', '.join(f'{w:.0f} s' for w in walls)}; amortised "
               + (f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf)." if not a.self_check_only else
                  f"{walls[0] / max(1, n_all0):.2f} s per evaluated kernel ({n_all0} references and known-good solutions in run 0, correctness + perf)."), ""]
+    # Where the perf stage's seconds go (the perf worker's own phase clock; "start" is the process
+    # wall minus their sum: interpreter, sandbox, `import torch` before run()).
+    ph_names, ph = [], {}
+    for task in per:
+        for rnd, verdict, st, p in per[task]:
+            phs = p.get("phases")
+            if rnd != 0 or not isinstance(phs, dict):
+                continue
+            row = dict(phs)
+            row["start (rest of wall)"] = max(0.0, p.get("seconds", 0.0) - sum(phs.values()))
+            for k, v in row.items():
+                if k not in ph_names:
+                    ph_names.append(k)
+                ph.setdefault(k, []).append(v)
+    if ph:
+        lines += ["## Perf stage by phase (repeat 0, seconds per kernel)", "", "| phase | median | mean | max |", "|---|---:|---:|---:|"]
+        lines += [f"| {k} | {statistics.median(ph[k]):.2f} | {statistics.mean(ph[k]):.2f} | {max(ph[k]):.2f} |" for k in ph_names]
+        lines += [""]
     # Run-to-run precision of per-shape medians.
     by = {}
     for task, shape, rnd, cms, bms in timing_rows:

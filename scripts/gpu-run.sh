@@ -50,6 +50,23 @@ if [[ $MODE == smoke ]]; then
   grep -E "OK|FAILED|Failure|Expected|Which is|actual" "$OUT/perf-tests.log" | head -30
   exit 0
 fi
+if [[ $MODE == diag ]]; then
+  # Issue 7: the exploit table on the GPU; issue 6: the perf worker's fixed costs and phases.
+  t1=$(date +%s)
+  "$PY" scripts/exploit_table.py run --device cuda --kbx build-gpu/bin/kbx --jobs 8 --timeout 30 \
+    --out "$OUT/exploits-cuda.md" --keep "$OUT/exploits" > "$OUT/exploits.log" 2>&1
+  echo "exploit table rc=$? wall $(( $(date +%s) - t1 )) s"; grep -E "^- (cases|processes|kbx exit)" "$OUT/exploits-cuda.md"
+  grep -E "\| no \|" "$OUT/exploits-cuda.md" | head -20
+  "$PY" bench/perf_overheads.py --repeats 3 > "$OUT/overheads.md" 2>&1; cat "$OUT/overheads.md"
+  mkdir -p "$OUT/bench-src"
+  for f in $(ls tests/fixtures/good/*/*.py | sort | awk "NR % ${KBX_BENCH_EVERY:-19} == 1"); do
+    c=$(basename "$(dirname "$f")"); mkdir -p "$OUT/bench-src/$c"; cp "$f" "$OUT/bench-src/$c/"; done
+  t3=$(date +%s)
+  "$PY" bench/perf_bench.py "$OUT/bench-src" --out "$OUT/bench" --repeats 1 --jobs 8 --gpus 0 \
+    --kbx build-gpu/bin/kbx ${KBX_BENCH_ARGS:-} > "$OUT/bench.txt" 2>&1
+  echo "bench rc=$? after $(( $(date +%s) - t3 )) s"; grep -A12 "by phase" "$OUT/bench.txt"; grep -E "^\| [A-Z]" "$OUT/bench.txt" | head -12
+  exit 0
+fi
 if [[ $MODE == recheck ]]; then
   # After fixes: the self-check of the tasks in KBX_RECHECK_TASKS, then the GPU perf tests.
   t1=$(date +%s)
