@@ -830,6 +830,23 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
         m_scratch = base;
     }
     fs::create_directories(m_scratch);
+    if (resolveSandbox(m_opt.sandbox).separateUid) {
+        // Candidates run under a uid of their own: what they must reach has to be traversable by
+        // others from / down (kbx opens the way below the scratch root itself, never above it).
+        // Refused before any work, instead of every candidate failing to start.
+        std::vector<std::pair<std::string, fs::path>> need = {{"the scratch directory", m_scratch.parent_path()},
+                                                              {"the task suite", m_catalogue.dir()},
+                                                              {"kbx-worker", m_worker.worker.parent_path()}};
+        for (const auto& p : workerRuntimePaths())
+            need.emplace_back("the worker's Python runtime", p);
+        for (const auto& [what, p] : need)
+            if (auto bad = firstUntraversable(p); !bad.empty())
+                throw std::runtime_error(fmt::format(
+                    "the sandbox runs every candidate under a uid of its own, which cannot reach {} ({}): {} is not "
+                    "searchable by others (mode lacks o+x). Put it under a directory others can traverse (for the "
+                    "scratch: --scratch under /tmp), or `chmod o+x {}`",
+                    what, p.string(), bad.string(), bad.string()));
+    }
 
     nlohmann::json prov = m_probe.is_null() ? probe() : m_probe;
     prov.erase("type");

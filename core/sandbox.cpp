@@ -304,6 +304,26 @@ void makeTraversable(const fs::path& root, const fs::path& p)
     }
 }
 
+}  // namespace
+
+fs::path firstUntraversable(const fs::path& p)
+{
+    std::error_code ec;
+    fs::path target = fs::weakly_canonical(p, ec);
+    if (ec)
+        target = p;
+    fs::path cur;
+    for (const auto& part : target) {
+        cur /= part;
+        struct stat st {};
+        if (stat(cur.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))
+            return cur;
+    }
+    return {};
+}
+
+namespace {
+
 bool isVenv(const fs::path& python)
 {
     std::error_code ec;

@@ -101,6 +101,11 @@ bool candidateEnvAllowed(const std::string& name);
 /// venv) with its real prefix, KBX_HARNESS_DIR when set.
 std::vector<std::filesystem::path> workerRuntimePaths();
 
+/// With a uid of its own per candidate (rlimit as root), everything the candidate must reach has to
+/// be traversable by others from / down: returns the first directory from / down to `p` (itself
+/// included when it is one) whose mode lacks o+x, or an empty path when `p` is reachable.
+std::filesystem::path firstUntraversable(const std::filesystem::path& p);
+
 /// Directories candidates must not see by default: $HOME (when the worker's Python is a venv, re-exposed
 /// where needed), and the source tree's tests/, bench/ and .git beside tasksDir.
 std::vector<std::filesystem::path> defaultHiddenPaths(const std::filesystem::path& tasksDir);

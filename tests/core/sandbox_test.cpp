@@ -278,3 +278,24 @@ TEST(Sandbox, BwrapTimeoutKillsTheWholeSandbox)
     EXPECT_LT(r.seconds, 10.0);
     fs::remove_all(dir);
 }
+
+TEST(Sandbox, FirstUntraversableFindsAPrivateDirectoryOnTheWay)
+{
+    // A candidate under a uid of its own cannot reach what lies below a 0700 directory: kbx refuses
+    // such a scratch (or worker) before the run instead of every candidate failing to start.
+    auto base = fs::temp_directory_path() / ("kbx-untraversable-" + std::to_string(getpid()));
+    fs::remove_all(base);
+    fs::create_directories(base / "private" / "deeper" / "scratch");
+    fs::permissions(base, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
+    EXPECT_EQ(kbx::firstUntraversable(base / "private" / "deeper" / "scratch"), fs::path());
+    fs::permissions(base / "private", fs::perms::owner_all);
+    EXPECT_EQ(kbx::firstUntraversable(base / "private" / "deeper" / "scratch"), base / "private");
+    EXPECT_EQ(kbx::firstUntraversable(base / "private"), base / "private");  // the directory itself counts
+    EXPECT_EQ(kbx::firstUntraversable(base), fs::path());
+    // A path that does not exist yet: its existing ancestors decide.
+    EXPECT_EQ(kbx::firstUntraversable(base / "private" / "not-yet" / "x"), base / "private");
+    fs::permissions(base / "private", fs::perms::owner_all | fs::perms::others_exec);
+    EXPECT_EQ(kbx::firstUntraversable(base / "private" / "not-yet" / "x"), fs::path());
+    fs::remove_all(base);
+}
