@@ -174,6 +174,9 @@ Evaluator::Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig 
         m_opt.deviceSlots.push_back({});
     m_peaks.assign(m_opt.deviceSlots.size(), nullptr);
     m_slotProbe.assign(m_opt.deviceSlots.size(), nullptr);
+    m_calibrating.assign(m_opt.deviceSlots.size(), 0);
+    for (std::size_t k = 0; k < m_opt.deviceSlots.size(); ++k)
+        m_timingLocks.push_back(std::make_unique<std::timed_mutex>());
 }
 
 std::map<std::string, std::string> Evaluator::workerEnv() const
@@ -188,7 +191,7 @@ std::map<std::string, std::string> Evaluator::workerEnv() const
 }
 
 ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json& request, const fs::path& dir,
-                                   double timeout) const
+                                   double timeout, std::function<std::string(const nlohmann::json&)> reply) const
 {
     // A sandboxed stage may have written here before (a candidate's directory): never follow what it
     // left where we write next (a symlink named like our request file, or like this directory).
@@ -226,6 +229,7 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     spec.cwd = dir;
     spec.timeoutSeconds = timeout;
     spec.cancel = m_cancel;
+    spec.reply = std::move(reply);
     // Roles that import candidate code run sandboxed (core/sandbox.h); reference and compare are ours.
     std::unique_ptr<SandboxLease> lease;
     if (role == "candidate" || role == "perf") {
@@ -643,16 +647,58 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
     if (auto it = o.record.evidence.find("static"); it != o.record.evidence.end() && it->is_object())
         entry = it->value("entry", entry);
     const std::uint64_t seed = static_cast<std::uint64_t>(runId) * 100003u + static_cast<std::uint64_t>(index);
+    bool calibrate = false;
+    {
+        std::lock_guard g(m_peaksMutex);
+        if (m_peaks.at(t_slot).is_null() && !m_calibrating.at(t_slot))
+            calibrate = m_calibrating.at(t_slot) = 1;
+    }
     nlohmann::json req = {{"task_id", task->id},
                           {"task_file", m_catalogue.taskFile(*task).string()},
                           {"source_file", (dir / "candidate.py").string()},
                           {"entry", entry},
                           {"device", m_opt.device},
                           {"seed", seed},
-                          {"calibrate", m_peaks.at(t_slot).is_null()},
+                          {"calibrate", calibrate},
                           {"config", m_opt.perfConfig}};
-    auto res = runWorker("perf", req, dir / "perf", m_opt.perfTimeout);
-    nlohmann::json ev = {{"protocol", "kbx-perf-1"}, {"device", m_opt.device}, {"seconds", res.seconds}};
+    // The Triton kernels this candidate compiled in its correctness stage (its own cache, in its own
+    // directory): the perf worker starts from a copy, so only new specialisations compile again.
+    {
+        std::error_code ec;
+        const auto from = dir / ".cache" / "triton", to = dir / "perf" / ".cache" / "triton";
+        if (fs::is_directory(fs::symlink_status(from, ec)) && !fs::exists(to, ec)) {
+            fs::create_directories(to, ec);
+            for (auto it = fs::recursive_directory_iterator(from, fs::directory_options::none, ec);
+                 !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+                const auto st = it->symlink_status(ec);
+                const auto rel = it->path().lexically_relative(from);
+                if (fs::is_directory(st))
+                    fs::create_directories(to / rel, ec);
+                else if (fs::is_regular_file(st))
+                    fs::copy_file(it->path(), to / rel, fs::copy_options::overwrite_existing, ec);
+            }
+        }
+    }
+    // One timing at a time per GPU: the worker starts (interpreter, torch, Triton, the task) while
+    // another times, says "ready", and waits for "go" before it touches the GPU or the candidate.
+    std::unique_lock<std::timed_mutex> gpu(*m_timingLocks.at(t_slot), std::defer_lock);
+    double waited = 0;
+    auto reply = [&](const nlohmann::json& f) -> std::string {
+        if (f.value("type", "") != "ready" || gpu.owns_lock())
+            return {};
+        const auto w0 = std::chrono::steady_clock::now();
+        while (!gpu.try_lock_for(std::chrono::milliseconds(100)))
+            if (m_cancel && m_cancel->load())
+                return "stop\n";
+        waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        return "go\n";
+    };
+    auto res = runWorker("perf", req, dir / "perf", m_opt.perfTimeout, reply);
+    const bool exclusive = gpu.owns_lock();
+    if (gpu.owns_lock())
+        gpu.unlock();
+    nlohmann::json ev = {{"protocol", "kbx-perf-1"}, {"device", m_opt.device}, {"seconds", res.seconds},
+                         {"waited_for_gpu_s", waited}, {"exclusive", exclusive}};
     nlohmann::json result;
     std::vector<nlohmann::json> shapes;
     for (const auto& f : res.frames) {
@@ -662,19 +708,25 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
         else if (type == "result" || type == "error")
             result = f;
     }
-    if (result.is_object() && result.contains("peaks") && result["peaks"].is_object() && !result["peaks"].empty())
-        m_peaks.at(t_slot) = result["peaks"];
+    nlohmann::json peaks;
+    {
+        std::lock_guard g(m_peaksMutex);
+        if (result.is_object() && result.contains("peaks") && result["peaks"].is_object() && !result["peaks"].empty())
+            m_peaks.at(t_slot) = result["peaks"];
+        else if (calibrate)
+            m_calibrating.at(t_slot) = 0;  // it did not calibrate (died first): the next one does
+        peaks = m_peaks.at(t_slot);
+    }
     if (!result.is_object() || result.value("type", "") == "error" || !result.value("ok", false)) {
         ev["error"] = result.is_object() ? result.value("message", std::string("perf worker failed"))
                                          : fmt::format("perf worker died (exit {}, signal {}{})", res.exitCode, res.signal,
                                                        res.timedOut ? ", timed out" : "");
         ev["stderr_tail"] = tail(res.stderrText, 3000);
     } else {
-        for (const char* k : {"attribution", "torch_modified", "launches", "nvml_before", "nvml_after", "config", "phases"})
+        for (const char* k : {"attribution", "torch_modified", "launches", "nvml_before", "nvml_after", "config", "phases", "window"})
             if (result.contains(k))
                 ev[k] = result[k];
     }
-    const auto& peaks = m_peaks.at(t_slot);
     if (!peaks.is_null())
         ev["peaks"] = peaks;
     if (const auto& slot = m_opt.deviceSlots.at(t_slot); !slot.name.empty()) {
@@ -1044,10 +1096,14 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
                     m_perfProgress(outcomes[i], p, d, nTodo);
             }
         };
+        // Two perf workers per GPU: one times (it holds the GPU's timing lock) while the next starts
+        // up; on the CPU (tests) the same, the lock keeps timings apart there too.
         std::vector<std::thread> timers;
+        const int perSlot = std::max(1, std::min(2, m_opt.perfPipeline));
         for (std::size_t k = 0; k < nSlots; ++k)
             if (alive[k])
-                timers.emplace_back(perfLoop, k);
+                for (int j = 0; j < perSlot; ++j)
+                    timers.emplace_back(perfLoop, k);
         for (auto& t : timers)
             t.join();
     }

@@ -54,6 +54,9 @@ struct EvalOptions {
     bool perf = false;
     double perfTimeout = 900;
     nlohmann::json perfConfig = nlohmann::json::object();  ///< overrides of the timer's settings
+    /// Perf workers per GPU: 2 = the next one starts while one times (only the timed part is
+    /// exclusive); 1 = strictly one perf worker per GPU at a time.
+    int perfPipeline = 2;
     double minTritonShare = 0.5;  ///< below this share of GPU time in Triton kernels: not_triton_kernel
 };
 
@@ -121,10 +124,16 @@ private:
     nlohmann::json runPerf(Outcome& o, const Submission& sub, std::int64_t runId, int index);
     PerfProgressFn m_perfProgress;
     std::vector<nlohmann::json> m_peaks;  ///< per slot: device peaks measured by its first perf worker
+    std::vector<char> m_calibrating;      ///< per slot: a perf worker was asked to calibrate (guarded by m_peaksMutex)
+    std::mutex m_peaksMutex;
+    /// Per slot: held by the one perf worker whose timed work runs on that GPU. A perf worker starts
+    /// (interpreter, torch, Triton, task module) while another times, then asks for it ("ready")
+    /// before it draws inputs, imports the candidate or touches the GPU; released when it ended.
+    std::vector<std::unique_ptr<std::timed_mutex>> m_timingLocks;
     std::vector<nlohmann::json> m_slotProbe;  ///< per slot: its probe (GPU name, UUID) at the start of the run
     std::map<std::string, std::string> workerEnv() const;
     ProcessResult runWorker(const std::string& role, const nlohmann::json& request, const std::filesystem::path& dir,
-                            double timeout) const;
+                            double timeout, std::function<std::string(const nlohmann::json&)> reply = {}) const;
 
     const TaskCatalogue& m_catalogue;
     Store& m_store;

@@ -123,8 +123,9 @@ ProcessResult runProcess(const ProcessSpec& spec)
     const std::string gidMap = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
     const pid_t parentPid = getpid();
 
-    int outPipe[2], errPipe[2], protoPipe[2];
-    if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC) || pipe2(protoPipe, O_CLOEXEC)) {
+    int outPipe[2], errPipe[2], protoPipe[2], inPipe[2] = {-1, -1};
+    if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC) || pipe2(protoPipe, O_CLOEXEC) ||
+        (spec.reply && pipe2(inPipe, O_CLOEXEC))) {
         res.spawnFailed = true;
         res.stderrText = std::string("pipe: ") + std::strerror(errno);
         return res;
@@ -133,14 +134,19 @@ ProcessResult runProcess(const ProcessSpec& spec)
     if (pid < 0) {
         res.spawnFailed = true;
         res.stderrText = std::string("fork: ") + std::strerror(errno);
-        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], protoPipe[0], protoPipe[1]})
-            close(fd);
+        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], protoPipe[0], protoPipe[1], inPipe[0], inPipe[1]})
+            if (fd >= 0)
+                close(fd);
         return res;
     }
     if (pid == 0) {
         setpgid(0, 0);
-        int devnull = open("/dev/null", O_RDONLY);
-        dup2(devnull, 0);
+        if (inPipe[0] >= 0) {
+            dup2(inPipe[0], 0);
+        } else {
+            int devnull = open("/dev/null", O_RDONLY);
+            dup2(devnull, 0);
+        }
         dup2(outPipe[1], 1);
         dup2(errPipe[1], 2);
         dup2(protoPipe[1], protocol::kProtocolFd);
@@ -186,6 +192,8 @@ ProcessResult runProcess(const ProcessSpec& spec)
     close(outPipe[1]);
     close(errPipe[1]);
     close(protoPipe[1]);
+    if (inPipe[0] >= 0)
+        close(inPipe[0]);
     setNonBlocking(outPipe[0]);
     setNonBlocking(errPipe[0]);
     setNonBlocking(protoPipe[0]);
@@ -233,6 +241,31 @@ ProcessResult runProcess(const ProcessSpec& spec)
                         auto m = decoder.take();
                         if (spec.onFrame)
                             spec.onFrame(m);
+                        if (spec.reply && inPipe[1] >= 0) {
+                            const auto r0 = std::chrono::steady_clock::now();
+                            const std::string answer = spec.reply(m);
+                            deadline += std::chrono::steady_clock::now() - r0;  // waiting is not the child's time
+                            // A child that closed its stdin must not kill us with SIGPIPE: blocked
+                            // for this thread while writing, a pending one consumed.
+                            sigset_t pipeSet, oldSet;
+                            sigemptyset(&pipeSet);
+                            sigaddset(&pipeSet, SIGPIPE);
+                            pthread_sigmask(SIG_BLOCK, &pipeSet, &oldSet);
+                            for (std::size_t off = 0; off < answer.size();) {
+                                ssize_t n = write(inPipe[1], answer.data() + off, answer.size() - off);
+                                if (n < 0 && errno == EINTR)
+                                    continue;
+                                if (n <= 0) {
+                                    if (errno == EPIPE) {
+                                        timespec zero{0, 0};
+                                        sigtimedwait(&pipeSet, nullptr, &zero);
+                                    }
+                                    break;  // the child closed its stdin or died: nothing to tell it
+                                }
+                                off += static_cast<std::size_t>(n);
+                            }
+                            pthread_sigmask(SIG_SETMASK, &oldSet, nullptr);
+                        }
                         res.frames.push_back(std::move(m));
                     }
                 } catch (const std::exception& e) {
@@ -264,6 +297,8 @@ ProcessResult runProcess(const ProcessSpec& spec)
     close(outPipe[0]);
     close(errPipe[0]);
     close(protoPipe[0]);
+    if (inPipe[1] >= 0)
+        close(inPipe[1]);
     if (!exited)
         waitpid(pid, &status, 0);
     if (WIFEXITED(status))

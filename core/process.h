@@ -38,6 +38,10 @@ struct ProcessSpec {
     double timeoutSeconds = 60;
     std::size_t maxLogBytes = 256 * 1024;     ///< per stream; the rest is drained and dropped
     std::function<void(const nlohmann::json&)> onFrame;
+    /// Set: the child's stdin is a pipe, and every frame is offered to `reply`; what it returns (if
+    /// anything) is written to the child's stdin. `reply` may block (e.g. until the GPU is free for
+    /// timing); the time it blocks does not count against timeoutSeconds.
+    std::function<std::string(const nlohmann::json&)> reply;
     const std::atomic<bool>* cancel = nullptr;
     ChildRestrictions restrictions;           ///< sandbox: rlimits, uid, network namespace
 };

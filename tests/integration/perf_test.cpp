@@ -34,11 +34,12 @@ TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
     EXPECT_TRUE(p["perf"]["torch_modified"].empty());
     // Where the perf worker's time went, phase by phase (all present, none negative).
     ASSERT_TRUE(p["perf"].contains("phases")) << p["perf"].dump();
-    for (const char* ph : {"setup", "imports", "candidate_import", "reference_outputs_and_warmup", "timed_loops", "attribution"}) {
+    for (const char* ph : {"start", "wait_gpu", "setup", "candidate_import", "reference_outputs_and_warmup", "timed_loops", "attribution"}) {
         ASSERT_TRUE(p["perf"]["phases"].contains(ph)) << ph << " " << p["perf"]["phases"].dump();
         EXPECT_GE(p["perf"]["phases"][ph].get<double>(), 0.0) << ph;
     }
     EXPECT_LE(p["perf"]["phases"]["timed_loops"].get<double>(), p["perf"]["seconds"].get<double>());
+    EXPECT_TRUE(p["perf"]["exclusive"].get<bool>()) << "the timed part ran holding the GPU's timing lock";
     kbx::Store s(db);
     auto rows = s.query("SELECT shape, candidate_ms, baseline_ms, samples FROM timings");
     ASSERT_FALSE(rows.empty());
@@ -76,4 +77,35 @@ TEST(Perf, TorchDoingTheWorkBehindADecoyKernelIsNotATritonKernel)
     EXPECT_EQ(lines[1]["failure_class"], "not_triton_kernel") << lines[1].dump();
     kbx::Store s(db);
     EXPECT_EQ(s.query("SELECT failure_class FROM evaluations")[0]["failure_class"], "not_triton_kernel");
+}
+
+TEST(Perf, TimedWorkOnOneDeviceNeverOverlapsWhileWorkersStartAhead)
+{
+    // Two perf workers per device: the next one starts (interpreter, torch, Triton) while one
+    // times, but asks for the device before it draws inputs or imports its candidate; the timed
+    // windows [go, end] of one device must not overlap.
+    REQUIRE_DEVICE();
+    auto dir = tempPath("perf-pipeline");
+    fs::create_directories(dir / "in" / "Activation");
+    fs::create_directories(dir / "in" / "Math");
+    for (const char* f : {"Activation/relu.py", "Activation/sigmoid.py", "Math/add.py"})
+        fs::copy_file(kFixtures / "good" / f, dir / "in" / f);
+    auto db = dir / "db.sqlite";
+    const std::string cfg = device() == "cuda" ? "" : std::string(" --perf-config ") +
+        R"('{"min_reps":3,"block":1,"max_seconds":0.05,"rotations":2,"max_warmup":1,"shapes":["1M_f32"]}')";
+    auto r = run(kbxBin() + " eval " + (dir / "in").string() + " --device " + device() + " --perf --jobs 2" + cfg +
+                 " --json --db " + db.string() + " 2>/dev/null");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    std::vector<std::pair<double, double>> windows;
+    for (const auto& l : jsonLines(r.out)) {
+        if (l.value("type", "") != "perf")
+            continue;
+        ASSERT_TRUE(l["perf"].contains("window")) << l.dump();
+        EXPECT_TRUE(l["perf"]["exclusive"].get<bool>());
+        windows.emplace_back(l["perf"]["window"][0].get<double>(), l["perf"]["window"][1].get<double>());
+    }
+    ASSERT_EQ(windows.size(), 3u) << r.out;
+    std::sort(windows.begin(), windows.end());
+    for (std::size_t k = 1; k < windows.size(); ++k)
+        EXPECT_GE(windows[k].first, windows[k - 1].second) << "timed windows " << k - 1 << " and " << k << " overlap";
 }

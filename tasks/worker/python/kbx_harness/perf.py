@@ -28,6 +28,7 @@ import ctypes
 import importlib
 import math
 import random
+import sys
 import time
 import traceback
 
@@ -261,28 +262,11 @@ def run(req: dict) -> int:
     if only:
         shapes = [s for s in shapes if s["name"] in only]
     nvml = _Nvml() if device == "cuda" else None
-    before = nvml.snapshot() if nvml else {}
-    peaks = {}
-    if req.get("calibrate") and device == "cuda":
-        try:
-            peaks = calibrate()
-        except Exception as e:  # noqa: BLE001
-            peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
     flush = None
     if device == "cuda":
+        # The CUDA context and the L2 flush buffer (torch.empty launches nothing on the device).
         l2 = int(getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) or (64 << 20))
         flush = torch.empty(max(2 * l2, 64 << 20), dtype=torch.int8, device="cuda")
-    timer = _Timer(device)
-    # Inputs of every shape and rotation, drawn before any candidate code runs.
-    sets = {}
-    for s in shapes:
-        sets[s["name"]] = []
-        for k in range(int(cfg["rotations"])):
-            g = InputGen(derive_seed(req["task_id"], "perf/" + s["name"], k), device)
-            a, kw = task.perf_inputs(g, s["params"])
-            sets[s["name"]].append((tuple(a), dict(kw)))
-    timer.sync()
-    phase("setup")  # task module, NVML, calibration (first job per GPU), L2 flush buffer, perf inputs
     # Modules that rebind torch functions when first imported (torch._dynamo wraps torch.manual_seed;
     # Triton and the profiler import it) are imported now, so the fingerprint sees only the candidate.
     for name in ("torch._dynamo", "triton", "triton.language", "torch.profiler"):
@@ -290,7 +274,34 @@ def run(req: dict) -> int:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001
             pass
-    phase("imports")
+    phase("start")  # task module, CUDA context, flush buffer, imports: no work on the device yet
+    # Everything above may overlap another worker's timing on this GPU; what follows may not. The
+    # supervisor answers "go" when the GPU is ours (a stdin at EOF: nobody to wait for).
+    send({"type": "ready"})
+    answer = sys.stdin.buffer.readline().strip()
+    t_go = time.time()
+    phase("wait_gpu")
+    if answer == b"stop":
+        send({"type": "result", "ok": False, "failure_class": "harness_error", "message": "perf stage cancelled"})
+        return 0
+    before = nvml.snapshot() if nvml else {}
+    peaks = {}
+    if req.get("calibrate") and device == "cuda":
+        try:
+            peaks = calibrate()
+        except Exception as e:  # noqa: BLE001
+            peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
+    timer = _Timer(device)
+    # Inputs of every shape and rotation, drawn on the device before any candidate code runs.
+    sets = {}
+    for s in shapes:
+        sets[s["name"]] = []
+        for k in range(int(cfg["rotations"])):
+            g = InputGen(derive_seed(req["task_id"], "perf/" + s["name"], k), device, native=True)
+            a, kw = task.perf_inputs(g, s["params"])
+            sets[s["name"]].append((tuple(a), dict(kw)))
+    timer.sync()
+    phase("setup")  # NVML, calibration (first job per GPU), perf inputs
     fp0 = _fingerprint()
     _count_launches()
     try:
@@ -410,7 +421,8 @@ def run(req: dict) -> int:
     after = nvml.snapshot() if nvml else {}
     phase("finish")
     send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed, "peaks": peaks,
-          "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg, "phases": phases})
+          "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg, "phases": phases,
+          "window": [t_go, time.time()]})
     return 0
 
 
