@@ -1096,10 +1096,10 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
                     m_perfProgress(outcomes[i], p, d, nTodo);
             }
         };
-        // Two perf workers per GPU: one times (it holds the GPU's timing lock) while the next starts
-        // up; on the CPU (tests) the same, the lock keeps timings apart there too.
+        // Several perf workers per GPU: one times (it holds the GPU's timing lock) while the next
+        // start up; on the CPU (tests) the same, the lock keeps timings apart there too.
         std::vector<std::thread> timers;
-        const int perSlot = std::max(1, std::min(2, m_opt.perfPipeline));
+        const int perSlot = m_opt.perfPipeline > 0 ? std::min(8, m_opt.perfPipeline) : (m_opt.device == "cpu" ? 2 : 3);
         for (std::size_t k = 0; k < nSlots; ++k)
             if (alive[k])
                 for (int j = 0; j < perSlot; ++j)

@@ -115,6 +115,7 @@ int cmdTasks(const std::string& category, bool json)
 }
 
 struct CheckArgs {
+    int perfWorkers = 0;
     std::string category;
     std::vector<std::string> tasks;  ///< only these task ids (Category/stem)
     bool onePerCategory = false;
@@ -200,6 +201,7 @@ int cmdTasksCheck(const CheckArgs& a)
         }
     }
     opt.perf = a.perf;
+    opt.perfPipeline = a.perfWorkers;
     if (!a.perfConfig.empty())
         opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
     if (!opt.perfConfig.is_object()) {
@@ -244,6 +246,7 @@ int cmdTasksCheck(const CheckArgs& a)
 }
 
 struct EvalArgs {
+    int perfWorkers = 0;
     std::string source;
     std::string method = "default";
     int round = 0;
@@ -311,6 +314,7 @@ int cmdEval(const EvalArgs& a)
         return ExitEnvironment;
     }
     opt.perf = a.perf;
+    opt.perfPipeline = a.perfWorkers;
     if (!a.perfConfig.empty()) {
         opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
         if (!opt.perfConfig.is_object()) {
@@ -527,6 +531,7 @@ int main(int argc, char** argv)
     tasks->add_option("--db", ca.db, "With --check: keep the results in this database");
     tasks->add_flag("--perf", ca.perf, "With --check: also time references against themselves (noise floor) and known-good solutions");
     tasks->add_option("--perf-config", ca.perfConfig, "With --check --perf: JSON overrides of the timer");
+    tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default 3 on cuda, 2 on cpu")->check(CLI::Range(1, 8));
     tasks->add_option("--gpus", ca.gpus, "With --check --device cuda: spread over these GPUs (as kbx eval --gpus)")->delimiter(',');
     tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
 
@@ -551,6 +556,7 @@ int main(int argc, char** argv)
         ->capture_default_str();
     eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");
     eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
+    eval->add_option("--perf-workers", ea.perfWorkers, "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default 3 on cuda, 2 on cpu")->check(CLI::Range(1, 8));
     eval->add_option("--gpus", ea.gpus,
                      "Spread the run over these GPUs (indices or UUIDs, comma-separated, or 'all'): one pool of --jobs "
                      "workers per GPU, one timing at a time per GPU; a GPU that fails its health probe leaves the pool")
