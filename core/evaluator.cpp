@@ -768,7 +768,18 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
                               {"first_call_s", f.value("first_call_s", nlohmann::json::object())},
                               {"warmup_calls", f.value("warmup_calls", nlohmann::json::object())},
                               {"reps", f.value("reps", 0)}, {"stop", f.value("stop", "")},
-                              {"rotations", f.value("rotations", 0)}, {"recheck", f.value("recheck", nlohmann::json())}};
+                              {"rotations", f.value("rotations", 0)}, {"recheck", f.value("recheck", nlohmann::json())},
+                              {"host_enqueue_us", f.value("host_enqueue_us", nlohmann::json::object())},
+                              {"launch_gap_us", f.value("launch_gap_us", 0.0)}};
+        // The profiled call's kernels against the events: device work far beyond what the events saw
+        // ran outside them (a side stream left unsynchronised): the samples cannot be trusted.
+        if (const auto& att = ev.value("attribution", nlohmann::json::object());
+            att.is_object() && att.value("available", false) && att.value("shape", "") == row.shape) {
+            const double profiledMs = att.value("gpu_us", 0.0) / 1e3;
+            smp["profiled_gpu_ms"] = profiledMs;
+            if (profiledMs > 2.0 * cs.median + 0.01)
+                flags.push_back("device_work_outside_events:" + row.shape);
+        }
         if (f.contains("cost") && f["cost"].is_object()) {
             const double bytes = f["cost"].value("bytes", 0.0), flops = f["cost"].value("flops", 0.0);
             smp["bytes"] = bytes;
@@ -803,7 +814,11 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
     const bool tampered = ev.contains("torch_modified") && ev["torch_modified"].is_array() && !ev["torch_modified"].empty();
     if (tampered)
         flags.push_back("torch_modified");
-    if (!cAll.empty() && !tampered) {
+    // Samples that missed the candidate's device work give no speedup either (flagged above).
+    bool evaded = false;
+    for (const auto& f : flags)
+        evaded = evaded || f.get<std::string>().starts_with("device_work_outside_events:");
+    if (!cAll.empty() && !tampered && !evaded) {
         auto g = perf::geomeanSpeedupCI(cAll, rAll, seed);
         ev["geomean_speedup"] = {{"estimate", g.estimate}, {"lo", g.lo}, {"hi", g.hi}};
         ev["sum_time_ratio"] = perf::sumTimeRatio(cMed, rMed);
@@ -1099,7 +1114,7 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
         // Several perf workers per GPU: one times (it holds the GPU's timing lock) while the next
         // start up; on the CPU (tests) the same, the lock keeps timings apart there too.
         std::vector<std::thread> timers;
-        const int perSlot = m_opt.perfPipeline > 0 ? std::min(8, m_opt.perfPipeline) : (m_opt.device == "cpu" ? 2 : 3);
+        const int perSlot = m_opt.perfPipeline > 0 ? std::min(8, m_opt.perfPipeline) : (m_opt.device == "cpu" ? 2 : 6);
         for (std::size_t k = 0; k < nSlots; ++k)
             if (alive[k])
                 for (int j = 0; j < perSlot; ++j)

@@ -56,7 +56,7 @@ struct EvalOptions {
     nlohmann::json perfConfig = nlohmann::json::object();  ///< overrides of the timer's settings
     /// Perf workers per GPU: N > 1 = the next ones start (interpreter, torch, Triton: seconds of host
     /// work) while one times, only the timed part being exclusive; 1 = one perf worker per GPU at a
-    /// time; 0 = 3 on cuda, 2 on cpu.
+    /// time; 0 = 6 on cuda, 2 on cpu.
     int perfPipeline = 0;
     double minTritonShare = 0.5;  ///< below this share of GPU time in Triton kernels: not_triton_kernel
 };

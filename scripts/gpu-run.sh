@@ -67,6 +67,24 @@ if [[ $MODE == diag ]]; then
   echo "bench rc=$? after $(( $(date +%s) - t3 )) s"; grep -A12 "by phase" "$OUT/bench.txt"; grep -E "^\| [A-Z]" "$OUT/bench.txt" | head -12
   exit 0
 fi
+if [[ $MODE == final ]]; then
+  # One device call for issues 6 and 7 (KBX_GPU_DEADLINE: seconds from now that all of it must fit in):
+  # the perf bench (3 repeats), the GPU perf tests, then the exploit table with the time left.
+  end=$(( t0 + ${KBX_GPU_DEADLINE:-570} )); left() { echo $(( end - $(date +%s) )); }
+  tasks=$(ls tests/fixtures/good/*/*.py | sort | awk "NR % ${KBX_BENCH_EVERY:-8} == 1" | sed 's#tests/fixtures/good/##; s#\.py$##' | paste -sd, -)
+  t3=$(date +%s)
+  timeout "$(( $(left) - 150 ))" "$PY" bench/perf_bench.py - --self-check-only --out "$OUT/bench" --repeats 3 --jobs 12 --gpus 0,1 \
+    --tasks "$tasks" --kbx build-gpu/bin/kbx > "$OUT/bench.txt" 2>&1
+  echo "bench rc=$? after $(( $(date +%s) - t3 )) s"; grep -E "^- shapes|within|Wall time" "$OUT/bench.txt"; grep -A14 "by phase" "$OUT/bench.txt" | tail -11
+  KBX_TEST_DEVICE=cuda timeout "$(( $(left) - 60 ))" build-gpu/bin/integration_tests --gtest_filter='Perf.*' > "$OUT/perf-tests.log" 2>&1
+  echo "gpu Perf tests rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/perf-tests.log" | head -20
+  t1=$(date +%s)
+  timeout "$(( $(left) - 5 ))" "$PY" scripts/exploit_table.py run --device cuda --kbx build-gpu/bin/kbx --jobs 12 --timeout 20 \
+    --out "$OUT/exploits-cuda.md" --keep "$OUT/exploits" > "$OUT/exploits.log" 2>&1
+  echo "exploit table rc=$? wall $(( $(date +%s) - t1 )) s"; grep -E "^- (cases|processes|kbx exit)" "$OUT/exploits-cuda.md"
+  grep -E "\*\*NO\*\*" "$OUT/exploits-cuda.md" | head -20
+  exit 0
+fi
 if [[ $MODE == recheck ]]; then
   # After fixes: the self-check of the tasks in KBX_RECHECK_TASKS, then the GPU perf tests.
   t1=$(date +%s)

@@ -531,7 +531,7 @@ int main(int argc, char** argv)
     tasks->add_option("--db", ca.db, "With --check: keep the results in this database");
     tasks->add_flag("--perf", ca.perf, "With --check: also time references against themselves (noise floor) and known-good solutions");
     tasks->add_option("--perf-config", ca.perfConfig, "With --check --perf: JSON overrides of the timer");
-    tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default 3 on cuda, 2 on cpu")->check(CLI::Range(1, 8));
+    tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default 6 on cuda, 2 on cpu")->check(CLI::Range(1, 8));
     tasks->add_option("--gpus", ca.gpus, "With --check --device cuda: spread over these GPUs (as kbx eval --gpus)")->delimiter(',');
     tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
 
@@ -556,7 +556,7 @@ int main(int argc, char** argv)
         ->capture_default_str();
     eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");
     eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
-    eval->add_option("--perf-workers", ea.perfWorkers, "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default 3 on cuda, 2 on cpu")->check(CLI::Range(1, 8));
+    eval->add_option("--perf-workers", ea.perfWorkers, "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default 6 on cuda, 2 on cpu")->check(CLI::Range(1, 8));
     eval->add_option("--gpus", ea.gpus,
                      "Spread the run over these GPUs (indices or UUIDs, comma-separated, or 'all'): one pool of --jobs "
                      "workers per GPU, one timing at a time per GPU; a GPU that fails its health probe leaves the pool")

@@ -109,3 +109,27 @@ TEST(Perf, TimedWorkOnOneDeviceNeverOverlapsWhileWorkersStartAhead)
     for (std::size_t k = 1; k < windows.size(); ++k)
         EXPECT_GE(windows[k].first, windows[k - 1].second) << "timed windows " << k - 1 << " and " << k << " overlap";
 }
+
+TEST(Perf, DeviceWorkOnAnUnsynchronisedSideStreamIsFlaggedAndGetsNoSpeedup)
+{
+    // The kernel runs on a side stream and the call returns at once: events on the current stream
+    // see almost nothing. The profiled call's kernels show the work; the shape is flagged and the
+    // candidate gets no speedup.
+    REQUIRE_DEVICE();
+    if (device() != "cuda")
+        GTEST_SKIP() << "streams and the CUDA profiler need a GPU";
+    auto dir = tempPath("perf-side-stream");
+    fs::create_directories(dir / "in");
+    auto db = dir / "db.sqlite";
+    fs::copy_file(kFixtures / "exploits" / "side_stream.py", dir / "in" / "relu.py");
+    auto r = run(kbxBin() + " eval " + (dir / "in" / "relu.py").string() + " --device cuda --perf --json --db " + db.string() +
+                 " 2>/dev/null");
+    auto lines = jsonLines(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    const auto& p = lines[1]["perf"];
+    bool flagged = false;
+    for (const auto& f : p.value("flags", nlohmann::json::array()))
+        flagged = flagged || f.get<std::string>().starts_with("device_work_outside_events:");
+    EXPECT_TRUE(flagged) << p.dump();
+    EXPECT_FALSE(p.contains("geomean_speedup")) << p.dump();
+}

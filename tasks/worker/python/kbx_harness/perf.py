@@ -253,7 +253,7 @@ def run(req: dict) -> int:
         t_phase[0] = now
     device = req["device"]
     cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
-           "max_seconds": 0.6, "max_warmup": 20}
+           "max_seconds": 0.6, "max_warmup": 20, "min_gap_us": 20, "max_gap_us": 2000}
     cfg.update(req.get("config", {}))
     task = load_task(req["task_file"], req["task_id"])
     meta = task.META
@@ -292,6 +292,18 @@ def run(req: dict) -> int:
         except Exception as e:  # noqa: BLE001
             peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
     timer = _Timer(device)
+    spin, cycles_per_us = None, 0.0
+    if device == "cuda":
+        # The device's spin rate (cycles per microsecond), for the launch gap; taken before any
+        # candidate code runs, like every function the timed loop calls.
+        spin = torch.cuda._sleep
+        spin(1000)
+        ea, eb = timer.pair()
+        ea.record()
+        spin(2_000_000)
+        eb.record()
+        timer.sync()
+        cycles_per_us = 2_000_000 / max(1e-3, ea.elapsed_time(eb) * 1e3)
     # Inputs of every shape and rotation, drawn on the device before any candidate code runs.
     sets = {}
     for s in shapes:
@@ -326,6 +338,7 @@ def run(req: dict) -> int:
                 ref_out.append(tree_map(lambda t: t.detach().clone(), call_entry(task, ref, ca, ckw)))
             first = {}
             warm = {}
+            host_us = {}
             for side, f in (("candidate", fn), ("reference", ref)):
                 a, kw = inputs[0]
                 timer.sync()
@@ -334,10 +347,13 @@ def run(req: dict) -> int:
                 timer.sync()
                 first[side] = time.perf_counter() - t0
                 prev, n = None, 0
+                enq = []
                 while n < cfg["max_warmup"]:
                     ea, eb = timer.pair()
                     timer.start(ea)
+                    h0 = time.perf_counter()
                     call_entry(task, f, *inputs[n % len(inputs)])
+                    enq.append(time.perf_counter() - h0)
                     timer.stop(eb)
                     timer.sync()
                     t = timer.ms(ea, eb)
@@ -346,6 +362,13 @@ def run(req: dict) -> int:
                         break
                     prev = t
                 warm[side] = n
+                host_us[side] = 1e6 * sorted(enq)[len(enq) // 2]
+            # Launch gap: before each timed call the device is kept busy (a spin kernel, outside the
+            # timed region, after the L2 flush) for longer than the host takes to enqueue the call,
+            # so the events measure the device's work and not the host's launch latency, which
+            # varies with the host's load (small shapes varied 5x run to run without it).
+            gap_us = min(float(cfg["max_gap_us"]), max(float(cfg["min_gap_us"]), 2.0 * max(host_us.values())))
+            gap_cycles = int(gap_us * cycles_per_us) if cycles_per_us else 0
             phase("reference_outputs_and_warmup")
             samples = {"candidate": [], "reference": []}
             recheck_at = rng.randrange(cfg["min_reps"])
@@ -361,6 +384,8 @@ def run(req: dict) -> int:
                     for side, f in (("candidate", fn), ("reference", ref)):
                         if flush is not None:
                             flush.zero_()
+                        if gap_cycles:
+                            spin(gap_cycles)
                         ea, eb = timer.pair()
                         timer.start(ea)
                         out = call_entry(task, f, a, kw)
@@ -392,7 +417,7 @@ def run(req: dict) -> int:
                     stop = "time_cap"
                     break
             res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
-                   "warmup_calls": warm, "reps": reps, "stop": stop, "rotations": len(inputs),
+                   "warmup_calls": warm, "host_enqueue_us": host_us, "launch_gap_us": gap_us if gap_cycles else 0.0, "reps": reps, "stop": stop, "rotations": len(inputs),
                    "recheck": recheck, "cost": cost}
             phase("timed_loops")
         except BaseException as e:  # noqa: BLE001
@@ -414,6 +439,7 @@ def run(req: dict) -> int:
         a, kw = sets[ran[-1]["name"]][0]
         try:
             attribution = _attribution(lambda: call_entry(task, fn, a, kw), device, set(_launches))
+            attribution["shape"] = ran[-1]["name"]
         except Exception as e:  # noqa: BLE001
             attribution = {"available": False, "reason": f"{type(e).__name__}: {e}"[:500]}
     phase("attribution")
