@@ -738,6 +738,9 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
     std::vector<TimingRow> rows;
     std::vector<std::vector<double>> cAll, rAll;
     std::vector<double> cMed, rMed;
+    // Optional baselines (--perf-baseline): per name, the candidate's and the baseline's samples of
+    // every shape where that baseline ran.
+    std::map<std::string, std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>>> extraAll;
     nlohmann::json flags = nlohmann::json::array();
     nlohmann::json shapeSummaries = nlohmann::json::array();
     for (std::size_t k = 0; k < shapes.size(); ++k) {
@@ -800,6 +803,24 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
             flags.push_back("output_recheck_failed:" + row.shape);
         if (sp.estimate > 10)
             flags.push_back("speedup_over_10x:" + row.shape);
+        if (f["samples_ms"].is_object()) {
+            for (const auto& [name, xs] : f["samples_ms"].items()) {
+                if (name == "candidate" || name == "reference")
+                    continue;
+                auto x = doubles(xs);
+                if (x.empty())
+                    continue;
+                auto xsum = perf::summarize(x);
+                auto xsp = perf::speedupCI(c, x, seed + k + 7919);
+                smp["baselines"][name] = {{"ms", x}, {"summary", summaryJson(xsum)}, {"median_ms", xsum.median},
+                                          {"speedup", {{"estimate", xsp.estimate}, {"lo", xsp.lo}, {"hi", xsp.hi}}},
+                                          {"first_call_s", f.value("first_call_s", nlohmann::json::object()).value(name, 0.0)}};
+                extraAll[name].first.push_back(c);
+                extraAll[name].second.push_back(std::move(x));
+            }
+        }
+        if (auto be = f.value("baseline_errors", nlohmann::json::object()); be.is_object() && !be.empty())
+            smp["baseline_errors"] = be;
         row.samples = smp;
         shapeSummaries.push_back({{"shape", row.shape}, {"candidate_ms", cs.median}, {"reference_ms", rs.median},
                                   {"speedup", sp.estimate}, {"lo", sp.lo}, {"hi", sp.hi}, {"cv_candidate", cs.cv},
@@ -822,6 +843,11 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
         auto g = perf::geomeanSpeedupCI(cAll, rAll, seed);
         ev["geomean_speedup"] = {{"estimate", g.estimate}, {"lo", g.lo}, {"hi", g.hi}};
         ev["sum_time_ratio"] = perf::sumTimeRatio(cMed, rMed);
+        for (const auto& [name, cx] : extraAll) {
+            auto gx = perf::geomeanSpeedupCI(cx.first, cx.second, seed + 104729);
+            ev["baselines"][name] = {{"geomean_speedup", {{"estimate", gx.estimate}, {"lo", gx.lo}, {"hi", gx.hi}}},
+                                     {"shapes", cx.first.size()}};
+        }
     }
     ev["flags"] = flags;
     std::optional<std::pair<std::string, std::string>> failure;

@@ -461,11 +461,18 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
     }
     nlohmann::json runs = nlohmann::json::array();
     std::set<std::string> harness, kbxVersions, perf;
+    // Timed runs per GPU model and software stack: speedups from different stacks (or protocols)
+    // are not comparable, and a report that pools them says so.
+    std::map<std::string, std::map<std::string, std::vector<std::int64_t>>> stacks;
+    std::set<std::int64_t> timedRuns;
     std::set<int> taxonomy;
     if (!runIds.empty()) {
         std::string list;
         for (auto id : runIds)
             list += (list.empty() ? "" : ",") + std::to_string(id);
+        for (const auto& j : store.query("SELECT DISTINCT e.run_id AS id FROM evaluations e JOIN timings t ON t.evaluation_id = e.id "
+                                         "JOIN runs r ON r.id = e.run_id WHERE r.device <> 'imported' AND e.run_id IN (" + list + ")"))
+            timedRuns.insert(j["id"].get<std::int64_t>());
         for (const auto& j : store.query("SELECT id, device, started_at, provenance, args FROM runs WHERE id IN (" + list + ") ORDER BY id")) {
             auto p = nlohmann::json::parse(j["provenance"].get<std::string>(), nullptr, false);
             auto a = nlohmann::json::parse(j["args"].get<std::string>(), nullptr, false);
@@ -482,6 +489,17 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
             if (versions.contains("harness")) {
                 run["harness_protocol"] = versions["harness"];
                 harness.insert(versions["harness"].dump());
+            }
+            if (timedRuns.count(id)) {
+                std::string driver;
+                if (p.contains("devices") && p["devices"].is_array() && !p["devices"].empty() && p["devices"][0].is_object())
+                    driver = p["devices"][0].value("driver", std::string());
+                auto str = [&](const char* k) {
+                    return versions.contains(k) && versions[k].is_string() ? versions[k].get<std::string>() : std::string("?");
+                };
+                std::string stack = "torch " + str("torch") + ", Triton " + str("triton") + ", CUDA " + str("cuda") +
+                                    (driver.empty() ? std::string() : ", driver " + driver);
+                stacks[runGpu[id]][stack].push_back(id);
             }
             if (p.contains("kbx_version")) {
                 run["kbx_version"] = p["kbx_version"];
@@ -506,7 +524,31 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
                 perf.insert(j["perf"].get<std::string>());
         }
     }
+    nlohmann::json warnings = nlohmann::json::array();
+    for (const auto& [gpu, byStack] : stacks) {
+        if (byStack.size() < 2)
+            continue;
+        std::string what;
+        for (const auto& [stack, ids] : byStack) {
+            std::string idList;
+            for (auto id : ids)
+                idList += (idList.empty() ? "" : ",") + std::to_string(id);
+            what += (what.empty() ? "" : "; ") + stack + " (runs " + idList + ")";
+        }
+        warnings.push_back("timings on " + (gpu.empty() ? std::string("one GPU") : gpu) +
+                           " come from different software stacks, so their speedups are not comparable: " + what +
+                           ". Compare methods within one stack (a database per stack, or kbx merge of comparable runs only).");
+    }
+    if (perf.size() > 1) {
+        std::string list;
+        for (const auto& p : perf)
+            list += (list.empty() ? "" : ", ") + p;
+        warnings.push_back("speedups measured by different protocols are pooled (" + list +
+                           "): imported seed speedups divide by eager times recorded once elsewhere, kbx-perf-1 times eager "
+                           "in the same session. Compare within one protocol.");
+    }
     return {{"report", name},
+            {"warnings", warnings},
             {"database", store.path().string()},
             {"schema_version", store.schemaVersion()},
             {"filters", filters.describe()},
@@ -1196,6 +1238,8 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
     for (auto& [k, v] : rep.provenance.items())
         prov[k] = v;
     rep.provenance = std::move(prov);
+    for (const auto& w : rep.provenance.value("warnings", nlohmann::json::array()))
+        rep.notes.push_back("warning: " + w.get<std::string>());
     if (rows.empty())
         rep.notes.push_back(filters.empty() ? "no evaluations in this database" : "no evaluations match these filters");
     return rep;

@@ -33,6 +33,23 @@ namespace {
 std::atomic<bool> g_slurmCancel{false};
 extern "C" void onSlurmSignal(int) { g_slurmCancel.store(true); }
 
+/// With --json: one JSON object per event on stdout (what the workbench reads; docs/SCALING.md).
+bool g_jsonEvents = false;
+void event(const json& j)
+{
+    if (!g_jsonEvents)
+        return;
+    std::cout << j.dump() << std::endl;  // flushed: a reader follows the run live
+}
+
+/// Says why kbx stops (stderr, and an "error" event) and returns the exit code.
+int failWith(int rc, const std::string& message)
+{
+    std::cerr << "kbx: " << message << "\n";
+    event({{"event", "error"}, {"exit", rc}, {"message", message}});
+    return rc;
+}
+
 /// Options of kbx eval that the driver handles itself and never forwards to the array tasks.
 const std::set<std::string> kNotForwarded = {"SOURCE",      "--db",       "--json",    "--secret-seed", "--shard",  "--backend",
                                              "--partition", "--gpus-per-task", "--cpus-per-task", "--max-jobs", "--shards",
@@ -130,6 +147,7 @@ struct ShardResult {
     int exitCode = -1;       ///< kbx's exit code from shard-I.rc (-1: none written)
     std::string why;         ///< when not complete
     int evaluations = 0;
+    int passed = 0;
     std::string node;
 };
 
@@ -158,7 +176,8 @@ ShardResult inspectShard(const fs::path& work, int shard, int shards)
         kbx::Store st(db);
         const auto rows = st.query(fmt::format(
             "SELECT r.status, json_extract(r.provenance, '$.slurm.node') AS node, json_extract(r.provenance, '$.host') AS host, "
-            "(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id) AS n FROM runs r WHERE json_extract(r.args, '$.shard') = '{}/{}'",
+            "(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id) AS n, "
+            "(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id AND e.verdict = 'pass') AS passed FROM runs r WHERE json_extract(r.args, '$.shard') = '{}/{}'",
             shard, shards));
         if (rows.size() != 1) {
             r.why = fmt::format("its database holds {} runs of shard {}/{}", rows.size(), shard, shards);
@@ -166,6 +185,7 @@ ShardResult inspectShard(const fs::path& work, int shard, int shards)
         }
         const auto status = rows[0]["status"].get<std::string>();
         r.evaluations = static_cast<int>(rows[0]["n"].get<std::int64_t>());
+        r.passed = static_cast<int>(rows[0]["passed"].get<std::int64_t>());
         r.node = rows[0]["node"].is_string() ? rows[0]["node"].get<std::string>() : rows[0]["host"].is_string() ? rows[0]["host"].get<std::string>() : "";
         if (status != "finished" && status != "finished_with_errors") {
             r.why = fmt::format("its run ended '{}'", status);
@@ -192,6 +212,8 @@ struct Driver {
     int shards() const { return state["shards"].get<int>(); }
     void save() { writeAtomically(work / "run.json", state.dump(2) + "\n"); }
 
+    std::string sbatchError;  ///< why the last submission failed
+
     /// Submits the given shards (all: the script's own --array); false when sbatch fails.
     bool submit(const std::vector<int>& which, bool all)
     {
@@ -200,7 +222,9 @@ struct Driver {
         auto res = run(argv);
         auto id = res.exitCode == 0 ? kbx::parseSbatchJobId(res.stdoutText) : std::nullopt;
         if (!id) {
-            std::cerr << fmt::format("kbx: sbatch failed (exit {}): {}{}\n", res.exitCode, firstLine(res.stderrText), firstLine(res.stdoutText));
+            sbatchError = fmt::format("sbatch failed (exit {}): {}{}", res.exitCode, firstLine(res.stderrText), firstLine(res.stdoutText));
+            std::cerr << "kbx: " << sbatchError << "\n";
+            event({{"event", "sbatch_failed"}, {"exit", res.exitCode}, {"message", sbatchError}, {"shards", which}});
             return false;
         }
         state["jobs"].push_back({{"job_id", *id}, {"shards", which}, {"submitted_at", kbx::nowIso8601()}});
@@ -212,8 +236,10 @@ struct Driver {
             unseen[s] = 0;
             ++attempts[s];
         }
-        std::cerr << fmt::format("kbx: submitted job array {} ({} shard(s): {}), work directory {}\n", *id, which.size(),
-                                 kbx::arraySpec(shards(), state.value("max_jobs", 0), which), work.string());
+        const auto spec = kbx::arraySpec(shards(), state.value("max_jobs", 0), which);
+        std::cerr << fmt::format("kbx: submitted job array {} ({} shard(s): {}), work directory {}\n", *id, which.size(), spec,
+                                 work.string());
+        event({{"event", "submitted"}, {"job_id", *id}, {"shards", which}, {"array", spec}});
         return true;
     }
 
@@ -252,15 +278,18 @@ struct Driver {
         }
         for (const auto& [job, list] : byJob)
             for (int s : list) {
-                std::string line;
+                std::string line, stateName, nodes;
                 if (seen.count(s)) {
                     const auto& t = seen[s];
                     phase[s] = kbx::taskPhase(t.state);
                     unseen[s] = 0;
+                    stateName = t.state;
+                    nodes = t.nodes;
                     line = fmt::format("{}{}", t.state, t.nodes.empty() ? "" : " on " + t.nodes);
                 } else if (++unseen[s] >= 3) {
                     // Neither squeue nor sacct knows it any more: it ended; its files say how.
                     phase[s] = kbx::TaskPhase::Failed;
+                    stateName = "ENDED";
                     line = "ENDED (no longer known to Slurm)";
                 } else {
                     continue;
@@ -268,15 +297,23 @@ struct Driver {
                 if (shown[s] != line) {
                     shown[s] = line;
                     std::cerr << fmt::format("[slurm] shard {}/{}: {} (job {}_{})\n", s, shards(), line, job, s);
+                    event({{"event", "shard"}, {"shard", s}, {"shards", shards()}, {"job_id", job}, {"state", stateName},
+                           {"phase", kbx::phaseName(phase[s])}, {"nodes", nodes}});
                 }
             }
     }
 
-    std::string summary() const
+    std::map<kbx::TaskPhase, int> phaseCounts() const
     {
         std::map<kbx::TaskPhase, int> n;
         for (const auto& [s, p] : phase)
             ++n[p];
+        return n;
+    }
+
+    std::string summary() const
+    {
+        auto n = phaseCounts();
         return fmt::format("{} pending, {} running, {} ended, {} failed", n[kbx::TaskPhase::Pending], n[kbx::TaskPhase::Running],
                            n[kbx::TaskPhase::Succeeded], n[kbx::TaskPhase::Failed]);
     }
@@ -287,10 +324,14 @@ struct Driver {
         for (const auto& [s, j] : jobOf)
             if (phase[s] == kbx::TaskPhase::Pending || phase[s] == kbx::TaskPhase::Running)
                 todo.insert({j, s});
+        json tasks = json::array();
         for (const auto& [j, s] : todo) {
             auto res = run(kbx::scancelCommand(j, s), 60);
             std::cerr << fmt::format("kbx: scancel {}_{}{}\n", j, s, res.exitCode == 0 ? "" : ": " + firstLine(res.stderrText));
+            tasks.push_back({{"task", fmt::format("{}_{}", j, s)}, {"shard", s}, {"exit", res.exitCode},
+                             {"message", res.exitCode == 0 ? "" : firstLine(res.stderrText)}});
         }
+        event({{"event", "cancelled"}, {"scancel", tasks}});
     }
 };
 

@@ -116,6 +116,7 @@ int cmdTasks(const std::string& category, bool json)
 
 struct CheckArgs {
     int perfWorkers = 0;
+    std::vector<std::string> perfBaselines;
     std::string category;
     std::vector<std::string> tasks;  ///< only these task ids (Category/stem)
     bool onePerCategory = false;
@@ -208,6 +209,8 @@ int cmdTasksCheck(const CheckArgs& a)
         std::cerr << "kbx: --perf-config must be a JSON object\n";
         return ExitUsage;
     }
+    if (!a.perfBaselines.empty())
+        opt.perfConfig["baselines"] = a.perfBaselines;
     kbx::Evaluator ev(cat, *store, wc, opt);
     int bad = 0;
     std::cerr << fmt::format("kbx: self-check of {} candidate(s) (references and known-good solutions) on {}\n", subs.size(), a.device);
@@ -247,6 +250,7 @@ int cmdTasksCheck(const CheckArgs& a)
 
 struct EvalArgs {
     int perfWorkers = 0;
+    std::vector<std::string> perfBaselines;
     std::string source;
     std::string method = "default";
     int round = 0;
@@ -322,6 +326,8 @@ int cmdEval(const EvalArgs& a)
             return ExitUsage;
         }
     }
+    if (!a.perfBaselines.empty())
+        opt.perfConfig["baselines"] = a.perfBaselines;
     nlohmann::json probe;
     try {
         probe = kbx::Evaluator::probe(wc);
@@ -531,6 +537,8 @@ int main(int argc, char** argv)
     tasks->add_option("--db", ca.db, "With --check: keep the results in this database");
     tasks->add_flag("--perf", ca.perf, "With --check: also time references against themselves (noise floor) and known-good solutions");
     tasks->add_option("--perf-config", ca.perfConfig, "With --check --perf: JSON overrides of the timer");
+    tasks->add_option("--perf-baseline", ca.perfBaselines, "With --check --perf: " "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")
+        ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
     tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default 6 on cuda, 2 on cpu")->check(CLI::Range(1, 8));
     tasks->add_option("--gpus", ca.gpus, "With --check --device cuda: spread over these GPUs (as kbx eval --gpus)")->delimiter(',');
     tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
@@ -556,6 +564,8 @@ int main(int argc, char** argv)
         ->capture_default_str();
     eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");
     eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
+    eval->add_option("--perf-baseline", ea.perfBaselines, "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")
+        ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
     eval->add_option("--perf-workers", ea.perfWorkers, "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default 6 on cuda, 2 on cpu")->check(CLI::Range(1, 8));
     eval->add_option("--gpus", ea.gpus,
                      "Spread the run over these GPUs (indices or UUIDs, comma-separated, or 'all'): one pool of --jobs "

@@ -394,3 +394,36 @@ TEST_F(StatsDb, EveryTableBuildsWithProvenanceAndFilters)
     EXPECT_EQ(slow.tables[0].rows[2][2], 3);
     EXPECT_THROW(st::buildReport(*store, "nope", {}, {false}), std::invalid_argument);
 }
+
+TEST_F(StatsDb, SpeedupsFromDifferentSoftwareStacksAreWarnedAbout)
+{
+    // One stack: no warning.
+    auto one = st::buildReport(*store, "method-summary", {}, {.quality = false});
+    EXPECT_TRUE(one.provenance["warnings"].empty()) << one.provenance.dump();
+    // A second timed run on the same GPU model with another torch: the report says the speedups
+    // are not comparable, in its provenance and in its notes (every output format carries them).
+    const auto a = store->ensureMethod("A");
+    const auto run2 = store->beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}, {"driver", "590.1"}}}}, {"kbx_version", "0.1.0"},
+                                               {"versions", {{"harness", 1}, {"torch", "2.12"}, {"triton", "3.7.0"}}}},
+                                      {0}, 8, {{"source", "later.jsonl"}});
+    const auto sub = store->ensureSubmission(store->ensureCandidate("Math/t5", "later code").first, a, 0, "test");
+    kbx::EvaluationRecord r;
+    r.runId = run2;
+    r.submissionId = sub;
+    r.taskId = "Math/t5";
+    r.pass = r.exeOk = r.callOk = true;
+    r.startedAt = r.finishedAt = kbx::nowIso8601();
+    const auto e = store->addEvaluation(r);
+    store->query("INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms) VALUES(" + std::to_string(e) + ", 's', 1.0, 1.0)");
+    auto two = st::buildReport(*store, "method-summary", {}, {.quality = false});
+    ASSERT_EQ(two.provenance["warnings"].size(), 1u) << two.provenance.dump();
+    const auto w = two.provenance["warnings"][0].get<std::string>();
+    EXPECT_NE(w.find("torch 2.11"), std::string::npos) << w;
+    EXPECT_NE(w.find("torch 2.12, Triton 3.7.0"), std::string::npos) << w;
+    EXPECT_NE(w.find("driver 590.1"), std::string::npos) << w;
+    bool noted = false;
+    for (const auto& n : two.notes)
+        noted = noted || n.rfind("warning: timings on NVIDIA H200", 0) == 0;
+    EXPECT_TRUE(noted);
+    EXPECT_NE(st::render(two, st::Format::Text).find("not comparable"), std::string::npos);
+}

@@ -133,3 +133,39 @@ TEST(Perf, DeviceWorkOnAnUnsynchronisedSideStreamIsFlaggedAndGetsNoSpeedup)
     EXPECT_TRUE(flagged) << p.dump();
     EXPECT_FALSE(p.contains("geomean_speedup")) << p.dump();
 }
+
+TEST(Perf, OptionalBaselinesAreTimedInTheSameRotationAsEager)
+{
+    // --perf-baseline compile,tf32: torch.compile of the reference and eager with TF32 are timed in
+    // the same interleaved rotation; every timed call of the candidate has one of each baseline.
+    REQUIRE_DEVICE();
+    auto dir = tempPath("perf-baselines");
+    fs::create_directories(dir);
+    auto db = dir / "db.sqlite";
+    // On the CPU the compile baseline uses aot_eager (no C++ code generation: plumbing only).
+    const std::string cfg = device() == "cuda"
+        ? R"('{"shapes":["16M_f32"]}')"
+        : R"('{"shapes":["1M_f32"],"min_reps":3,"block":1,"max_seconds":0.05,"rotations":2,"max_warmup":1,"compile_backend":"aot_eager"}')";
+    auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --device " + device() +
+                 " --perf --perf-baseline compile,tf32 --perf-config " + cfg + " --json --db " + db.string() + " 2>/dev/null");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto lines = jsonLines(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    const auto& p = lines[1]["perf"];
+    for (const char* b : {"compile", "tf32"}) {
+        ASSERT_TRUE(p.contains("baselines") && p["baselines"].contains(b)) << b << " " << p.dump();
+        EXPECT_GT(p["baselines"][b]["geomean_speedup"]["estimate"].get<double>(), 0.0) << b;
+        EXPECT_EQ(p["baselines"][b]["shapes"].get<int>(), 1) << b;
+    }
+    kbx::Store s(db);
+    auto rows = s.query("SELECT samples FROM timings");
+    ASSERT_EQ(rows.size(), 1u);
+    auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
+    for (const char* b : {"compile", "tf32"})
+        EXPECT_EQ(smp["baselines"][b]["ms"].size(), smp["candidate_ms"].size()) << b << ": one call per candidate call";
+    // An unknown baseline is a usage error, before any work.
+    auto bad = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() +
+                   " --device cpu --perf --perf-baseline cudnn --db " + (dir / "bad.sqlite").string() + " 2>&1");
+    EXPECT_NE(bad.rc, 0);
+    EXPECT_NE(bad.out.find("cudnn"), std::string::npos) << bad.out;
+}

@@ -323,6 +323,28 @@ def run(req: dict) -> int:
         send({"type": "result", "ok": False, "failure_class": classify(e), "message": f"{type(e).__name__}: {e}"[:2000]})
         return 0
     ref = task.reference
+    # Optional baselines beside eager (config "baselines"), timed in the same ABAB… rotation as the
+    # candidate and the reference: "compile" = torch.compile of the reference (fixed shapes, warmed;
+    # its compile time is its first call), "tf32" = the reference with TF32 allowed for matmuls and
+    # convolutions (precision-matched to a Triton kernel whose tl.dot uses TF32).
+    extra, baseline_errors = {}, {}
+    for b in cfg.get("baselines") or []:
+        if b == "compile":
+            try:
+                extra["compile"] = torch.compile(ref, dynamic=False, backend=cfg.get("compile_backend", "inductor"))
+            except Exception as e:  # noqa: BLE001
+                baseline_errors["compile"] = f"{type(e).__name__}: {e}"[:500]
+        elif b == "tf32":
+            def tf32_ref(*a, **kw):
+                m, c = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+                torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+                try:
+                    return ref(*a, **kw)
+                finally:
+                    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = m, c
+            extra["tf32"] = tf32_ref
+        else:
+            baseline_errors[str(b)] = "unknown baseline (compile, tf32)"
     tol = meta.get("tolerance", {})
     rng = random.Random(req.get("seed", 0))
     results = []
@@ -339,12 +361,22 @@ def run(req: dict) -> int:
             first = {}
             warm = {}
             host_us = {}
-            for side, f in (("candidate", fn), ("reference", ref)):
+            sides = [("candidate", fn), ("reference", ref)] + [(b, f) for b, f in extra.items() if b not in baseline_errors]
+            for side, f in list(sides):
                 a, kw = inputs[0]
                 timer.sync()
                 t0 = time.perf_counter()
-                call_entry(task, f, a, kw)
-                timer.sync()
+                try:
+                    call_entry(task, f, a, kw)
+                    timer.sync()
+                except Exception as e:  # noqa: BLE001
+                    if side in ("candidate", "reference"):
+                        raise
+                    # An optional baseline that cannot run this shape (torch.compile refusing an op):
+                    # left out of this shape, said why; the candidate's timing goes on.
+                    baseline_errors[side] = f"{type(e).__name__}: {e}"[:500]
+                    sides.remove((side, f))
+                    continue
                 first[side] = time.perf_counter() - t0
                 prev, n = None, 0
                 enq = []
@@ -370,7 +402,7 @@ def run(req: dict) -> int:
             gap_us = min(float(cfg["max_gap_us"]), max(float(cfg["min_gap_us"]), 2.0 * max(host_us.values())))
             gap_cycles = int(gap_us * cycles_per_us) if cycles_per_us else 0
             phase("reference_outputs_and_warmup")
-            samples = {"candidate": [], "reference": []}
+            samples = {side: [] for side, _ in sides}
             recheck_at = rng.randrange(cfg["min_reps"])
             recheck = None
             t_start = time.perf_counter()
@@ -381,7 +413,7 @@ def run(req: dict) -> int:
                     k = reps % len(inputs)
                     a, kw = inputs[k]
                     pair = []
-                    for side, f in (("candidate", fn), ("reference", ref)):
+                    for side, f in sides:
                         if flush is not None:
                             flush.zero_()
                         if gap_cycles:
@@ -406,7 +438,7 @@ def run(req: dict) -> int:
                     break
                 if reps >= cfg["min_reps"]:
                     ok = True
-                    for side in samples:
+                    for side in ("candidate", "reference"):  # optional baselines are recorded, not waited for
                         m, lo, hi = _median_ci(samples[side])
                         if m <= 0 or (hi - lo) / m > 2 * cfg["target_rel_ci"]:
                             ok = False
@@ -418,7 +450,7 @@ def run(req: dict) -> int:
                     break
             res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
                    "warmup_calls": warm, "host_enqueue_us": host_us, "launch_gap_us": gap_us if gap_cycles else 0.0, "reps": reps, "stop": stop, "rotations": len(inputs),
-                   "recheck": recheck, "cost": cost}
+                   "recheck": recheck, "cost": cost, "baseline_errors": dict(baseline_errors)}
             phase("timed_loops")
         except BaseException as e:  # noqa: BLE001
             res = {"shape": name, "error": classify(e), "message": f"{type(e).__name__}: {e}"[:2000],
