@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "runcontroller.h"
 
+#include "slurmrun.h"
+
 #include "catalogue.h"
 #include "evaluator.h"
 #include "importers.h"
@@ -31,6 +33,8 @@ RunController::RunController(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<kbx::gui::CandidateResult>();
     qRegisterMetaType<kbx::gui::RunResult>();
+    qRegisterMetaType<kbx::gui::ShardStatus>();
+    qRegisterMetaType<kbx::gui::SlurmProgress>();
 }
 
 RunController::~RunController()
@@ -39,14 +43,20 @@ RunController::~RunController()
     wait();
 }
 
-void RunController::wait()
+void RunController::wait(int slurmTimeoutMs)
 {
+    if (m_slurm)
+        m_slurm->waitForFinished(slurmTimeoutMs);
     if (m_thread.joinable())
         m_thread.join();
 }
 
 void RunController::cancel()
 {
+    if (m_slurm && m_running.load()) {
+        m_slurm->cancel();
+        return;
+    }
     if (m_cancel && m_running.load()) {
         m_cancel->store(true);
         emit logMessage(tr("Cancelling: candidates in flight are stopped…"));
@@ -60,7 +70,13 @@ bool RunController::start(const RunRequest& request, QString* error)
             *error = tr("a run is already in progress");
         return false;
     }
-    if (request.sources.isEmpty()) {
+    const bool slurm = request.backend == QLatin1String("slurm");
+    if (!slurm && request.backend != QLatin1String("local")) {
+        if (error)
+            *error = tr("unknown backend '%1' (local or slurm)").arg(request.backend);
+        return false;
+    }
+    if (request.sources.isEmpty() && !(slurm && !request.slurm.resubmit.isEmpty())) {
         if (error)
             *error = tr("no submission files or folders chosen");
         return false;
@@ -71,10 +87,50 @@ bool RunController::start(const RunRequest& request, QString* error)
         return false;
     }
     wait();  // the previous thread has ended (m_running false); reap it
+    if (slurm) {
+        startSlurm(request);
+        return true;
+    }
+    if (m_slurm) {  // the last run went to Slurm; this one is local
+        m_slurm->deleteLater();
+        m_slurm = nullptr;
+    }
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_running.store(true);
     m_thread = std::thread([this, request] { runThread(request); });
     return true;
+}
+
+void RunController::startSlurm(const RunRequest& request)
+{
+    if (m_slurm) {
+        m_slurm->deleteLater();
+        m_slurm = nullptr;
+    }
+    m_slurmCommand.clear();
+    m_running.store(true);
+    auto* run = new SlurmRun(request, this);
+    m_slurm = run;
+    connect(run, &SlurmRun::logMessage, this, &RunController::logMessage);
+    connect(run, &SlurmRun::slurmStarted, this, &RunController::slurmStarted);
+    connect(run, &SlurmRun::shardChanged, this, &RunController::shardChanged);
+    connect(run, &SlurmRun::slurmProgress, this, &RunController::slurmProgress);
+    connect(run, &SlurmRun::shardMerged, this, &RunController::shardMerged);
+    connect(run, &SlurmRun::finished, this, [this, run](const RunResult& r) {
+        m_slurmCommand = run->command();
+        m_running.store(false);
+        emit finished(r);
+    });
+    // Started from the event loop, like a local run's thread: start() has returned before anything
+    // (an error included) is reported.
+    QMetaObject::invokeMethod(
+        run,
+        [this, run] {
+            run->start();
+            if (m_slurm == run)
+                m_slurmCommand = run->command();
+        },
+        Qt::QueuedConnection);
 }
 
 void RunController::runThread(RunRequest req)

@@ -5,6 +5,8 @@
 #include <QWidget>
 
 class QComboBox;
+class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -19,6 +21,12 @@ namespace kbx::gui {
 /// Starts runs through the core's supervisor: submission files or folders in any seed format (also by
 /// drag and drop), method, round, device (CPU interpreter or a local GPU), jobs; live progress with
 /// ETA, a row per finished candidate, the log, and cancel.
+///
+/// Backend "Slurm cluster" (disabled, with a tooltip saying why, when sbatch/squeue/scancel are not on
+/// PATH) runs the same request as `kbx eval --backend slurm` with the Slurm options below it; the
+/// progress area then shows one row per shard (array task) with its Slurm state, node and merged
+/// evaluations, the bar counts finished shards, Cancel scancels the array tasks, and Resubmit
+/// continues a run that left shards unfinished (--resubmit).
 class RunPanel : public QWidget {
     Q_OBJECT
 public:
@@ -45,18 +53,42 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     QLabel* etaLabel() const { return m_eta; }
 
+    // The backend and the Slurm options.
+    QComboBox* backendBox() const { return m_backend; }
+    QGroupBox* slurmOptionsBox() const { return m_slurmBox; }
+    QLineEdit* partitionEdit() const { return m_partition; }
+    QSpinBox* gpusPerTaskBox() const { return m_gpusPerTask; }
+    QSpinBox* cpusPerTaskBox() const { return m_cpusPerTask; }
+    QSpinBox* maxJobsBox() const { return m_maxJobs; }
+    QSpinBox* shardsBox() const { return m_shards; }
+    QLineEdit* timeLimitEdit() const { return m_timeLimit; }
+    QSpinBox* retriesBox() const { return m_retries; }
+    QDoubleSpinBox* pollBox() const { return m_poll; }
+    QLineEdit* workDirEdit() const { return m_workDir; }
+    QPushButton* resubmitButton() const { return m_resubmit; }
+    /// Selects a backend by its id (local | slurm); false when it is not available here.
+    bool setBackend(const QString& id);
+    /// Checks again whether Slurm's client tools are on PATH (enables or disables the Slurm backend).
+    void refreshBackends();
+    /// The work directory Resubmit continues: the field's, else the last Slurm run's.
+    QString resubmitWorkDir() const;
+
     /// The request the form describes (tests, scripting).
     RunRequest request() const;
 
 public slots:
     bool start();
     void cancel();
+    /// Continues the Slurm run of resubmitWorkDir(): re-submits the shards that did not finish, merges.
+    bool resubmit();
 
 signals:
     void runStarted(const QString& database);
     /// A candidate's result is in the database.
     void evaluationStored(qint64 evaluationId);
     void runFinished(const kbx::gui::RunResult& result);
+    /// A Slurm shard's results were merged into the database (the views may refresh).
+    void resultsMerged();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* e) override;
@@ -67,8 +99,13 @@ private:
     void onCandidate(const kbx::gui::CandidateResult& c);
     void onProgress(int done, int total, double elapsed, double eta);
     void onFinished(const kbx::gui::RunResult& r);
+    void onSlurmStarted(int submissions, int shards, const QString& workDir);
+    void onShardChanged(const kbx::gui::ShardStatus& s);
+    void onSlurmProgress(const kbx::gui::SlurmProgress& p);
+    bool startRequest(const RunRequest& r);
     void appendLog(const QString& line);
     void updateButtons();
+    void updateBackendWidgets();
 
     RunController* m_controller;
     QListWidget* m_sources;
@@ -85,6 +122,20 @@ private:
     QLabel* m_eta;
     QTableWidget* m_status;
     QPlainTextEdit* m_log;
+    QComboBox* m_backend;
+    QGroupBox* m_slurmBox;
+    QLineEdit* m_partition;
+    QSpinBox* m_gpusPerTask;
+    QSpinBox* m_cpusPerTask;
+    QSpinBox* m_maxJobs;
+    QSpinBox* m_shards;
+    QLineEdit* m_timeLimit;
+    QSpinBox* m_retries;
+    QDoubleSpinBox* m_poll;
+    QLineEdit* m_workDir;
+    QPushButton* m_resubmit;
+    QString m_lastWorkDir;   ///< the work directory of the last Slurm run
+    bool m_slurmRun = false; ///< the current (or last) run went to Slurm
 };
 
 }  // namespace kbx::gui

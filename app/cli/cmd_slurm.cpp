@@ -430,27 +430,34 @@ std::optional<int> applyShard(const std::string& spec, const std::string& source
 
 int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput& in)
 {
+    if (const auto* j = eval.get_option_no_throw("--json"))
+        g_jsonEvents = j->count() > 0;
+    // Ctrl-C / SIGTERM from here on: before anything is submitted it just stops (130); afterwards the
+    // array tasks are scancelled first.
+    std::signal(SIGINT, onSlurmSignal);
+    std::signal(SIGTERM, onSlurmSignal);
     for (const char* tool : {"sbatch", "squeue", "scancel"})
-        if (onPath(tool).empty()) {
-            std::cerr << fmt::format("kbx: --backend slurm needs {} on PATH (Slurm client tools)\n", tool);
-            return 4;
-        }
+        if (onPath(tool).empty())
+            return failWith(4, fmt::format("--backend slurm needs {} on PATH (Slurm client tools)", tool));
     Driver d{{}, json::object(), a, {}, {}, {}, {}, {}};
     bool createdWork = false;  // a new run's work directory made here (removed again when nothing could be submitted)
     std::vector<int> todo;
     bool all = false;
+    int submissions = 0;
     if (!a.resubmit.empty()) {
         d.work = fs::absolute(a.resubmit);
         std::ifstream f(d.work / "run.json");
         d.state = json::parse(f, nullptr, false);
-        if (!f || !d.state.is_object() || !d.state.contains("shards") || !d.state.contains("db")) {
-            std::cerr << fmt::format("kbx: --resubmit {}: no run.json of a kbx --backend slurm run there\n", d.work.string());
-            return 3;
-        }
+        if (!f || !d.state.is_object() || !d.state.contains("shards") || !d.state.contains("db"))
+            return failWith(3, fmt::format("--resubmit {}: no run.json of a kbx --backend slurm run there", d.work.string()));
         if (!in.source.empty() && fs::absolute(in.source) != fs::path(d.state.value("source", "")))
             std::cerr << fmt::format("kbx: --resubmit: the work directory's source is {}; {} is ignored\n", d.state.value("source", ""), in.source);
         if (!in.db.empty())
             d.state["db"] = fs::absolute(in.db).string();
+        submissions = d.state.value("submissions", 0);
+        event({{"event", "plan"}, {"resubmit", true}, {"work_dir", d.work.string()}, {"db", d.state["db"]},
+               {"source", d.state.value("source", "")}, {"submissions", submissions}, {"shards", d.shards()},
+               {"max_jobs", d.state.value("max_jobs", 0)}, {"secret_seed", d.state.value("secret_seed", json())}});
         for (int s = 0; s < d.shards(); ++s) {
             auto r = inspectShard(d.work, s, d.shards());
             if (r.complete) {
@@ -460,6 +467,8 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
                 std::cerr << fmt::format("[slurm] shard {}/{}: {} -> re-submitting\n", s, d.shards(), r.why);
                 todo.push_back(s);
             }
+            event({{"event", "shard_checked"}, {"shard", s}, {"shards", d.shards()}, {"complete", r.complete},
+                   {"why", r.why}, {"evaluations", r.evaluations}, {"passed", r.passed}, {"node", r.node}});
         }
     } else {
         // A new run: validate the source here, before anything is submitted.
@@ -469,14 +478,12 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             auto cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
             subs = kbx::loadSubmissions(in.source, cat, in.skipUnknown ? &skipped : nullptr);
         } catch (const kbx::ImportError& e) {
-            std::cerr << "kbx: " << e.what() << "\n";
-            return 3;
+            return failWith(3, e.what());
         }
-        if (subs.empty()) {
-            std::cerr << "kbx: " << in.source << ": no submission for a known task\n";
-            return 3;
-        }
+        if (subs.empty())
+            return failWith(3, in.source + ": no submission for a known task");
         const int m = static_cast<int>(subs.size());
+        submissions = m;
         int n = a.shards > 0 ? a.shards : std::min(m, a.maxJobs > 0 ? a.maxJobs : 8);
         if (n > m) {
             std::cerr << fmt::format("kbx: --shards {} > {} submission(s): using {} shards\n", n, m, m);
@@ -484,18 +491,14 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
         }
         const auto batch = randomHex(4);
         d.work = fs::absolute(a.workDir.empty() ? fmt::format("kbx-slurm-{}-{}", kbx::nowIso8601().substr(0, 10), batch) : a.workDir);
-        if (fs::exists(d.work / "run.json")) {
-            std::cerr << fmt::format("kbx: {} already holds a Slurm run; continue it with --resubmit {} or choose another --work-dir\n",
-                                     d.work.string(), d.work.string());
-            return 2;
-        }
+        if (fs::exists(d.work / "run.json"))
+            return failWith(2, fmt::format("{} already holds a Slurm run; continue it with --resubmit {} or choose another --work-dir",
+                                           d.work.string(), d.work.string()));
         std::error_code ec;
         createdWork = !fs::exists(d.work);
         fs::create_directories(d.work / "logs", ec);
-        if (ec) {
-            std::cerr << fmt::format("kbx: cannot create {}: {}\n", d.work.string(), ec.message());
-            return 3;
-        }
+        if (ec)
+            return failWith(3, fmt::format("cannot create {}: {}", d.work.string(), ec.message()));
         const auto secret = in.secretSeed ? *in.secretSeed : drawSecretSeed();
         auto forward = forwardedOptions(eval);
         forward.push_back("--secret-seed");
@@ -530,35 +533,81 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             fs::permissions(d.work / "kbx-array.sh", fs::perms::owner_exec, fs::perm_options::add);
             d.save();
         } catch (const std::exception& e) {
-            std::cerr << "kbx: " << e.what() << "\n";
-            return 3;
+            return failWith(3, e.what());
         }
         std::cerr << fmt::format("kbx: {} submission(s) from {} in {} shard(s), secret seed {}, merged into {}\n", m, in.source, n, secret,
                                  d.state["db"].get<std::string>());
+        event({{"event", "plan"}, {"resubmit", false}, {"work_dir", d.work.string()}, {"db", d.state["db"]}, {"source", spec.source},
+               {"submissions", m}, {"shards", n}, {"max_jobs", a.maxJobs}, {"secret_seed", secret}});
         for (int s = 0; s < n; ++s)
             todo.push_back(s);
         all = true;
     }
 
-    std::signal(SIGINT, onSlurmSignal);
-    std::signal(SIGTERM, onSlurmSignal);
+    const std::string resubmitCommand = fmt::format("kbx eval --backend slurm --resubmit {}", kbx::shellQuote(d.work.string()));
+    auto removeNewRun = [&] {  // a new run that never started: leave nothing behind
+        std::error_code ec;
+        if (createdWork) {
+            fs::remove_all(d.work, ec);
+        } else {
+            for (const char* f : {"run.json", "kbx-array.sh"})
+                fs::remove(d.work / f, ec);
+            fs::remove(d.work / "logs", ec);
+        }
+    };
+    if (g_slurmCancel.load()) {
+        std::cerr << "kbx: interrupted before anything was submitted\n";
+        if (all)
+            removeNewRun();
+        event({{"event", "cancelled"}, {"scancel", json::array()}});
+        event({{"event", "end"}, {"exit", 130}, {"cancelled", true}, {"work_dir", d.work.string()}, {"db", d.state["db"]},
+               {"shards", d.shards()}, {"merged", 0}, {"incomplete", json::array()}, {"resubmit", all ? "" : resubmitCommand}});
+        return 130;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     if (!todo.empty() && !d.submit(todo, all)) {
-        if (all) {  // a new run that never started: leave nothing behind
-            std::error_code ec;
-            if (createdWork) {
-                fs::remove_all(d.work, ec);
-            } else {
-                for (const char* f : {"run.json", "kbx-array.sh"})
-                    fs::remove(d.work / f, ec);
-                fs::remove(d.work / "logs", ec);
-            }
-        }
-        return 4;
+        if (all)
+            removeNewRun();
+        return failWith(4, "sbatch refused the job array: " + d.sbatchError);
     }
+
+    // Complete shards are merged into the target as they come in, one transaction each
+    // (idempotent: core/merge.h), so that the results of a long run show up early.
+    const fs::path target = d.state["db"].get<std::string>();
+    std::set<int> mergedShards;
+    int mergedEvaluations = 0;
+    bool unjudged = false;
+    std::string mergeError;  // the last merge that failed (tried again at the end)
+    auto mergeShard = [&](int s, const ShardResult& r) -> bool {
+        try {
+            auto rep = kbx::mergeDatabase(target, kbx::shardDatabase(d.work, s));
+            const std::string how = rep.runsAdded ? "merged" : rep.runsReplaced ? "replaced an earlier copy" : "already merged";
+            std::cerr << fmt::format("[merge] shard {}/{} ({} evaluation(s){}): {}\n", s, d.shards(), r.evaluations,
+                                     r.node.empty() ? "" : " on " + r.node, how);
+            for (const auto& n : rep.notes)
+                std::cerr << "  " << n << "\n";
+            mergedShards.insert(s);
+            mergedEvaluations += r.evaluations;
+            unjudged |= r.exitCode == 1;
+            event({{"event", "merged"}, {"shard", s}, {"shards", d.shards()}, {"evaluations", r.evaluations}, {"passed", r.passed},
+                   {"failed", r.evaluations - r.passed}, {"exit", r.exitCode}, {"node", r.node}, {"result", how},
+                   {"merged_shards", mergedShards.size()}, {"merged_evaluations", mergedEvaluations}});
+            mergeError.clear();
+            return true;
+        } catch (const kbx::StoreError& e) {
+            mergeError = e.what();
+        } catch (const std::exception& e) {
+            mergeError = fmt::format("merging shard {}: {}", s, e.what());
+        }
+        std::cerr << "kbx: " << mergeError << "\n";
+        event({{"event", "merge_failed"}, {"shard", s}, {"message", mergeError}});
+        return false;
+    };
+
     std::string lastSummary;
     std::set<int> settled;        // ended, and either done or out of retries
     std::map<int, int> lagging;   // COMPLETED but its files do not say so yet (a shared file system's delay)
+    std::map<int, std::string> whyFailed;
     auto unsettled = [&] {
         for (const auto& [s, p] : d.phase)
             if (!settled.count(s))
@@ -569,7 +618,10 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
         if (sleepOrCancel(a.poll)) {
             std::cerr << "kbx: interrupted: cancelling the array tasks\n";
             d.cancelAll();
-            std::cerr << fmt::format("kbx: continue later with: kbx eval --backend slurm --resubmit {}\n", d.work.string());
+            std::cerr << fmt::format("kbx: continue later with: {}\n", resubmitCommand);
+            event({{"event", "end"}, {"exit", 130}, {"cancelled", true}, {"work_dir", d.work.string()}, {"db", target.string()},
+                   {"shards", d.shards()}, {"merged", mergedShards.size()}, {"merged_evaluations", mergedEvaluations},
+                   {"incomplete", json::array()}, {"resubmit", resubmitCommand}});
             return 130;
         }
         d.poll();
@@ -581,13 +633,21 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             auto r = inspectShard(d.work, s, d.shards());
             if (r.complete) {
                 settled.insert(s);
+                whyFailed.erase(s);
                 std::cerr << fmt::format("[slurm] shard {}/{}: done, {} evaluation(s){}\n", s, d.shards(), r.evaluations,
                                          r.node.empty() ? "" : " on " + r.node);
+                event({{"event", "shard_done"}, {"shard", s}, {"shards", d.shards()}, {"evaluations", r.evaluations},
+                       {"passed", r.passed}, {"exit", r.exitCode}, {"node", r.node}});
+                mergeShard(s, r);
                 continue;
             }
             if (p == kbx::TaskPhase::Succeeded && ++lagging[s] < 4)
                 continue;  // look again at the next poll
-            if (d.attempts[s] > a.retries) {
+            whyFailed[s] = r.why;
+            const bool retry = d.attempts[s] <= a.retries;
+            event({{"event", "shard_failed"}, {"shard", s}, {"shards", d.shards()}, {"why", r.why}, {"retry", retry},
+                   {"attempts", d.attempts[s]}, {"logs", (d.work / "logs").string()}});
+            if (!retry) {
                 settled.insert(s);
                 std::cerr << fmt::format("[slurm] shard {}/{} failed ({}); no retries left; logs in {}\n", s, d.shards(), r.why,
                                          (d.work / "logs").string());
@@ -600,53 +660,57 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             for (int s : again)
                 lagging.erase(s);
             if (!d.submit(again, false))
-                for (int s : again)
+                for (int s : again) {
                     settled.insert(s);
+                    whyFailed[s] += "; its re-submission failed: " + d.sbatchError;
+                }
         }
         auto sum = d.summary();
         if (sum != lastSummary) {
             const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::cerr << fmt::format("[slurm] {} shard(s) submitted: {} ({})\n", d.phase.size(), sum, fmtSeconds(el));
+            auto n = d.phaseCounts();
+            event({{"event", "summary"}, {"submitted", d.phase.size()}, {"pending", n[kbx::TaskPhase::Pending]},
+                   {"running", n[kbx::TaskPhase::Running]}, {"ended", n[kbx::TaskPhase::Succeeded]}, {"failed", n[kbx::TaskPhase::Failed]},
+                   {"elapsed", el}});
             lastSummary = sum;
         }
     }
 
-    // Merge every complete shard into the target, one transaction each (idempotent: core/merge.h).
-    const fs::path target = d.state["db"].get<std::string>();
+    // Every complete shard not merged yet (the ones a --resubmit found complete, or a merge that
+    // failed above) is merged now.
     std::vector<int> incomplete;
-    bool unjudged = false;
-    int merged = 0;
     for (int s = 0; s < d.shards(); ++s) {
+        if (mergedShards.count(s))
+            continue;
         auto r = inspectShard(d.work, s, d.shards());
         if (!r.complete) {
             incomplete.push_back(s);
+            if (!whyFailed.count(s))
+                whyFailed[s] = r.why;
             continue;
         }
-        unjudged |= r.exitCode == 1;
-        try {
-            auto rep = kbx::mergeDatabase(target, kbx::shardDatabase(d.work, s));
-            std::cerr << fmt::format("[merge] shard {}/{} ({} evaluation(s){}): {}\n", s, d.shards(), r.evaluations,
-                                     r.node.empty() ? "" : " on " + r.node,
-                                     rep.runsAdded ? "merged" : rep.runsReplaced ? "replaced an earlier copy" : "already merged");
-            for (const auto& n : rep.notes)
-                std::cerr << "  " << n << "\n";
-            ++merged;
-        } catch (const kbx::StoreError& e) {
-            std::cerr << "kbx: " << e.what() << "\n";
-            return 5;
-        } catch (const std::exception& e) {
-            std::cerr << fmt::format("kbx: merging shard {}: {}\n", s, e.what());
+        if (!mergeShard(s, r)) {
+            event({{"event", "end"}, {"exit", 5}, {"cancelled", false}, {"work_dir", d.work.string()}, {"db", target.string()},
+                   {"shards", d.shards()}, {"merged", mergedShards.size()}, {"merged_evaluations", mergedEvaluations},
+                   {"incomplete", json::array()}, {"message", mergeError}, {"resubmit", resubmitCommand}});
             return 5;
         }
     }
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cerr << fmt::format("kbx: {} of {} shard(s) merged into {} in {}\n", merged, d.shards(), target.string(), fmtSeconds(el));
-    if (!incomplete.empty()) {
-        std::cerr << fmt::format("kbx: shard(s) {} did not finish (logs in {}); re-run them with: kbx eval --backend slurm --resubmit {}\n",
-                                 fmt::join(incomplete, ","), (d.work / "logs").string(), d.work.string());
-        return 1;
-    }
-    return unjudged ? 1 : 0;
+    std::cerr << fmt::format("kbx: {} of {} shard(s) merged into {} in {}\n", mergedShards.size(), d.shards(), target.string(), fmtSeconds(el));
+    json why = json::object();
+    for (int s : incomplete)
+        why[std::to_string(s)] = whyFailed[s];
+    const int rc = !incomplete.empty() || unjudged ? 1 : 0;
+    if (!incomplete.empty())
+        std::cerr << fmt::format("kbx: shard(s) {} did not finish (logs in {}); re-run them with: {}\n", fmt::join(incomplete, ","),
+                                 (d.work / "logs").string(), resubmitCommand);
+    event({{"event", "end"}, {"exit", rc}, {"cancelled", false}, {"work_dir", d.work.string()}, {"db", target.string()},
+           {"shards", d.shards()}, {"submissions", submissions}, {"merged", mergedShards.size()},
+           {"merged_evaluations", mergedEvaluations}, {"incomplete", incomplete}, {"why", why}, {"unjudged", unjudged},
+           {"logs", (d.work / "logs").string()}, {"elapsed", el}, {"resubmit", incomplete.empty() ? "" : resubmitCommand}});
+    return rc;
 }
 
 }  // namespace kbxcli

@@ -27,6 +27,9 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -107,6 +110,7 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->showMessage(tr("Run started"), 4000);
     });
     connect(m_run, &RunPanel::evaluationStored, this, [this] { m_refreshTimer->start(); });
+    connect(m_run, &RunPanel::resultsMerged, this, [this] { m_refreshTimer->start(); });  // a Slurm shard merged
     connect(m_run, &RunPanel::runFinished, this, &MainWindow::onRunFinished);
 
     buildMenus();
@@ -199,6 +203,18 @@ void MainWindow::restoreSettings()
     const QString method = s.value(QStringLiteral("run/method")).toString();
     if (!method.isEmpty())
         m_run->methodEdit()->setText(method);
+    // The Slurm options (the backend itself only when Slurm is available here).
+    s.beginGroup(QStringLiteral("run/slurm"));
+    m_run->partitionEdit()->setText(s.value(QStringLiteral("partition")).toString());
+    m_run->gpusPerTaskBox()->setValue(s.value(QStringLiteral("gpus_per_task"), 0).toInt());
+    m_run->cpusPerTaskBox()->setValue(s.value(QStringLiteral("cpus_per_task"), 0).toInt());
+    m_run->maxJobsBox()->setValue(s.value(QStringLiteral("max_jobs"), 0).toInt());
+    m_run->shardsBox()->setValue(s.value(QStringLiteral("shards"), 0).toInt());
+    m_run->timeLimitEdit()->setText(s.value(QStringLiteral("time_limit")).toString());
+    m_run->retriesBox()->setValue(s.value(QStringLiteral("retries"), 1).toInt());
+    m_run->pollBox()->setValue(s.value(QStringLiteral("poll"), 10.0).toDouble());
+    s.endGroup();
+    m_run->setBackend(s.value(QStringLiteral("run/backend"), QStringLiteral("local")).toString());
 }
 
 void MainWindow::saveSettings()
@@ -209,6 +225,17 @@ void MainWindow::saveSettings()
     s.setValue(QStringLiteral("view/dark"), m_dark);
     s.setValue(QStringLiteral("view/tab"), m_tabs->currentIndex());
     s.setValue(QStringLiteral("run/method"), m_run->methodEdit()->text());
+    s.setValue(QStringLiteral("run/backend"), m_run->backendBox()->currentData().toString());
+    s.beginGroup(QStringLiteral("run/slurm"));
+    s.setValue(QStringLiteral("partition"), m_run->partitionEdit()->text());
+    s.setValue(QStringLiteral("gpus_per_task"), m_run->gpusPerTaskBox()->value());
+    s.setValue(QStringLiteral("cpus_per_task"), m_run->cpusPerTaskBox()->value());
+    s.setValue(QStringLiteral("max_jobs"), m_run->maxJobsBox()->value());
+    s.setValue(QStringLiteral("shards"), m_run->shardsBox()->value());
+    s.setValue(QStringLiteral("time_limit"), m_run->timeLimitEdit()->text());
+    s.setValue(QStringLiteral("retries"), m_run->retriesBox()->value());
+    s.setValue(QStringLiteral("poll"), m_run->pollBox()->value());
+    s.endGroup();
     if (!m_db.isEmpty())
         s.setValue(QStringLiteral("database/last"), m_db);
 }
@@ -355,7 +382,15 @@ void MainWindow::refreshViews()
 
 void MainWindow::onRunFinished(const RunResult& r)
 {
-    if (!r.error.isEmpty())
+    if (r.backend == QLatin1String("slurm") && r.error.isEmpty())
+        statusBar()->showMessage(tr("Slurm run %1: %2 of %3 shard(s) merged, %4 passed, %5 failed")
+                                     .arg(r.cancelled ? tr("cancelled (array tasks scancelled)") : tr("finished"))
+                                     .arg(r.mergedShards)
+                                     .arg(r.shards)
+                                     .arg(r.passed)
+                                     .arg(r.failed),
+                                 10000);
+    else if (!r.error.isEmpty())
         statusBar()->showMessage(tr("Run failed: %1").arg(r.error), 10000);
     else
         statusBar()->showMessage(tr("Run %1 %2: %3 passed, %4 failed, %5 not judged")
