@@ -11,10 +11,6 @@
 #include <fstream>
 #include <sstream>
 
-#ifndef KBX_DEFAULT_PYTHON
-#define KBX_DEFAULT_PYTHON ""
-#endif
-
 namespace kbx::quality {
 namespace fs = std::filesystem;
 namespace {
@@ -80,12 +76,12 @@ bool isPlaceholder(const std::string& code) { return code.rfind("# kbx import: t
 
 fs::path defaultPython()
 {
-    if (auto* p = env("KBX_PYTHON"))
-        return p;
-    std::error_code ec;
-    const fs::path built = KBX_DEFAULT_PYTHON;
-    if (!built.empty() && fs::exists(built, ec))
-        return built;
+    // The worker's environment, found as the worker finds it (core/paths.h): $KBX_PYTHON, a build
+    // tree's venv, the interpreter `kbx setup-python` recorded, ~/.local/share/kbx/venv. radon is
+    // installed there (requirements.txt; kbx setup-python adds it). Only without any of these,
+    // python3 on PATH (radon may come from the distribution, e.g. Debian's python3-radon).
+    if (auto py = findPython(); !py.empty())
+        return py;
     return onPath("python3");
 }
 

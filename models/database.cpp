@@ -7,13 +7,105 @@
 #include "store.h"
 #include "taxonomy.h"
 
+#include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
+#include <QSaveFile>
+
+#include <cstdio>
+
+#include <unistd.h>
 
 namespace kbx::gui {
+namespace {
+
+bool sameFile(const QString& a, const QString& b)
+{
+    if (a.isEmpty() || b.isEmpty())
+        return false;
+    const QFileInfo fa(a), fb(b);
+    const QString ca = fa.canonicalFilePath(), cb = fb.canonicalFilePath();
+    return !ca.isEmpty() && ca == cb;
+}
+
+/// Why `path` cannot be used read-write, for people; empty when it can.
+QString readOnlyReason(const QString& path)
+{
+    const QFileInfo fi(path);
+    const QString dir = fi.absolutePath();
+    if (fi.exists() && ::access(QFile::encodeName(fi.absoluteFilePath()).constData(), W_OK) != 0)
+        return QStringLiteral("%1 is read-only for you").arg(fi.absoluteFilePath());
+    if (::access(QFile::encodeName(dir).constData(), W_OK | X_OK) != 0)
+        return QStringLiteral("its directory %1 is not writable for you (SQLite keeps its journal there)").arg(dir);
+    return {};
+}
+
+/// The message for a database this user cannot write.
+QString readOnlyMessage(const QString& path, const QString& reason)
+{
+    if (sameFile(path, installedDemoDatabasePath()))
+        return QStringLiteral("%1 is the installed demo database, which is read-only (%2). Open the demo with "
+                              "File > Open the demo database, or kbx-workbench without arguments: that opens your own "
+                              "copy of it, %3.")
+            .arg(path, reason, userDemoDatabasePath());
+    return QStringLiteral("%1: %2. kbx-workbench writes to the databases it opens (WAL journal, schema upgrades, "
+                          "manual labels, runs), so it cannot open this one; copy it to a place you can write "
+                          "(e.g. cp %1 ~/) and open the copy.")
+        .arg(path, reason);
+}
+
+/// The provenance of the user's demo copy: the installed file's path, size and modification time.
+QByteArray demoOrigin(const QFileInfo& installed)
+{
+    return QStringLiteral("%1\n%2\n%3\n")
+        .arg(installed.absoluteFilePath())
+        .arg(installed.size())
+        .arg(installed.lastModified().toMSecsSinceEpoch())
+        .toUtf8();
+}
+
+/// Makes (or refreshes) `copy` from the installed demo `installed`; true when `copy` is up to date.
+bool ensureDemoCopy(const QString& installed, const QString& copy, QString* error)
+{
+    const QFileInfo src(installed);
+    const QByteArray origin = demoOrigin(src);
+    const QString originFile = copy + QStringLiteral(".origin");
+    {
+        QFile o(originFile);
+        if (QFileInfo(copy).isFile() && o.open(QIODevice::ReadOnly) && o.readAll() == origin)
+            return true;
+    }
+    auto fail = [&](const QString& why) {
+        if (error)
+            *error = QStringLiteral("cannot copy the demo database %1 to %2: %3").arg(installed, copy, why);
+        return false;
+    };
+    if (!QDir().mkpath(QFileInfo(copy).absolutePath()))
+        return fail(QStringLiteral("cannot create %1").arg(QFileInfo(copy).absolutePath()));
+    const QString tmp = copy + QStringLiteral(".tmp-%1").arg(QCoreApplication::applicationPid());
+    QFile::remove(tmp);
+    if (!QFile::copy(installed, tmp))
+        return fail(QStringLiteral("copy failed"));
+    QFile::setPermissions(tmp, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther);
+    // The old copy's WAL journal belongs to the old file: it must not be replayed into the new one.
+    QFile::remove(copy + QStringLiteral("-wal"));
+    QFile::remove(copy + QStringLiteral("-shm"));
+    if (std::rename(QFile::encodeName(tmp).constData(), QFile::encodeName(copy).constData()) != 0) {
+        QFile::remove(tmp);
+        return fail(QStringLiteral("cannot rename %1").arg(tmp));
+    }
+    QSaveFile o(originFile);
+    if (!o.open(QIODevice::WriteOnly) || o.write(origin) != origin.size() || !o.commit())
+        return fail(QStringLiteral("cannot write %1").arg(originFile));
+    return true;
+}
+
+}  // namespace
 
 bool prepareDatabase(const QString& path, QString* error)
 {
@@ -25,6 +117,13 @@ bool prepareDatabase(const QString& path, QString* error)
     if (!QFileInfo::exists(path)) {
         if (error)
             *error = QStringLiteral("%1 does not exist").arg(path);
+        return false;
+    }
+    // kbx::Store opens read-write (WAL journal, migrations): say so plainly for a database this user
+    // cannot write instead of SQLite's "attempt to write a readonly database".
+    if (const QString reason = readOnlyReason(path); !reason.isEmpty()) {
+        if (error)
+            *error = readOnlyMessage(path, reason);
         return false;
     }
     try {
@@ -49,6 +148,15 @@ bool createDatabase(const QString& path, QString* error)
             *error = QStringLiteral("no database chosen");
         return false;
     }
+    // A run writes its results: a database (or a directory for a new one) this user cannot write is
+    // refused before anything starts. A directory that does not exist yet is made by kbx::Store.
+    if (QFileInfo::exists(path) || QFileInfo::exists(QFileInfo(path).absolutePath())) {
+        if (const QString reason = readOnlyReason(path); !reason.isEmpty()) {
+            if (error)
+                *error = QStringLiteral("%1: %2; choose a database you can write for the run's results").arg(path, reason);
+            return false;
+        }
+    }
     try {
         kbx::Store store(path.toStdString());
     } catch (const std::exception& e) {
@@ -59,23 +167,65 @@ bool createDatabase(const QString& path, QString* error)
     return true;
 }
 
+bool isDatabaseWritable(const QString& path)
+{
+    return !path.isEmpty() && readOnlyReason(path).isEmpty();
+}
+
 QString defaultDatabasePath()
 {
     return QString::fromStdString(kbx::defaultDatabasePath().string());
 }
 
-QString demoDatabasePath()
+QString installedDemoDatabasePath()
 {
-    QStringList candidates;
-    const QString exeDir = QString::fromStdString(kbx::executableDir().string());
-    candidates << exeDir + QStringLiteral("/../share/kbx/demo.sqlite");
+    const auto data = kbx::installedDataDir();
+    if (data.empty())
+        return {};
+    const QFileInfo fi(QString::fromStdString((data / "demo.sqlite").string()));
+    return fi.isFile() ? QDir::cleanPath(fi.absoluteFilePath()) : QString();
+}
+
+QString userDemoDatabasePath()
+{
+    QString base = qEnvironmentVariable("XDG_DATA_HOME");
+    if (base.isEmpty()) {
+        const QString home = qEnvironmentVariable("HOME");
+        if (home.isEmpty())
+            return {};
+        base = home + QStringLiteral("/.local/share");
+    }
+    return QDir::cleanPath(base + QStringLiteral("/kbx/demo.sqlite"));
+}
+
+QString demoDatabasePath(QString* error)
+{
+    // Installed: the user's own copy (the installed file is read-only, and kbx writes to what it opens).
+    if (const QString installed = installedDemoDatabasePath(); !installed.isEmpty()) {
+        const QString copy = userDemoDatabasePath();
+        if (copy.isEmpty()) {
+            if (error)
+                *error = QStringLiteral("neither XDG_DATA_HOME nor HOME is set: no place for a copy of the demo database");
+            return {};
+        }
+        return ensureDemoCopy(installed, copy, error) ? copy : QString();
+    }
 #ifdef KBX_SOURCE_DIR
-    candidates << QStringLiteral(KBX_SOURCE_DIR "/resources/demo/demo.sqlite");
+    const QFileInfo src(QStringLiteral(KBX_SOURCE_DIR "/resources/demo/demo.sqlite"));
+    if (src.isFile())
+        return QDir::cleanPath(src.absoluteFilePath());
 #endif
-    for (const auto& c : candidates)
-        if (QFileInfo(c).isFile())
-            return QDir::cleanPath(QFileInfo(c).absoluteFilePath());
+    if (error)
+        *error = QStringLiteral("this installation has no demo database");
     return {};
+}
+
+QString resolveDatabasePath(const QString& path)
+{
+    if (path.isEmpty() || !sameFile(path, installedDemoDatabasePath()))
+        return path;
+    const QString copy = demoDatabasePath();
+    return copy.isEmpty() ? path : copy;
 }
 
 QStringList failureClassIds()

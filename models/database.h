@@ -10,18 +10,42 @@ namespace kbx::gui {
 
 /// Makes `path` usable by the views: opens it through kbx::Store, which refuses non-kbx files and
 /// newer schemas and brings an older kbx database (schema v1) forward to the current schema. Returns
-/// false with a message for people in `error`.
+/// false with a message for people in `error`. kbx opens its databases read-write (WAL journal beside
+/// the file, schema upgrades, manual labels): a database this user cannot write is refused with a
+/// message that says so and what to do (the installed demo: File > Open the demo database opens the
+/// user's own copy; anything else: copy it somewhere writable).
 bool prepareDatabase(const QString& path, QString* error);
 
 /// Opens `path` through kbx::Store, creating an empty kbx database when there is none (a run's target).
+/// A database (or a directory) this user cannot write is refused with a message that says so.
 bool createDatabase(const QString& path, QString* error);
+
+/// Whether this process may write `path` (when it exists) and create files in its directory (the
+/// -wal and -shm files of SQLite's WAL journal live beside the database).
+bool isDatabaseWritable(const QString& path);
 
 /// kbx::defaultDatabasePath(): $KBX_DB, else ~/.local/share/kbx/kbx.sqlite.
 QString defaultDatabasePath();
 
-/// The bundled demo database (resources/demo/demo.sqlite in a source tree, share/kbx/demo.sqlite when
-/// installed), or an empty string when there is none.
-QString demoDatabasePath();
+/// The demo database the workbench opens. Installed (PREFIX/share/kbx/demo.sqlite, read-only for
+/// users): the user's own copy of it, userDemoDatabasePath(), made on first use and made afresh when
+/// the installed demo changes (a package upgrade; the copy's manual labels are then replaced too).
+/// In a build tree: the source tree's resources/demo/demo.sqlite. Empty when there is none, or when
+/// the copy cannot be made (`error` then says why).
+QString demoDatabasePath(QString* error = nullptr);
+
+/// The installed, read-only demo: kbx::installedDataDir()/demo.sqlite ($KBX_DATA_DIR overrides the
+/// directory), or empty when this is not an installed kbx or it has no demo.
+QString installedDemoDatabasePath();
+
+/// Where the user's copy of the installed demo lives: $XDG_DATA_HOME/kbx/demo.sqlite, else
+/// ~/.local/share/kbx/demo.sqlite (empty without either variable). Its provenance is recorded beside
+/// it in demo.sqlite.origin (the installed file's path, size and modification time).
+QString userDemoDatabasePath();
+
+/// The database to open for `path`: the user's copy (demoDatabasePath()) for the installed demo,
+/// `path` itself for anything else (also when the copy cannot be made: opening then says why).
+QString resolveDatabasePath(const QString& path);
 
 /// The failure classes of taxonomy v1 in precedence order (ids as stored).
 QStringList failureClassIds();

@@ -33,7 +33,9 @@ set(CPACK_PACKAGE_NAME "kbx-workbench")
 set(CPACK_PACKAGE_VENDOR "KernelBench-X Workbench developers")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_CONTACT "${KBX_PACKAGE_MAINTAINER}")
-set(CPACK_PACKAGE_HOMEPAGE_URL "${KBX_HOMEPAGE}")
+if(KBX_HOMEPAGE)
+  set(CPACK_PACKAGE_HOMEPAGE_URL "${KBX_HOMEPAGE}")
+endif()
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "evaluate and inspect LLM-generated Triton kernels")
 set(CPACK_PACKAGE_DESCRIPTION "KernelBench-X Workbench decides whether a generated Triton kernel runs and
 whether it is right against a PyTorch reference, on 176 benchmark tasks,
@@ -60,7 +62,17 @@ if(KBX_BUILD_WORKER)
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_kbx_depends}")
 # bubblewrap: the candidate sandbox (kbx falls back to rlimits without it); fonts for the figures.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bubblewrap, fonts-dejavu-core")
+set(_kbx_recommends "bubblewrap, fonts-dejavu-core")
+# Qt's SVG icon engine (the window icon is an SVG): in libqt6svg6 on Debian 12, which dpkg-shlibdeps
+# adds; a package of its own, qt6-svg-plugins, on Debian 13.
+find_program(KBX_DPKG_QUERY dpkg-query)
+if(KBX_BUILD_GUI AND KBX_DPKG_QUERY)
+  execute_process(COMMAND ${KBX_DPKG_QUERY} -L libqt6svg6 OUTPUT_VARIABLE _kbx_svg_files ERROR_QUIET RESULT_VARIABLE _kbx_svg_rc)
+  if(_kbx_svg_rc EQUAL 0 AND NOT _kbx_svg_files MATCHES "iconengines/libqsvgicon")
+    string(APPEND _kbx_recommends ", qt6-svg-plugins")
+  endif()
+endif()
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${_kbx_recommends}")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "appstream")
 
 # Debian's documentation files: copyright, changelog.Debian.gz.

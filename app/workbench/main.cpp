@@ -3,6 +3,10 @@
 //   kbx-workbench [DATABASE]                       the window (DATABASE, else the last one, else the demo)
 //   kbx-workbench --export-figure NAME --db PATH --out FILE   render a figure headless (.svg/.pdf/.png/.csv/.tex)
 //   kbx-workbench --list-figures                   the figure names
+// Installed, the demo database (PREFIX/share/kbx/demo.sqlite) is read-only: the workbench opens the
+// user's own copy of it instead (~/.local/share/kbx/demo.sqlite, models/database.h), also when the
+// installed file is named with --db. A database the user cannot write is refused with a message.
+#include "database.h"
 #include "mainwindow.h"
 #include "syntax.h"
 
@@ -79,12 +83,16 @@ int main(int argc, char** argv)
             return 0;
         }
         const QString name = p.value(exportOpt);
-        const QString db = p.isSet(dbOpt) ? p.value(dbOpt) : p.positionalArguments().value(0);
+        const QString requested = p.isSet(dbOpt) ? p.value(dbOpt) : p.positionalArguments().value(0);
         const QString out = p.value(outOpt);
-        if (name.isEmpty() || db.isEmpty() || out.isEmpty()) {
+        if (name.isEmpty() || requested.isEmpty() || out.isEmpty()) {
             std::fprintf(stderr, "kbx-workbench: --export-figure NAME needs --db PATH and --out FILE\n");
             return 2;
         }
+        const QString db = kbx::gui::resolveDatabasePath(requested);
+        if (db != requested)
+            std::fprintf(stderr, "kbx-workbench: %s is the installed (read-only) demo database: using your copy %s\n",
+                         qPrintable(requested), qPrintable(db));
         if (!kbx::gui::figureNames().contains(name)) {
             std::fprintf(stderr, "kbx-workbench: unknown figure '%s' (known: %s)\n", qPrintable(name),
                          qPrintable(kbx::gui::figureNames().join(QStringLiteral(", "))));
@@ -110,6 +118,10 @@ int main(int argc, char** argv)
             filters.rounds.push_back(n);
         }
         QString error;
+        if (!kbx::gui::prepareDatabase(db, &error)) {
+            std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
+            return 1;
+        }
         if (!kbx::gui::exportFigure(name, db, out, filters, &error)) {
             std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
             return 1;
@@ -123,7 +135,7 @@ int main(int argc, char** argv)
     }
 
     kbx::gui::MainWindow w;
-    w.openInitialDatabase(p.isSet(dbOpt) ? p.value(dbOpt) : p.positionalArguments().value(0));
+    w.openInitialDatabase(kbx::gui::resolveDatabasePath(p.isSet(dbOpt) ? p.value(dbOpt) : p.positionalArguments().value(0)));
     w.show();
     return app.exec();
 }

@@ -7,6 +7,7 @@
 #   - the worker launcher finds the venv (KBX_PYTHON), its LibTorch and the installed harness (probe);
 #   - `kbx eval --device cpu` on the bundled example's known-good ReLU passes;
 #   - without a Python environment kbx eval exits 4 and names kbx setup-python;
+#   - kbx report's code quality runs radon with the interpreter kbx setup-python recorded;
 #   - kbx setup-python --no-install records its venv; bad input: exit 2/4 and nothing recorded.
 #   install_test.sh BUILD_DIR VENV_PYTHON
 set -euo pipefail
@@ -57,6 +58,21 @@ python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read()); assert r["v
   || fail "ReLU: $(cat "$T/eval.json")"
 echo "ok: installed kbx eval --device cpu: the ReLU passes"
 
+# Code quality (kbx report, radon) runs in the interpreter kbx setup-python recorded (core/quality.cpp
+# finds it through kbx::findPython), never the build machine's venv compiled into kbx: a recorded
+# wrapper of the venv that notes each use.
+mkdir -p "$T/cfgq/kbx"
+printf '#!/bin/sh\necho used >> "%s"\nexec "%s" "$@"\n' "$T/quality-python.log" "$VPY" > "$T/quality-python"
+chmod +x "$T/quality-python"
+echo "$T/quality-python" > "$T/cfgq/kbx/python"
+run XDG_CONFIG_HOME="$T/cfgq" "$P/bin/kbx" report --db "$T/e.sqlite" --table method-summary --json > "$T/quality.json" 2> "$T/quality.err" \
+  || { cat "$T/quality.err"; fail "kbx report --table method-summary"; }
+[[ -s $T/quality-python.log ]] || fail "kbx report did not run radon with the recorded interpreter: $(cat "$T/quality.err")"
+if "$VPY" -c 'import radon' 2>/dev/null; then
+  grep -q '"radon ' "$T/quality.json" || fail "no radon code quality in the report: $(cat "$T/quality.err")"
+fi
+echo "ok: installed kbx report measures code quality with the interpreter kbx setup-python recorded"
+
 # kbx setup-python: --no-install records; bad input leaves nothing behind.
 run XDG_CONFIG_HOME="$T/cfg" "$P/bin/kbx" setup-python --venv "$T/v" --no-install --python "$(readlink -f /usr/bin/python3)" > "$T/sp.log" 2>&1 \
   || { cat "$T/sp.log"; fail "setup-python --no-install"; }
@@ -71,4 +87,4 @@ run XDG_CONFIG_HOME="$T/cfg3" "$P/bin/kbx" setup-python --venv "$T/notvenv" --no
 set -e
 [[ $rc == 2 && -e $T/notvenv/x && ! -e $T/cfg3/kbx/python ]] || fail "setup-python into a non-venv directory: exit $rc, $(cat "$T/sp3.log")"
 echo "ok: kbx setup-python records its venv; refuses a missing interpreter (4) and a non-venv directory (2)"
-echo "packaging_install: 5 passed, 0 failed"
+echo "packaging_install: 6 passed, 0 failed"

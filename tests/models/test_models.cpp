@@ -16,11 +16,16 @@
 
 #include <QAbstractItemModelTester>
 #include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
 #include <algorithm>
+#include <optional>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -403,6 +408,185 @@ TEST(Database, RefusesWhatIsNotAKbxDatabase)
     f.close();
     EXPECT_FALSE(prepareDatabase(f.fileName(), &err));
     EXPECT_FALSE(err.isEmpty());
+}
+
+namespace {
+
+/// Sets environment variables for a scope (an empty value unsets), restoring them afterwards.
+class EnvGuard {
+public:
+    void set(const char* name, const QString& value)
+    {
+        if (!m_saved.contains(name))
+            m_saved.insert(name, qEnvironmentVariableIsSet(name) ? std::optional<QByteArray>(qgetenv(name)) : std::nullopt);
+        if (value.isEmpty())
+            qunsetenv(name);
+        else
+            qputenv(name, value.toUtf8());
+    }
+    ~EnvGuard()
+    {
+        for (auto it = m_saved.cbegin(); it != m_saved.cend(); ++it) {
+            if (it.value())
+                qputenv(it.key().constData(), *it.value());
+            else
+                qunsetenv(it.key().constData());
+        }
+    }
+
+private:
+    QMap<QByteArray, std::optional<QByteArray>> m_saved;
+};
+
+QByteArray sha256(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex();
+}
+
+const QString kDemo = QStringLiteral(KBX_SOURCE_DIR "/resources/demo/demo.sqlite");
+
+/// For a scope, this process's real and effective uid/gid become nobody's (65534) when it runs as
+/// root, so that file permissions apply (access() checks the real ids); the saved ids stay root's,
+/// so the destructor can switch back. Not root: nothing changes (permissions apply anyway).
+class Unprivileged {
+public:
+    Unprivileged()
+    {
+        if (::geteuid() != 0)
+            return;
+        m_switched = ::setresgid(65534, 65534, 0) == 0 && ::setresuid(65534, 65534, 0) == 0;
+    }
+    ~Unprivileged()
+    {
+        if (m_switched) {
+            [[maybe_unused]] const int a = ::setresuid(0, 0, 0);
+            [[maybe_unused]] const int b = ::setresgid(0, 0, 0);
+        }
+    }
+    bool ok() const { return ::geteuid() != 0; }
+
+private:
+    bool m_switched = false;
+};
+
+}  // namespace
+
+// Installed, the demo database is read-only (PREFIX/share/kbx/demo.sqlite); the workbench opens the
+// user's copy of it, made once, kept (labels survive) and made afresh when the installed one changes.
+TEST(Database, InstalledDemoIsOpenedAsTheUsersOwnCopy)
+{
+    ASSERT_TRUE(QFileInfo(kDemo).isFile());
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString share = dir.filePath(QStringLiteral("prefix/share/kbx"));
+    ASSERT_TRUE(QDir().mkpath(share));
+    const QString installed = share + QStringLiteral("/demo.sqlite");
+    ASSERT_TRUE(QFile::copy(kDemo, installed));
+    QFile::setPermissions(installed, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
+    const QByteArray installedHash = sha256(installed);
+    EnvGuard env;
+    env.set("KBX_DATA_DIR", share);
+    env.set("XDG_DATA_HOME", dir.filePath(QStringLiteral("data")));
+
+    EXPECT_EQ(installedDemoDatabasePath(), installed);
+    const QString copy = dir.filePath(QStringLiteral("data/kbx/demo.sqlite"));
+    EXPECT_EQ(userDemoDatabasePath(), copy);
+    QString err;
+    ASSERT_EQ(demoDatabasePath(&err), copy) << err.toStdString();
+    EXPECT_TRUE(QFileInfo(copy).isWritable());
+    EXPECT_TRUE(QFileInfo::exists(copy + QStringLiteral(".origin")));
+    // The installed file named anywhere (also through another spelling of its path) means the copy.
+    EXPECT_EQ(resolveDatabasePath(installed), copy);
+    EXPECT_EQ(resolveDatabasePath(share + QStringLiteral("/../kbx/demo.sqlite")), copy);
+    EXPECT_EQ(resolveDatabasePath(kDemo), kDemo);
+    EXPECT_EQ(resolveDatabasePath(QString()), QString());
+
+    ASSERT_TRUE(prepareDatabase(copy, &err)) << err.toStdString();
+    const qint64 labelled = labelAgreement(copy).labelled;
+    const qint64 evaluation = scalar(copy, QStringLiteral("SELECT min(id) FROM evaluations"));
+    ASSERT_TRUE(setManualLabel(copy, evaluation, QStringLiteral("runtime_error"), QStringLiteral("mine"), &err)) << err.toStdString();
+    EXPECT_EQ(labelAgreement(copy).labelled, labelled + 1);
+    // Opening the copy never touched the installed file (no journal beside it either).
+    EXPECT_EQ(sha256(installed), installedHash);
+    EXPECT_FALSE(QFileInfo::exists(installed + QStringLiteral("-wal")));
+    EXPECT_FALSE(QFileInfo::exists(installed + QStringLiteral("-shm")));
+
+    // Again: the same copy, with the label.
+    ASSERT_EQ(demoDatabasePath(&err), copy);
+    EXPECT_EQ(labelAgreement(copy).labelled, labelled + 1);
+
+    // A package upgrade brings another demo: the copy is made afresh, a stale journal removed.
+    QFile::setPermissions(installed, QFile::ReadOwner | QFile::WriteOwner);
+    {
+        QFile f(installed);
+        ASSERT_TRUE(f.open(QIODevice::ReadWrite));
+        ASSERT_TRUE(f.setFileTime(QDateTime::currentDateTimeUtc().addSecs(3600), QFileDevice::FileModificationTime));
+    }
+    {
+        QFile wal(copy + QStringLiteral("-wal"));
+        ASSERT_TRUE(wal.open(QIODevice::WriteOnly));
+        wal.write("stale journal of the old copy");
+    }
+    ASSERT_EQ(demoDatabasePath(&err), copy) << err.toStdString();
+    EXPECT_FALSE(QFileInfo::exists(copy + QStringLiteral("-wal")));
+    EXPECT_EQ(sha256(copy), installedHash);
+    ASSERT_TRUE(prepareDatabase(copy, &err)) << err.toStdString();
+    EXPECT_EQ(labelAgreement(copy).labelled, labelled);
+
+    // Not installed (this test runs in a build tree): the source tree's demo, no copy.
+    env.set("KBX_DATA_DIR", QString());
+    EXPECT_TRUE(installedDemoDatabasePath().isEmpty());
+    EXPECT_EQ(demoDatabasePath(), QFileInfo(kDemo).canonicalFilePath());
+    EXPECT_EQ(resolveDatabasePath(installed), installed);
+}
+
+// A database this user cannot write is refused with a message that says so (not SQLite's "attempt to
+// write a readonly database"), for viewing and as a run's target; the installed demo's message
+// points to the user's copy. Runs as nobody where the test runs as root.
+TEST(Database, ReadOnlyDatabasesAreRefusedWithAMessage)
+{
+    QTemporaryDir dir(QStringLiteral("/tmp/kbx-models-ro-XXXXXX"));
+    ASSERT_TRUE(dir.isValid());
+    QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup |
+                                          QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther);
+    const QString ro = dir.filePath(QStringLiteral("share/kbx"));
+    ASSERT_TRUE(QDir().mkpath(ro));
+    const QString db = ro + QStringLiteral("/demo.sqlite");
+    ASSERT_TRUE(QFile::copy(kDemo, db));
+    QString err;
+    ASSERT_TRUE(prepareDatabase(db, &err)) << err.toStdString();  // writable: fine
+    EXPECT_TRUE(isDatabaseWritable(db));
+    const auto rx = QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther;
+    QFile::setPermissions(db, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
+    QFile::setPermissions(ro, rx);
+    QFile::setPermissions(dir.filePath(QStringLiteral("share")), rx);
+    EnvGuard env;
+    env.set("KBX_DATA_DIR", QString());
+    env.set("XDG_DATA_HOME", dir.filePath(QStringLiteral("data")));
+    {
+        Unprivileged nobody;
+        ASSERT_TRUE(nobody.ok()) << "cannot run as an ordinary user";
+        EXPECT_FALSE(isDatabaseWritable(db));
+        EXPECT_FALSE(prepareDatabase(db, &err));
+        EXPECT_TRUE(err.contains(QStringLiteral("read-only for you"))) << err.toStdString();
+        EXPECT_TRUE(err.contains(QStringLiteral("copy it to a place you can write"))) << err.toStdString();
+        EXPECT_FALSE(createDatabase(db, &err));
+        EXPECT_TRUE(err.contains(QStringLiteral("choose a database you can write"))) << err.toStdString();
+        EXPECT_FALSE(createDatabase(ro + QStringLiteral("/new.sqlite"), &err));
+        EXPECT_TRUE(err.contains(QStringLiteral("is not writable for you"))) << err.toStdString();
+        EXPECT_FALSE(QFileInfo::exists(ro + QStringLiteral("/new.sqlite")));
+        // Named as the installed demo, the message says where the user's copy is.
+        env.set("KBX_DATA_DIR", ro);
+        EXPECT_FALSE(prepareDatabase(db, &err));
+        EXPECT_TRUE(err.contains(QStringLiteral("installed demo database"))) << err.toStdString();
+        EXPECT_TRUE(err.contains(dir.filePath(QStringLiteral("data/kbx/demo.sqlite")))) << err.toStdString();
+    }
+    EXPECT_FALSE(QFileInfo::exists(db + QStringLiteral("-wal")));
+    QFile::setPermissions(dir.filePath(QStringLiteral("share")), rx | QFile::WriteOwner);
+    QFile::setPermissions(ro, rx | QFile::WriteOwner);
 }
 
 TEST(RunControllerTest, RefusesEmptyRequestsAndReportsBadSources)
