@@ -843,6 +843,33 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
         auto g = perf::geomeanSpeedupCI(cAll, rAll, seed);
         ev["geomean_speedup"] = {{"estimate", g.estimate}, {"lo", g.lo}, {"hi", g.hi}};
         ev["sum_time_ratio"] = perf::sumTimeRatio(cMed, rMed);
+        // Against eager: faster, slower or a tie. The noise band is this task's own self-speedup (its
+        // reference timed against itself by `kbx tasks --check --perf`, the latest in this database
+        // on this device kind) where one was measured, else +-2 % (the band every reference met on
+        // the H200, bench/results/2026-11-30-h200x2-perf3).
+        perf::Interval noise{1.0, 0.98, 1.02};
+        std::string noiseFrom = "default band +-2%";
+        if (!sub.selfCheckReference) {
+            std::string tid = task->id;
+            for (std::size_t q = tid.find('\''); q != std::string::npos; q = tid.find('\'', q + 2))
+                tid.insert(q, 1, '\'');
+            auto nf = m_store.query(
+                "SELECT json_extract(e.evidence, '$.perf.geomean_speedup') AS g, e.id AS id FROM evaluations e "
+                "JOIN submissions s ON s.id = e.submission_id JOIN methods m ON m.id = s.method_id JOIN runs r ON r.id = e.run_id "
+                "WHERE m.name = 'reference' AND e.task_id = '" + tid + "' AND r.device = '" + (m_opt.device == "cuda" ? "cuda" : "cpu") +
+                "' AND json_extract(e.evidence, '$.perf.geomean_speedup') IS NOT NULL ORDER BY e.id DESC LIMIT 1");
+            if (!nf.empty() && nf[0]["g"].is_string()) {
+                auto g2 = nlohmann::json::parse(nf[0]["g"].get<std::string>(), nullptr, false);
+                if (g2.is_object() && g2.contains("lo") && g2.contains("hi")) {
+                    noise = {g2.value("estimate", 1.0), std::min(g2.value("lo", 1.0), 2.0 - g2.value("hi", 1.0)),
+                             std::max(g2.value("hi", 1.0), 2.0 - g2.value("lo", 1.0))};
+                    noiseFrom = fmt::format("self-check evaluation {}", nf[0]["id"].get<std::int64_t>());
+                }
+            }
+        }
+        const perf::Interval gi{g.estimate, g.lo, g.hi};
+        ev["vs_eager"] = perf::isTie(gi, noise) ? "tie" : (g.lo > 1.0 ? "faster" : "slower");
+        ev["noise_band"] = {{"lo", noise.lo}, {"hi", noise.hi}, {"from", noiseFrom}};
         for (const auto& [name, cx] : extraAll) {
             auto gx = perf::geomeanSpeedupCI(cx.first, cx.second, seed + 104729);
             ev["baselines"][name] = {{"geomean_speedup", {{"estimate", gx.estimate}, {"lo", gx.lo}, {"hi", gx.hi}}},

@@ -442,9 +442,10 @@ int cmdEval(const EvalArgs& a)
     ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) {
         std::string what;
         if (p.contains("geomean_speedup"))
-            what = fmt::format("geomean {:.3f}x [{:.3f}, {:.3f}] over {} shape(s)", p["geomean_speedup"].value("estimate", 0.0),
+            what = fmt::format("geomean {:.3f}x [{:.3f}, {:.3f}] over {} shape(s){}", p["geomean_speedup"].value("estimate", 0.0),
                                p["geomean_speedup"].value("lo", 0.0), p["geomean_speedup"].value("hi", 0.0),
-                               p.value("shapes", nlohmann::json::array()).size());
+                               p.value("shapes", nlohmann::json::array()).size(),
+                               p.contains("vs_eager") ? " (" + p.value("vs_eager", std::string()) + " vs eager)" : std::string());
         else
             what = p.value("error", std::string("no speedup"));
         if (p.contains("attribution") && p["attribution"].value("available", false))

@@ -40,6 +40,10 @@ TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
     }
     EXPECT_LE(p["perf"]["phases"]["timed_loops"].get<double>(), p["perf"]["seconds"].get<double>());
     EXPECT_TRUE(p["perf"]["exclusive"].get<bool>()) << "the timed part ran holding the GPU's timing lock";
+    // Faster, slower or a tie against eager, with the noise band it was judged against.
+    const auto vs = p["perf"].value("vs_eager", std::string());
+    EXPECT_TRUE(vs == "faster" || vs == "slower" || vs == "tie") << p["perf"].dump();
+    EXPECT_EQ(p["perf"]["noise_band"]["from"], "default band +-2%");
     kbx::Store s(db);
     auto rows = s.query("SELECT shape, candidate_ms, baseline_ms, samples FROM timings");
     ASSERT_FALSE(rows.empty());
@@ -168,4 +172,27 @@ TEST(Perf, OptionalBaselinesAreTimedInTheSameRotationAsEager)
                    " --device cpu --perf --perf-baseline cudnn --db " + (dir / "bad.sqlite").string() + " 2>&1");
     EXPECT_NE(bad.rc, 0);
     EXPECT_NE(bad.out.find("cudnn"), std::string::npos) << bad.out;
+}
+
+TEST(Perf, TheTasksOwnSelfSpeedupIsTheNoiseBandForTies)
+{
+    // kbx tasks --check --perf times the task's reference against itself; a later kbx eval --perf
+    // of that task in the same database judges faster / slower / tie against that band.
+    REQUIRE_DEVICE();
+    auto dir = tempPath("perf-noise");
+    fs::create_directories(dir);
+    auto db = dir / "db.sqlite";
+    const std::string cfg = device() == "cuda" ? "" : std::string(" --perf-config ") + kTinyTimer;
+    auto chk = run(kbxBin() + " tasks --check --perf --task Activation/relu --device " + device() + cfg + " --db " + db.string() +
+                   " 2>&1");
+    ASSERT_EQ(chk.rc, 0) << chk.out;
+    auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --device " + device() +
+                 " --perf" + cfg + " --json --db " + db.string() + " 2>/dev/null");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto lines = jsonLines(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    const auto& nb = lines[1]["perf"]["noise_band"];
+    EXPECT_EQ(nb["from"].get<std::string>().rfind("self-check evaluation ", 0), 0u) << nb.dump();
+    EXPECT_LE(nb["lo"].get<double>(), 1.0);
+    EXPECT_GE(nb["hi"].get<double>(), 1.0);
 }
