@@ -39,6 +39,10 @@ RunController::RunController(QObject* parent) : QObject(parent)
 
 RunController::~RunController()
 {
+    // A Slurm run reports on this thread, directly: while its kbx ends (scancel) nothing may reach
+    // receivers that are being destroyed (the run panel owns this controller).
+    if (m_slurm)
+        disconnect(m_slurm, nullptr, this, nullptr);
     cancel();
     wait();
 }

@@ -58,7 +58,10 @@ struct SlurmEvalInput {
 
 /// kbx eval --backend slurm (or --resubmit WORK): returns kbx's exit code (0 all shards merged; 1
 /// some shards did not finish or some candidates could not be judged; 2 usage; 3 bad input; 4 no
-/// Slurm; 5 database; 130 interrupted, after scancel).
+/// Slurm; 5 database; 130 interrupted, after scancel). Shards are merged into the target as they
+/// complete. With kbx eval's --json, one JSON object per event goes to stdout (plan, submitted,
+/// shard, shard_done, shard_failed, merged, summary, cancelled, error, end: docs/SCALING.md), which
+/// the workbench's run panel reads (models/slurmrun.cpp).
 int runSlurmEval(const CLI::App& eval, const SlurmArgs& args, const SlurmEvalInput& input);
 
 }  // namespace kbxcli

@@ -13,6 +13,7 @@
 #include "taskbrowser.h"
 #include "tasktreemodel.h"
 
+#include "paths.h"
 #include "store.h"
 
 #include <QApplication>
@@ -26,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
@@ -528,6 +530,72 @@ TEST(GuiSlurm, ABadSourceIsRefusedBeforeAnythingIsSubmitted)
     EXPECT_EQ(r.exitCode, 3);
     EXPECT_TRUE(r.error.contains(QStringLiteral("unknown task 'NoSuch/task"))) << r.error.toStdString();
     EXPECT_TRUE(fake.callsOf(QStringLiteral("sbatch")).isEmpty());
+}
+
+// Against a real Slurm (opt-in: it submits jobs). Run it on a test cluster, e.g. the one-node
+// cluster of scripts/slurm-test.sh while it is up:  KBX_SLURM_GUI_TEST=1 SLURM_CONF=... kbx_gui_slurm_tests
+// --gtest_filter='GuiSlurmReal.*'. Needs kbx-worker (CPU evaluation in the array tasks).
+TEST(GuiSlurmReal, RunAndCancelOnARealCluster)
+{
+    if (qEnvironmentVariable("KBX_SLURM_GUI_TEST") != QLatin1String("1"))
+        GTEST_SKIP() << "set KBX_SLURM_GUI_TEST=1 to submit jobs to the Slurm cluster this machine's client tools reach";
+    if (!slurmUnavailableReason().isEmpty())
+        GTEST_SKIP() << slurmUnavailableReason().toStdString();
+    const auto worker = kbx::findWorker();
+    if (worker.empty() || !std::filesystem::exists(worker))
+        GTEST_SKIP() << "kbx-worker not found";
+    QTemporaryDir dir(QStringLiteral("/tmp/kbx-gui-slurm-XXXXXX"));
+    QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup |
+                                          QFile::ReadOther | QFile::ExeOther);
+    const QString db = dir.filePath(QStringLiteral("real.sqlite"));
+    QString err;
+    ASSERT_TRUE(createDatabase(db, &err)) << err.toStdString();
+    MainWindow w;
+    ASSERT_TRUE(w.openDatabase(db));
+    RunPanel* rp = w.runPanel();
+    setUpSlurm(rp, db, writeSubmissions(dir.path()), dir.filePath(QStringLiteral("work")), 2);
+    rp->pollBox()->setValue(0.5);
+    QSignalSpy fin(rp, &RunPanel::runFinished);
+    ASSERT_TRUE(rp->start());
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }, 400000)) << rp->logView()->toPlainText().toStdString();
+    auto r = fin.at(0).at(0).value<RunResult>();
+    EXPECT_TRUE(r.error.isEmpty()) << r.error.toStdString() << "\n" << rp->logView()->toPlainText().toStdString();
+    EXPECT_EQ(r.mergedShards, 2);
+    EXPECT_EQ(r.total, 3);
+    EXPECT_EQ(r.passed, 2);
+    EXPECT_EQ(r.failed, 1);
+    for (int s = 0; s < 2; ++s) {
+        EXPECT_TRUE(cell(rp, s, 2).startsWith(QStringLiteral("MERGED"))) << cell(rp, s, 2).toStdString();
+        EXPECT_FALSE(cell(rp, s, 3).isEmpty());  // the node
+    }
+    ASSERT_TRUE(waitUntil([&] { return w.resultsView()->model()->rowCount() == 3 && !w.resultsView()->model()->isLoading(); }, 20000));
+    screenshot(rp, QStringLiteral("run-panel-slurm-real"), {560, 900});
+
+    // Cancel while the array tasks run: kbx scancels them; squeue then shows none pending or running.
+    rp->workDirEdit()->setText(dir.filePath(QStringLiteral("work2")));
+    ASSERT_TRUE(rp->start());
+    ASSERT_TRUE(waitUntil([&] { return cell(rp, 0, 2) == QStringLiteral("RUNNING") || fin.count() == 2; }, 120000))
+        << rp->logView()->toPlainText().toStdString();
+    ASSERT_EQ(fin.count(), 1);
+    const QString job = cell(rp, 0, 1).section(QLatin1Char('_'), 0, 0);
+    rp->cancelButton()->click();
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 2; }, 120000)) << rp->logView()->toPlainText().toStdString();
+    r = fin.at(1).at(0).value<RunResult>();
+    EXPECT_TRUE(r.cancelled);
+    EXPECT_EQ(r.exitCode, 130);
+    QString left;
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            QProcess sq;
+            sq.start(QStringLiteral("squeue"), {QStringLiteral("-h"), QStringLiteral("-r"), QStringLiteral("-j"), job, QStringLiteral("-t"),
+                                                 QStringLiteral("PENDING,RUNNING,CONFIGURING"), QStringLiteral("-o"), QStringLiteral("%i")});
+            sq.waitForFinished(20000);
+            left = QString::fromUtf8(sq.readAllStandardOutput()).trimmed();
+            return left.isEmpty();
+        },
+        30000))
+        << "array job " << job.toStdString() << " still has tasks: " << left.toStdString();
+    w.close();
 }
 
 int main(int argc, char** argv)
