@@ -849,6 +849,94 @@ Table slowTable(const std::vector<SlowFraction>& slow)
     return t;
 }
 
+double quantileOf(std::vector<double> v, double q)
+{
+    std::sort(v.begin(), v.end());
+    if (v.empty())
+        return 0.0;
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    return i + 1 < v.size() ? v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]) : v[i];
+}
+
+Report utilisationReport(const Store& store, const std::vector<Row>& rows)
+{
+    // Per GPU x method x round, over the correct kernels timed by kbx (their timings carry the
+    // roofline of the device's measured peaks): how close they come to the roofline bound.
+    struct Acc {
+        int kernels = 0, flagged = 0;
+        std::vector<double> frac, bw, comp;
+    };
+    std::map<std::tuple<std::string, std::string, int>, Acc> acc;
+    std::map<std::int64_t, const Row*> byId;
+    for (const auto& r : rows)
+        if (r.pass)
+            byId[r.id] = &r;
+    if (!byId.empty()) {
+        std::string list;
+        for (const auto& [id, r] : byId)
+            list += (list.empty() ? "" : ",") + std::to_string(id);
+        std::map<std::int64_t, std::vector<nlohmann::json>> shapes;
+        for (const auto& j : store.query("SELECT evaluation_id AS e, candidate_ms AS ms, samples FROM timings WHERE evaluation_id IN (" +
+                                         list + ") AND candidate_ms IS NOT NULL")) {
+            if (!j["samples"].is_string())
+                continue;
+            auto smp = nlohmann::json::parse(j["samples"].get<std::string>(), nullptr, false);
+            if (!smp.is_object() || !smp.contains("roofline") || !smp["roofline"].is_object() || !smp["roofline"].contains("bound_ms"))
+                continue;
+            auto rl = smp["roofline"];
+            rl["ms"] = j["ms"];
+            shapes[j["e"].get<std::int64_t>()].push_back(std::move(rl));
+        }
+        for (const auto& [id, list2] : shapes) {
+            const Row* r = byId[id];
+            auto& a = acc[{r->gpu, r->method, r->round}];
+            std::vector<double> f, b, c;
+            bool flag = false;
+            for (const auto& rl : list2) {
+                const double ms = rl.value("ms", 0.0), bound = rl.value("bound_ms", 0.0);
+                if (ms > 0 && bound > 0)
+                    f.push_back(bound / ms);
+                b.push_back(rl.value("bandwidth_util", 0.0));
+                c.push_back(rl.value("compute_util", 0.0));
+                flag = flag || rl.value("faster_than_bound", false);
+            }
+            if (f.empty())
+                continue;
+            ++a.kernels;
+            a.flagged += flag;
+            a.frac.push_back(quantileOf(f, 0.5));
+            a.bw.push_back(quantileOf(b, 0.5));
+            a.comp.push_back(quantileOf(c, 0.5));
+        }
+    }
+    Report rep;
+    Table t;
+    t.name = "utilisation";
+    t.title = "Roofline utilisation of the correct kernels (kbx timings against the device's measured peaks)";
+    t.columns = {{"gpu", "GPU"},
+                 {"method", "method"},
+                 {"round", "round", Kind::Int},
+                 {"kernels", "kernels", Kind::Int},
+                 {"roofline_median", "of roofline (median)", Kind::Percent},
+                 {"roofline_p90", "of roofline (p90)", Kind::Percent},
+                 {"bandwidth_median", "bandwidth util (median)", Kind::Percent},
+                 {"compute_median", "compute util (median)", Kind::Percent},
+                 {"faster_than_bound", "faster than bound", Kind::Int}};
+    for (const auto& [k, a] : acc)
+        t.rows.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), a.kernels, quantileOf(a.frac, 0.5), quantileOf(a.frac, 0.9),
+                          quantileOf(a.bw, 0.5), quantileOf(a.comp, 0.5), a.flagged});
+    t.notes.push_back("per kernel the median over its perf shapes; of roofline = the roofline bound (bytes / copy bandwidth, "
+                      "FLOPs / matmul rate of the shape's dtype) over the kernel's median time, 100% = at the bound");
+    t.notes.push_back("bandwidth / compute util: achieved GB/s and TFLOP/s over the device's measured peaks (docs/PERF_PROTOCOL.md)");
+    t.notes.push_back("faster than bound: kernels with a shape under 90% of its bound, flagged for audit (declared bytes/FLOPs too high, "
+                      "or work skipped)");
+    if (t.rows.empty())
+        t.notes.push_back("no kbx perf timings with a roofline here (imported seed speedups and CPU runs have none)");
+    rep.tables.push_back(std::move(t));
+    return rep;
+}
+
 Report crossHardwareReport(const Store& store, const std::vector<Row>& rows, const Filters& f)
 {
     Report rep;
@@ -1200,8 +1288,8 @@ Bundle computeBundle(const Store& store, const Filters& filters)
 
 const std::vector<std::string>& tableNames()
 {
-    static const std::vector<std::string> names = {"method-summary", "category-method", "deviance",      "rounds",
-                                                   "rescued",        "cross-hardware",  "slow-fraction", "taxonomy"};
+    static const std::vector<std::string> names = {"method-summary", "category-method", "deviance",      "rounds",      "rescued",
+                                                   "cross-hardware", "slow-fraction",   "taxonomy",      "utilisation"};
     return names;
 }
 
@@ -1231,6 +1319,8 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
         rep = crossHardwareReport(store, rows, filters);
     else if (name == "slow-fraction")
         rep.tables.push_back(slowTable(slowFraction(rows)));
+    else if (name == "utilisation")
+        rep = utilisationReport(store, rows);
     else
         rep = taxonomyReport(rows);
     rep.name = name;

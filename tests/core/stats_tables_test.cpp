@@ -427,3 +427,45 @@ TEST_F(StatsDb, SpeedupsFromDifferentSoftwareStacksAreWarnedAbout)
     EXPECT_TRUE(noted);
     EXPECT_NE(st::render(two, st::Format::Text).find("not comparable"), std::string::npos);
 }
+
+TEST_F(StatsDb, UtilisationAgainstTheRooflineOfTheMeasuredPeaks)
+{
+    // The fixture's timings carry no roofline: the table is empty and says why.
+    auto none = st::buildReport(*store, "utilisation", {}, {.quality = false});
+    ASSERT_EQ(none.tables.size(), 1u);
+    EXPECT_TRUE(none.tables[0].rows.empty());
+    // A correct kernel of method A with two shapes at 50 % and 90 % of their bound (median 70 %), one
+    // of them flagged faster than the bound; B's kernel at 25 %.
+    const auto a = store->ensureMethod("A");
+    const auto b = store->ensureMethod("B");
+    auto add = [&](std::int64_t m, const std::string& task, std::vector<std::tuple<double, double, double, bool>> shapes) {
+        const auto sub = store->ensureSubmission(store->ensureCandidate(task, "roofline " + task + std::to_string(m)).first, m, 0, "test");
+        kbx::EvaluationRecord r;
+        r.runId = run;
+        r.submissionId = sub;
+        r.taskId = task;
+        r.pass = r.exeOk = r.callOk = true;
+        r.startedAt = r.finishedAt = kbx::nowIso8601();
+        const auto e = store->addEvaluation(r);
+        int k = 0;
+        for (const auto& [ms, bound, bw, fast] : shapes) {
+            nlohmann::json smp = {{"roofline", {{"bound_ms", bound}, {"bandwidth_util", bw}, {"compute_util", 0.01}, {"faster_than_bound", fast}}}};
+            store->query("INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms, samples) VALUES(" + std::to_string(e) + ", 's" +
+                         std::to_string(k++) + "', " + std::to_string(ms) + ", 1.0, '" + smp.dump() + "')");
+        }
+    };
+    add(a, "Math/r1", {{1.0, 0.5, 0.5, false}, {1.0, 0.9, 0.9, true}});
+    add(b, "Math/r2", {{2.0, 0.5, 0.25, false}});
+    auto rep = st::buildReport(*store, "utilisation", {}, {.quality = false});
+    ASSERT_EQ(rep.tables[0].rows.size(), 2u);
+    const auto& ra = rep.tables[0].rows[0];  // A sorts first
+    EXPECT_EQ(ra[1], "A");
+    EXPECT_EQ(ra[3].get<int>(), 1);
+    EXPECT_NEAR(ra[4].get<double>(), 0.70, 1e-9);  // of roofline, median of the kernel's shapes
+    EXPECT_NEAR(ra[6].get<double>(), 0.70, 1e-9);  // bandwidth util
+    EXPECT_EQ(ra[8].get<int>(), 1);                // flagged
+    const auto& rb = rep.tables[0].rows[1];
+    EXPECT_NEAR(rb[4].get<double>(), 0.25, 1e-9);
+    EXPECT_EQ(rb[8].get<int>(), 0);
+    EXPECT_NE(st::render(rep, st::Format::Text).find("of roofline"), std::string::npos);
+}
