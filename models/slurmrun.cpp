@@ -147,6 +147,9 @@ void SlurmRun::start()
 
     QString source;
     const SlurmOptions& o = m_req.slurm;
+    // What every array task would refuse (kbx eval --gpus needs CUDA): said now, not after the retries.
+    if (o.resubmit.isEmpty() && !m_req.gpus.isEmpty() && m_req.device == QLatin1String("cpu"))
+        return fail(tr("GPUs were chosen, but the run is not on CUDA (choose the CUDA device, or clear GPUs)"));
     if (!o.resubmit.isEmpty()) {
         m_workDir = QFileInfo(o.resubmit).absoluteFilePath();
         if (!QFileInfo::exists(QDir(m_workDir).filePath(QStringLiteral("run.json"))))

@@ -530,6 +530,17 @@ TEST(GuiSlurm, ABadSourceIsRefusedBeforeAnythingIsSubmitted)
     EXPECT_EQ(r.exitCode, 3);
     EXPECT_TRUE(r.error.contains(QStringLiteral("unknown task 'NoSuch/task"))) << r.error.toStdString();
     EXPECT_TRUE(fake.callsOf(QStringLiteral("sbatch")).isEmpty());
+
+    // GPUs on a CPU run: every array task would refuse them, so the panel says so at once.
+    rp.clearSources();
+    rp.addSources({writeSubmissions(dir.path())});
+    rp.findChild<QLineEdit*>(QStringLiteral("runGpus"))->setText(QStringLiteral("0,1"));
+    ASSERT_TRUE(rp.start());
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 2; }, 60000));
+    const auto g = fin.at(1).at(0).value<RunResult>();
+    EXPECT_TRUE(g.error.contains(QStringLiteral("not on CUDA"))) << g.error.toStdString();
+    EXPECT_TRUE(fake.callsOf(QStringLiteral("sbatch")).isEmpty());
+    EXPECT_FALSE(QFileInfo::exists(dir.filePath(QStringLiteral("work"))));
 }
 
 // Against a real Slurm (opt-in: it submits jobs). Run it on a test cluster, e.g. the one-node
