@@ -650,8 +650,10 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
     bool calibrate = false;
     {
         std::lock_guard g(m_peaksMutex);
-        if (m_peaks.at(t_slot).is_null() && !m_calibrating.at(t_slot))
-            calibrate = m_calibrating.at(t_slot) = 1;
+        if (m_peaks.at(t_slot).is_null() && !m_calibrating.at(t_slot)) {
+            m_calibrating.at(t_slot) = 1;
+            calibrate = true;
+        }
     }
     nlohmann::json req = {{"task_id", task->id},
                           {"task_file", m_catalogue.taskFile(*task).string()},
