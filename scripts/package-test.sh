@@ -1,28 +1,40 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Install test of the .deb packages (issue 9). Builds the .deb for Debian 12 (this host) and, in the
-# Debian 13 build root of scripts/debian13-check.sh, the .deb for Debian 13; installs each into a CLEAN
-# debootstrap root (a cached minimal base, copied afresh for every run; never the build root), and
-# there, from the installed files only, as an ordinary user:
-#   kbx --version; kbx tasks (all tasks of the index); kbx setup-python --no-install (a venv made with
-#   the Python the worker embeds); kbx eval without a Python environment (exit 4, "kbx setup-python");
-#   kbx eval --device cpu on records of the bundled example (Debian 12; verdicts as the fixtures say);
-#   kbx-workbench --list-figures and --export-figure (SVG and PNG) offscreen on the bundled demo database.
-# On the host: lintian (no errors; warnings are listed), appstreamcli validate --no-net, dpkg -I.
+# Install test of the .deb packages (issue 9). Packages the Debian 12 build tree of this host and, in
+# the Debian 13 build root of scripts/debian13-check.sh, the Debian 13 build tree it made (kbx and the
+# worker added); installs each .deb with apt into a CLEAN debootstrap root (a cached minimal base,
+# copied afresh for every run; never a build root), and there, from the installed files only, as an
+# ordinary user:
+#   the installed layout; kbx --version; kbx tasks (all tasks of the index); kbx eval without a Python
+#   environment (exit 4, names kbx setup-python); kbx setup-python --no-install (a venv of the Python
+#   the worker embeds, recorded); the worker launcher's message for a venv without torch;
+#   Debian 12: kbx eval --device cpu on three records of the bundled example (verdicts as the fixtures
+#   say) and kbx report's code quality through the recorded interpreter (core/quality.cpp);
+#   Debian 13: the worker binary's libraries resolve and its embedded Python 3.13 starts;
+#   kbx-workbench --list-figures, --export-figure (SVG and PNG) offscreen on the installed demo database
+#   (read-only: the workbench uses the user's own copy), a clear refusal of another read-only database,
+#   and the window offscreen for a few seconds (it opens the user's copy of the demo).
+# On each .deb file: dpkg -I, lintian of its own Debian release (no errors; warnings listed),
+# appstreamcli validate --no-net, desktop-file-validate.
 #
 #   scripts/package-test.sh [all|deb12|deb13]      needs root, debootstrap and Debian's package registry
 #
 # Environment:
-#   KBX_PACKAGE_TEST=1   fail instead of skipping when root or debootstrap is unavailable
-#   KBX_PKG_CACHE        base roots, apt archives, ccache (default /var/cache/kbx-pkg)
+#   KBX_PACKAGE_TEST=1   fail instead of skipping when root, debootstrap or the registry is unavailable
+#   KBX_PKG_CACHE        debootstrap bases, apt archives, the Debian 13 ccache (default /var/cache/kbx-pkg)
 #   KBX_PKG_BUILD        the Debian 12 build tree to package (default build/, as scripts/setup.sh makes it;
 #                        configured with the dev preset when missing)
+#   KBX_PKG_BUILD13      the Debian 13 build tree, relative to the source tree (default build-d13, the
+#                        one scripts/debian13-check.sh builds; made when missing). It is reconfigured
+#                        with the CLI and the worker (KBX_BUILD_CLI/KBX_BUILD_WORKER=ON) and only the
+#                        installed targets are built; debian13-check.sh configures them off again.
 #   KBX_PKG_VENV         the worker's Python environment for the Debian 12 eval: a venv of Debian's
 #                        python3.11 with requirements.txt (default .venv, made by scripts/setup.sh). It is
 #                        bind-mounted read-only at /opt/kbx-venv and named by KBX_PYTHON: the documented
-#                        shortcut for `kbx setup-python`, which would download torch (GBs) in every run.
+#                        stand-in for `kbx setup-python`, which would download torch (GBs) in every run.
+#                        Its torch's lib/ and include/ are also the LibTorch the Debian 13 worker links.
 #   KBX_DEBIAN13_ROOT    the Debian 13 build root (default /var/cache/kbx-debian13)
-#   KBX_PKG_OUT          where the .deb files are left (default build-packages/)
+#   KBX_PKG_OUT          where the .deb files and logs are left (default build-packages/)
 #   KBX_PKG_NO_BUILD=1   package the Debian 12 build tree as it is (no cmake --build first)
 set -euo pipefail
 ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,21 +42,38 @@ WHICH=${1:-all}
 CACHE=${KBX_PKG_CACHE:-/var/cache/kbx-pkg}
 OUT=${KBX_PKG_OUT:-$ROOT_DIR/build-packages}
 D13=${KBX_DEBIAN13_ROOT:-/var/cache/kbx-debian13}
+BUILD13=${KBX_PKG_BUILD13:-build-d13}
+MIRROR=http://deb.debian.org/debian
+T0=$SECONDS
 say() { printf '\033[1m[package-test]\033[0m %s\n' "$*" >&2; }
+phase() { say "[$((SECONDS - T0)) s] $*"; }
 die() { say "FAILED: $*"; exit 1; }
 skip() {
   if [[ "${KBX_PACKAGE_TEST:-auto}" == 1 ]]; then say "cannot run: $*"; exit 4; fi
   say "skipped: $* (KBX_PACKAGE_TEST=1 makes this an error)"; exit 0
 }
 case "$WHICH" in all|deb12|deb13) ;; *) say "usage: scripts/package-test.sh [all|deb12|deb13]"; exit 2 ;; esac
+[[ $BUILD13 != /* && $BUILD13 != *..* ]] || die "KBX_PKG_BUILD13 is a path relative to the source tree"
 [[ $(id -u) == 0 ]] || skip "needs root for debootstrap and chroot"
-command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null 2>&1 || skip "debootstrap not installable"
-command -v lintian >/dev/null || apt-get install -y -qq --no-install-recommends lintian >/dev/null 2>&1 || skip "lintian not installable"
-command -v appstreamcli >/dev/null || apt-get install -y -qq --no-install-recommends appstream >/dev/null 2>&1 || skip "appstream not installable"
-command -v desktop-file-validate >/dev/null || apt-get install -y -qq --no-install-recommends desktop-file-utils >/dev/null 2>&1 || skip "desktop-file-utils not installable"
+host_tools=()
+command -v debootstrap >/dev/null || host_tools+=(debootstrap)
+command -v lintian >/dev/null || host_tools+=(lintian)
+command -v appstreamcli >/dev/null || host_tools+=(appstream)
+command -v desktop-file-validate >/dev/null || host_tools+=(desktop-file-utils)
+if ((${#host_tools[@]})); then
+  say "installing on the host: ${host_tools[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${host_tools[@]}" >/dev/null 2>&1 \
+    || { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${host_tools[@]}" >/dev/null 2>&1; } \
+    || skip "cannot install ${host_tools[*]}"
+fi
 mkdir -p "$CACHE" "$OUT"
-T0=$SECONDS
+TIMES=()
+PASSED=0  # checks passed (each failure stops the test with an error)
 
+# ---- mounts -------------------------------------------------------------------------------------------
+# Every mount is recorded and undone (innermost first) at the end of each step and on exit. A root is
+# only ever deleted after checking that nothing is mounted below it: a forgotten bind mount of the
+# host's venv or of the apt cache would otherwise be deleted with it.
 MOUNTS=()
 cleanup() {
   local i
@@ -54,83 +83,149 @@ cleanup() {
   MOUNTS=()
 }
 trap cleanup EXIT
-bind() {  # bind SRC DST [ro]
-  mkdir -p "$2"
-  mount --bind "$1" "$2"
-  [[ "${3:-}" == ro ]] && mount -o remount,bind,ro "$2"
-  MOUNTS+=("$2")
+mounted_below() {  # DIR -> the mount points at or below DIR, innermost first
+  local d
+  d=$(readlink -f "$1")
+  awk -v d="$d" '$5 == d || index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -r
 }
-mount_sys() {  # the kernel file systems of a root
-  mkdir -p "$1/proc" "$1/dev"
-  mount -t proc proc "$1/proc"; MOUNTS+=("$1/proc")
-  bind /dev "$1/dev"
-  mkdir -p "$1/dev/shm"
-  cp /etc/resolv.conf "$1/etc/resolv.conf" 2>/dev/null || true
+unmount_below() {
+  local m
+  for m in $(mounted_below "$1"); do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+  [[ -z "$(mounted_below "$1")" ]] || die "cannot unmount what is mounted below $1"
+}
+remove_root() {
+  [[ -e "$1" ]] || return 0
+  unmount_below "$1"
+  rm -rf --one-file-system "$1"
+}
+bind() {  # bind SRC DST [ro]
+  [[ -d "$1" ]] && mkdir -p "$2" || { mkdir -p "$(dirname "$2")"; [[ -e "$2" ]] || touch "$2"; }
+  mount --bind "$1" "$2"
+  MOUNTS+=("$2")
+  mount --make-private "$2"
+  [[ "${3:-}" == ro ]] && mount -o remount,bind,ro "$2"
+  return 0
+}
+mount_sys() {  # the kernel file systems of a root: /proc, and a /dev of its own (never the host's /dev)
+  local r=$1 n
+  mkdir -p "$r/proc" "$r/dev"
+  mount -t proc proc "$r/proc"; MOUNTS+=("$r/proc")
+  mount -t tmpfs -o mode=755,nosuid tmpfs "$r/dev"; MOUNTS+=("$r/dev")
+  mount --make-private "$r/dev"
+  for n in null zero full random urandom tty; do bind "/dev/$n" "$r/dev/$n"; done
+  mkdir -p "$r/dev/shm" "$r/dev/pts"
+  mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$r/dev/shm"; MOUNTS+=("$r/dev/shm")
+  ln -sfn /proc/self/fd "$r/dev/fd"
+  ln -sfn /proc/self/fd/0 "$r/dev/stdin"; ln -sfn /proc/self/fd/1 "$r/dev/stdout"; ln -sfn /proc/self/fd/2 "$r/dev/stderr"
+  cp /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
 }
 
 # ---- clean roots -------------------------------------------------------------------------------------
-# A minimal base per suite, made once (debootstrap) with an ordinary user; every test installs into a
-# fresh copy of it, so nothing of an earlier run or of a build root is there.
-base_root() {  # SUITE -> BASE (the base's path)
-  local suite=$1
+# A minimal base per suite (debootstrap --variant=minbase plus an ordinary user), made once; every test
+# installs into a fresh copy of it, so nothing of an earlier run or of a build root is there.
+base_root() {  # SUITE -> BASE
   BASE="$CACHE/$1-base"
-  local base=$BASE
-  if [[ ! -f "$base/.kbx-ready" ]]; then
-    rm -rf "$base"; mkdir -p "$base"
-    say "debootstrap $suite into $base (once)"
-    debootstrap --variant=minbase "$suite" "$base" http://deb.debian.org/debian >/dev/null \
-      || { rm -rf "$base"; skip "debootstrap $suite failed (no registry?)"; }
-    chroot "$base" useradd --create-home --shell /bin/bash kbxuser
-    touch "$base/.kbx-ready"
+  if [[ ! -f "$BASE/.kbx-ready" ]]; then
+    remove_root "$BASE"
+    mkdir -p "$BASE" "$CACHE/apt-$1"
+    phase "debootstrap --variant=minbase $1 into $BASE (once; cached)"
+    # The apt cache keeps the base's packages too: a base made again downloads nothing.
+    debootstrap --variant=minbase --cache-dir="$CACHE/apt-$1" "$1" "$BASE" "$MIRROR" > "$OUT/debootstrap-$1.log" 2>&1 \
+      || { tail -5 "$OUT/debootstrap-$1.log"; remove_root "$BASE"; skip "debootstrap $1 failed (no registry?)"; }
+    chroot "$BASE" useradd --create-home --shell /bin/bash kbxuser
+    chroot "$BASE" apt-get clean
+    touch "$BASE/.kbx-ready"
   fi
 }
 fresh_root() {  # SUITE -> TESTROOT (a fresh copy of the base)
   base_root "$1"
   TESTROOT="$CACHE/$1-test"
-  rm -rf "$TESTROOT"
+  remove_root "$TESTROOT"
   cp -a "$BASE" "$TESTROOT"
 }
 
-# ---- install a .deb into a clean root and check it from the installed files only -----------------------
+# ---- checks of the .deb file itself ------------------------------------------------------------------
+check_file() {  # DEB LINTIAN_ROOT (a root whose lintian is of the package's Debian release; empty: the host's)
+  local deb=$1 lroot=$2 x lint
+  phase "$(basename "$deb"): dpkg -I"
+  dpkg-deb -I "$deb" | tee "$OUT/$(basename "$deb" .deb).info" | sed 's/^/    /' >&2
+  x=$(mktemp -d)
+  dpkg-deb -x "$deb" "$x"
+  appstreamcli validate --no-net "$x"/usr/share/metainfo/*.metainfo.xml >&2 || die "appstreamcli validate failed"
+  desktop-file-validate "$x/usr/share/applications/kbx-workbench.desktop" >&2 || die "desktop-file-validate failed"
+  rm -rf "$x"
+  if [[ -n "$lroot" ]]; then
+    phase "$(basename "$deb"): lintian ($(chroot "$lroot" dpkg-query -W -f '${Version}' lintian) in the Debian 13 root)"
+    cp "$deb" "$lroot/tmp/"
+    lint=$(chroot "$lroot" lintian --tag-display-limit 0 "/tmp/$(basename "$deb")" 2>&1 || true)
+    rm -f "$lroot/tmp/$(basename "$deb")"
+  else
+    phase "$(basename "$deb"): lintian ($(dpkg-query -W -f '${Version}' lintian))"
+    lint=$(lintian --tag-display-limit 0 "$deb" 2>&1 || true)
+  fi
+  echo "$lint" > "$OUT/$(basename "$deb" .deb).lintian"
+  echo "$lint" | sed 's/^/    /' >&2
+  say "lintian: $(grep -c '^E:' <<<"$lint" || true) errors, $(grep -c '^W:' <<<"$lint" || true) warnings"
+  if grep -q '^E:' <<<"$lint"; then die "lintian reports errors for $(basename "$deb")"; fi
+  PASSED=$((PASSED + 3))  # appstreamcli, desktop-file-validate, lintian
+}
+
+# ---- install a .deb into a clean root and check it from the installed files only ----------------------
 check_deb() {  # SUITE DEB PYVER WITH_EVAL
-  local suite=$1 deb=$2 pyver=$3 with_eval=$4 root
+  local suite=$1 deb=$2 pyver=$3 with_eval=$4 root ntasks t
+  t=$SECONDS
   fresh_root "$suite"
   root=$TESTROOT
   mount_sys "$root"
   mkdir -p "$CACHE/apt-$suite"
   bind "$CACHE/apt-$suite" "$root/var/cache/apt/archives"
   cp "$deb" "$root/tmp/"
-  # The eval's venv (KBX_PKG_VENV) links bin/python to /usr/bin/python3: Debian's python3 with it.
+  # Only the package's own dependencies (no Recommends: they must be enough), plus bubblewrap (the
+  # candidate sandbox a normal install gets through Recommends) and, for the eval's venv (KBX_PKG_VENV,
+  # whose bin/python is /usr/bin/python3), Debian's python3.
   local extra=""
-  [[ "$with_eval" == 1 ]] && extra=python3
-  say "$suite: apt install $(basename "$deb") into a clean root ($root)"
-  chroot "$root" bash -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq /tmp/$(basename "$deb") $extra" \
+  [[ "$with_eval" == 1 ]] && extra="bubblewrap python3"
+  phase "$suite: apt install $(basename "$deb") into a clean root ($root)"
+  chroot "$root" env DEBIAN_FRONTEND=noninteractive bash -c \
+    "apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb") $extra" \
     > "$OUT/install-$suite.log" 2>&1 || { tail -30 "$OUT/install-$suite.log"; die "$suite: apt could not install $(basename "$deb")"; }
-  # No source tree, no build tree, no host venv in there (but the one named by KBX_PYTHON below).
-  [[ ! -e "$root/src" || -z "$(ls -A "$root/src" 2>/dev/null)" ]] || die "$suite: a source tree is visible in the test root"
-  local venv_env=""
+  say "$suite: $(chroot "$root" dpkg-query -W -f '${Package}\n' | wc -l) packages in the test root after the install"
+  # No source tree, no build tree in there; only the venv named below (Debian 12) is bind-mounted.
+  [[ ! -e "$root/src" && ! -e "$root$ROOT_DIR" ]] || die "$suite: a source tree is visible in the test root"
+  local venv_env=() libtorch_env=()
   if [[ "$with_eval" == 1 ]]; then
     bind "$VENV" "$root/opt/kbx-venv" ro
-    venv_env="KBX_TEST_PYTHON=/opt/kbx-venv/bin/python"
+    venv_env=("KBX_TEST_PYTHON=/opt/kbx-venv/bin/python")
+  else
+    # The LibTorch the worker links (of the torch release it was built against): Python-independent.
+    bind "$TORCHDIR/lib" "$root/opt/kbx-libtorch/lib" ro
+    libtorch_env=("KBX_TEST_LIBTORCH=/opt/kbx-libtorch/lib" "KBX_TEST_TORCH_VERSION=${TVER%%+*}")
   fi
-  local ntasks
+  # Another database the user cannot write (root's, in a root-owned directory).
+  mkdir -p "$root/srv/ro"
+  cp "$root/usr/share/kbx/demo.sqlite" "$root/srv/ro/results.sqlite"
+  chmod 0444 "$root/srv/ro/results.sqlite"; chmod 0555 "$root/srv/ro"
   ntasks=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["tasks"]) if isinstance(d,dict) and "tasks" in d else len(d))' \
            "$ROOT_DIR/tasks/index.json")
-  say "$suite: running the installed kbx, kbx-worker and kbx-workbench as an ordinary user"
-  chroot --userspec=kbxuser:kbxuser "$root" env -i PATH=/usr/bin:/bin HOME=/home/kbxuser LANG=C.UTF-8 USER=kbxuser \
-    NTASKS="$ntasks" PYVER="$pyver" WITH_EVAL="$with_eval" $venv_env bash -euo pipefail -c '
+  phase "$suite: running the installed kbx, kbx-worker and kbx-workbench as an ordinary user"
+  if ! chroot --userspec=kbxuser:kbxuser "$root" env -i PATH=/usr/bin:/bin HOME=/home/kbxuser LANG=C.UTF-8 USER=kbxuser XDG_RUNTIME_DIR=/tmp/runtime-kbxuser \
+    NTASKS="$ntasks" PYVER="$pyver" WITH_EVAL="$with_eval" "${venv_env[@]}" "${libtorch_env[@]}" bash -euo pipefail -c '
     cd "$HOME"
+    mkdir -m 0700 -p "$XDG_RUNTIME_DIR"
     ok() { echo "  ok: $*"; }
     bad() { echo "  FAILED: $*"; exit 1; }
     for f in /usr/bin/kbx /usr/bin/kbx-workbench /usr/libexec/kbx/kbx-worker /usr/libexec/kbx/bin/kbx-worker \
              /usr/libexec/kbx/harness/kbx_harness/candidate.py /usr/share/kbx/tasks/index.json /usr/share/kbx/demo.sqlite \
+             /usr/share/kbx/tasks/worker/harness/quality.py \
              /usr/share/kbx/syntax/triton.xml /usr/share/kbx/examples/submission.jsonl /usr/share/kbx/requirements.txt \
              /usr/share/applications/kbx-workbench.desktop /usr/share/metainfo/io.github.kbx.workbench.metainfo.xml \
              /usr/share/icons/hicolor/scalable/apps/kbx-workbench.svg /usr/share/icons/hicolor/48x48/apps/kbx-workbench.png \
-             /usr/share/icons/hicolor/256x256/apps/kbx-workbench.png /usr/share/doc/kbx-workbench/copyright; do
+             /usr/share/icons/hicolor/256x256/apps/kbx-workbench.png /usr/share/doc/kbx-workbench/copyright \
+             /usr/share/doc/kbx-workbench/changelog.Debian.gz; do
       [[ -e $f ]] || bad "$f is not installed"
     done
-    ok "installed layout"
+    [[ ! -w /usr/share/kbx/demo.sqlite ]] || bad "the installed demo database is writable for a user"
+    ok "installed layout (the demo database read-only for users)"
     v=$(kbx --version); [[ $v == kbx* ]] || bad "kbx --version: $v"; ok "$v"
     n=$(kbx tasks --json | "python$PYVER" -c "import json,sys; print(len(json.load(sys.stdin)))")
     [[ $n == "$NTASKS" ]] || bad "kbx tasks lists $n tasks, the index has $NTASKS"
@@ -145,7 +240,7 @@ check_deb() {  # SUITE DEB PYVER WITH_EVAL
     [[ "$(cat /tmp/cfg/kbx/python)" == /tmp/sp-venv/bin/python ]] || bad "setup-python did not record /tmp/sp-venv/bin/python"
     set +e; msg=$(XDG_CONFIG_HOME=/tmp/cfg /usr/libexec/kbx/kbx-worker probe 2>&1); rc=$?; set -e
     [[ $rc == 66 && $msg == *"kbx setup-python"* ]] || bad "worker with a venv without torch: exit $rc: $msg"
-    ok "kbx setup-python --no-install: Python $PYVER venv recorded; the worker says torch is missing"
+    ok "kbx setup-python --no-install: Python $PYVER venv recorded; the worker launcher says torch is missing"
     if [[ $WITH_EVAL == 1 ]]; then
       "python$PYVER" - <<PY
 import json
@@ -177,94 +272,129 @@ PY
       [[ -f $db ]] || bad "no database at the default place $db"
       kbx report --db "$db" | grep -q pkgtest || bad "kbx report does not show the run"
       ok "kbx eval --device cpu: verdicts as expected, stored in $db"
+      # Code quality (radon) runs in the interpreter kbx setup-python recorded, not in python3 on PATH
+      # (which has no radon here): a recorded wrapper of the venv that notes each use.
+      mkdir -p /tmp/cfgq/kbx
+      printf "#!/bin/sh\necho used >> /tmp/quality-python.log\nexec %s \"\$@\"\n" "$KBX_TEST_PYTHON" > /tmp/quality-python
+      chmod +x /tmp/quality-python
+      echo /tmp/quality-python > /tmp/cfgq/kbx/python
+      XDG_CONFIG_HOME=/tmp/cfgq kbx report --db "$db" --table method-summary --json > /tmp/quality.json 2> /tmp/quality.err \
+        || { cat /tmp/quality.err; bad "kbx report --table method-summary"; }
+      [[ -s /tmp/quality-python.log ]] || bad "kbx report did not run the recorded interpreter for radon: $(cat /tmp/quality.err)"
+      grep -q "radon " /tmp/quality.json || bad "no radon code quality in the report: $(cat /tmp/quality.err)"
+      ok "kbx report: code quality measured with radon through the recorded interpreter"
+    else
+      # No torch for this Python here: the worker binary itself. Its libraries resolve (LibTorch of the
+      # release it was built against), and its embedded Python $PYVER starts from the installed harness.
+      missing=$(LD_LIBRARY_PATH=$KBX_TEST_LIBTORCH ldd /usr/libexec/kbx/bin/kbx-worker | grep "not found" || true)
+      [[ -z $missing ]] || bad "kbx-worker: libraries not found: $missing"
+      # A stand-in torch package in the setup-python venv: its lib/ is that LibTorch (the launcher
+      # checks it), its __init__ reports the interpreter that imports it and stops there.
+      sp=/tmp/sp-venv/lib/python$PYVER/site-packages
+      mkdir -p "$sp/torch" "$sp/torch-$KBX_TEST_TORCH_VERSION.dist-info"
+      ln -s "$KBX_TEST_LIBTORCH" "$sp/torch/lib"
+      printf "import sys\nraise ImportError(\"kbx-pkgtest: embedded Python %%d.%%d, prefix %%s\" %% (sys.version_info[0], sys.version_info[1], sys.prefix))\n" > "$sp/torch/__init__.py"
+      set +e; XDG_CONFIG_HOME=/tmp/cfg /usr/libexec/kbx/kbx-worker probe > /tmp/probe.out 2> /tmp/probe.err 3>&1; rc=$?; set -e
+      grep -aq "kbx-pkgtest: embedded Python $PYVER, prefix /tmp/sp-venv" /tmp/probe.out /tmp/probe.err \
+        || bad "kbx-worker probe (exit $rc): its embedded Python $PYVER did not import the venv'"'"'s torch: $(head -c 600 /tmp/probe.err) $(head -c 600 /tmp/probe.out | tr -d "\0")"
+      ok "kbx-worker: libraries resolve (LibTorch $KBX_TEST_TORCH_VERSION); its embedded Python $PYVER starts on the setup-python venv and imports from it (exit $rc: no real torch for it here)"
     fi
     figs=$(kbx-workbench --list-figures)
     fig=$(echo "$figs" | head -1)
     [[ -n $fig ]] || bad "kbx-workbench --list-figures printed nothing"
-    # A copy: kbx-workbench opens its database writable, and /usr/share/kbx/demo.sqlite is read-only
-    # for users ("attempt to write a readonly database"; reported, to be fixed in the workbench).
-    cp /usr/share/kbx/demo.sqlite "$HOME/demo.sqlite"
+    # The installed demo database, as it is (read-only): the workbench works on the user'"'"'s copy.
     for ext in svg png; do
-      kbx-workbench --export-figure "$fig" --db "$HOME/demo.sqlite" --out /tmp/fig.$ext 2>/tmp/fig.err || { cat /tmp/fig.err; bad "export $ext"; }
+      kbx-workbench --export-figure "$fig" --db /usr/share/kbx/demo.sqlite --out /tmp/fig.$ext 2>/tmp/fig.err || { cat /tmp/fig.err; bad "export $ext"; }
       [[ $(stat -c %s /tmp/fig.$ext) -gt 2000 ]] || bad "/tmp/fig.$ext is too small"
     done
+    grep -q "using your copy $HOME/.local/share/kbx/demo.sqlite" /tmp/fig.err || bad "export did not say it used the copy: $(cat /tmp/fig.err)"
+    [[ -f $HOME/.local/share/kbx/demo.sqlite && -f $HOME/.local/share/kbx/demo.sqlite.origin ]] || bad "no copy of the demo in ~/.local/share/kbx"
+    ! ls /usr/share/kbx/demo.sqlite-* 2>/dev/null || bad "a journal beside the installed demo"
     head -c 200 /tmp/fig.svg | grep -q "<svg\|<?xml" || bad "fig.svg is not SVG"
     [[ $(head -c 4 /tmp/fig.png | od -An -c | tr -d " ") == *PNG* ]] || bad "fig.png is not PNG"
-    ok "kbx-workbench --export-figure $fig offscreen: SVG $(stat -c %s /tmp/fig.svg) B, PNG $(stat -c %s /tmp/fig.png) B"
-  ' || die "$suite: the installed package failed its checks"
-  cleanup
-  rm -rf "$root"
-}
-
-# ---- checks of the .deb file itself (host) ----------------------------------------------------------
-check_file() {  # DEB
-  local deb=$1 x
-  say "$(basename "$deb"): dpkg -I"
-  dpkg-deb -f "$deb" >&2
-  x=$(mktemp -d)
-  dpkg-deb -x "$deb" "$x"
-  appstreamcli validate --no-net "$x"/usr/share/metainfo/*.metainfo.xml >&2 || die "appstreamcli validate failed"
-  if command -v desktop-file-validate >/dev/null; then
-    desktop-file-validate "$x/usr/share/applications/kbx-workbench.desktop" >&2 || die "desktop-file-validate failed"
+    ok "kbx-workbench --export-figure $fig offscreen from the installed demo (the user'"'"'s copy): SVG $(stat -c %s /tmp/fig.svg) B, PNG $(stat -c %s /tmp/fig.png) B"
+    set +e; kbx-workbench --export-figure "$fig" --db /srv/ro/results.sqlite --out /tmp/ro.svg 2>/tmp/ro.err; rc=$?; set -e
+    [[ $rc == 1 && ! -e /tmp/ro.svg ]] && grep -q "read-only for you" /tmp/ro.err || bad "a read-only database: exit $rc, $(cat /tmp/ro.err)"
+    ok "a database the user cannot write: refused, \"$(head -c 90 /tmp/ro.err)...\""
+    # The window, offscreen, without arguments: it opens the demo (the user'"'"'s copy) and records it.
+    set +e; QT_QPA_PLATFORM=offscreen timeout -s TERM 12 kbx-workbench > /tmp/gui.log 2>&1; rc=$?; set -e
+    [[ $rc == 124 ]] || { cat /tmp/gui.log; bad "kbx-workbench (the window, offscreen) exited with $rc before it was stopped"; }
+    grep -q "^last=$HOME/.local/share/kbx/demo.sqlite" "$HOME/.config/kbx/kbx-workbench.conf" \
+      || bad "the window did not open the demo copy: $(cat "$HOME/.config/kbx/kbx-workbench.conf" 2>&1)"
+    ok "kbx-workbench window offscreen: ran until stopped, opened $HOME/.local/share/kbx/demo.sqlite"
+  ' 2>&1 | tee "$OUT/checks-$suite.log" >&2; then
+    die "$suite: the installed package failed its checks (log: $OUT/checks-$suite.log)"
   fi
-  rm -rf "$x"
-  say "$(basename "$deb"): lintian"
-  local lint
-  lint=$(lintian --tag-display-limit 0 "$deb" 2>&1 || true)
-  echo "$lint" | sed 's/^/    /' >&2
-  if echo "$lint" | grep -q '^E:'; then die "lintian reports errors for $(basename "$deb")"; fi
+  PASSED=$((PASSED + $(grep -c '^  ok: ' "$OUT/checks-$suite.log")))
+  cleanup
+  remove_root "$root"
+  TIMES+=("$suite install test: $((SECONDS - t)) s")
 }
 
 # ---- Debian 12: package the host's build tree ---------------------------------------------------------
 deb12() {
-  local b=${KBX_PKG_BUILD:-$ROOT_DIR/build}
+  local b=${KBX_PKG_BUILD:-$ROOT_DIR/build} t=$SECONDS
   VENV=${KBX_PKG_VENV:-$ROOT_DIR/.venv}
   [[ -x "$VENV/bin/python" ]] || die "no venv at $VENV (scripts/setup.sh makes .venv; or set KBX_PKG_VENV)"
+  grep -q '^VERSION_CODENAME=bookworm' /etc/os-release || say "note: this host is not Debian 12; its build tree is packaged as the bookworm package anyway"
   if [[ ! -f "$b/CPackConfig.cmake" ]]; then
     [[ "$b" == "$ROOT_DIR/build" ]] || die "$b is not a configured build tree"
     (cd "$ROOT_DIR" && cmake --preset dev -DKBX_PYTHON="$VENV/bin/python" >/dev/null)
   fi
   grep -q "KBX_BUILD_GUI:BOOL=ON" "$b/CMakeCache.txt" || die "$b is built without the GUI (KBX_BUILD_GUI=ON is needed)"
-  say "Debian 12: building and packaging $b"
-  [[ "${KBX_PKG_NO_BUILD:-0}" == 1 ]] || cmake --build "$b" -j"$(nproc)" >/dev/null
+  phase "Debian 12: building (up to date after scripts/setup.sh) and packaging $b"
+  [[ "${KBX_PKG_NO_BUILD:-0}" == 1 ]] || cmake --build "$b" -j"$(nproc)" > "$OUT/build-deb12.log" 2>&1 || { tail -30 "$OUT/build-deb12.log"; die "build of $b failed"; }
   rm -rf "$b/packages"
   (cd "$b" && cpack -G DEB -B "$b/packages" > "$OUT/cpack-deb12.log" 2>&1) || { tail -30 "$OUT/cpack-deb12.log"; die "cpack failed"; }
   local deb
   deb=$(ls "$b"/packages/kbx-workbench_*_*.deb)
   cp "$deb" "$OUT/"
-  check_file "$deb"
+  TIMES+=("deb12 build + cpack: $((SECONDS - t)) s")
+  t=$SECONDS
+  check_file "$deb" ""
+  TIMES+=("deb12 file checks: $((SECONDS - t)) s")
   check_deb bookworm "$deb" 3.11 1
 }
 
 # ---- Debian 13: build and package in the Debian 13 build root ------------------------------------------
 deb13() {
-  if [[ ! -f "$D13/.kbx-ready" ]]; then
-    say "no Debian 13 build root yet: making it with scripts/debian13-check.sh"
-    KBX_DEBIAN13_ROOT=$D13 "$ROOT_DIR/scripts/debian13-check.sh" >/dev/null
-  fi
-  [[ -f "$D13/.kbx-ready" ]] || skip "no Debian 13 build root ($D13)"
+  local t=$SECONDS
+  # What scripts/debian13-check.sh installs (the tree it builds is reused), plus the worker's and kbx's
+  # build dependencies, dpkg-dev (dpkg-shlibdeps) and lintian of Debian 13.
   local pkgs="g++ cmake ninja-build pkg-config ccache qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
-libkf6syntaxhighlighting-dev libsqlite3-dev nlohmann-json3-dev libfmt-dev libssl-dev libcli11-dev libeigen3-dev
-python3-dev python3-venv pybind11-dev dpkg-dev file fonts-dejavu-core ca-certificates"
+libkf6syntaxhighlighting-dev libsqlite3-dev libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libssl-dev
+libcli11-dev libeigen3-dev fonts-dejavu-core ca-certificates python3-dev python3-venv pybind11-dev dpkg-dev file lintian"
+  if [[ ! -f "$D13/.kbx-ready" ]]; then
+    # As scripts/debian13-check.sh makes it (the same marker), so that it reuses this root.
+    remove_root "$D13"; mkdir -p "$D13" "$CACHE/apt-trixie"
+    phase "debootstrap --variant=minbase trixie into the Debian 13 build root $D13 (once; cached)"
+    debootstrap --variant=minbase --cache-dir="$CACHE/apt-trixie" trixie "$D13" "$MIRROR" > "$OUT/debootstrap-d13.log" 2>&1 \
+      || { tail -5 "$OUT/debootstrap-d13.log"; remove_root "$D13"; skip "debootstrap trixie failed (no registry?)"; }
+    touch "$D13/.kbx-ready"
+  fi
+  [[ -z "$(mounted_below "$D13")" ]] || die "something is mounted in $D13 (is scripts/debian13-check.sh running?)"
   mount_sys "$D13"
+  mkdir -p "$CACHE/apt-trixie"
+  bind "$CACHE/apt-trixie" "$D13/var/cache/apt/archives"
   bind "$ROOT_DIR" "$D13/src"
-  # LibTorch for the worker: the Python-independent part (include/, lib/) of the host venv's torch
-  # wheel, the same release kbx setup-python installs on Debian 13 for Python 3.13.
-  local hostpy=${KBX_PKG_VENV:-$ROOT_DIR/.venv}/bin/python torchdir tver tabi
-  read -r torchdir tver tabi < <("$hostpy" -c 'import os, torch; print(os.path.dirname(torch.__file__), torch.__version__, int(torch.compiled_with_cxx11_abi()))')
-  bind "$torchdir" "$D13/opt/kbx-libtorch" ro
+  # LibTorch for the worker: the Python-independent part (include/, lib/) of the venv's torch wheel,
+  # the same release kbx setup-python installs on Debian 13 for Python 3.13.
+  bind "$TORCHDIR" "$D13/opt/kbx-libtorch" ro
   mkdir -p "$CACHE/ccache-d13"
   bind "$CACHE/ccache-d13" "$D13/var/cache/kbx-ccache"
   # shellcheck disable=SC2086
   if ! chroot "$D13" dpkg -s $pkgs >/dev/null 2>&1; then
-    say "Debian 13 build root: installing the worker's build dependencies"
-    chroot "$D13" bash -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(echo $pkgs)" >/dev/null
+    phase "Debian 13 build root: installing the build dependencies and lintian"
+    chroot "$D13" env DEBIAN_FRONTEND=noninteractive bash -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $(echo $pkgs)" \
+      > "$OUT/d13-apt.log" 2>&1 || { tail -20 "$OUT/d13-apt.log"; die "apt in the Debian 13 build root failed"; }
   fi
-  say "Debian 13: building kbx, kbx-worker (Python 3.13, LibTorch $tver) and kbx-workbench in build-d13-pkg/ and packaging"
+  local fresh=0
+  [[ -f "$ROOT_DIR/$BUILD13/CMakeCache.txt" ]] || fresh=1
+  phase "Debian 13: building kbx, kbx-worker (Python 3.13, LibTorch $TVER) and kbx-workbench in $BUILD13/ ($([[ $fresh == 1 ]] && echo "a new tree" || echo "the tree of scripts/debian13-check.sh, CLI and worker added")) and packaging"
   chroot "$D13" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 CCACHE_DIR=/var/cache/kbx-ccache \
-    TVER="$tver" TABI="$tabi" bash -ec '
+    TVER="$TVER" TABI="$TABI" B="$BUILD13" FRESH="$fresh" NPROC="$(nproc)" bash -ec '
     # A build-only venv whose "torch" is the LibTorch above (cmake/FindTorchWheel.cmake asks the
-    # interpreter for torch'\''s directory, version and ABI); nothing of it is packaged.
+    # interpreter for torch'"'"'s directory, version and ABI); nothing of it is packaged.
     v=/opt/kbx-buildvenv
     [[ -x $v/bin/python ]] || python3 -m venv $v
     sp=$($v/bin/python -c "import sysconfig; print(sysconfig.get_paths()[\"purelib\"])")
@@ -280,24 +410,39 @@ def compiled_with_cxx11_abi():
     return bool($TABI)
 PY
     cd /src
-    cmake -S . -B build-d13-pkg -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DKBX_BUILD_GUI=ON \
-          -DKBX_BUILD_CLI=ON -DKBX_BUILD_WORKER=ON -DKBX_BUILD_PYTHON=OFF -DKBX_PYTHON=$v/bin/python \
-          > build-d13-pkg.configure.log 2>&1 || { cat build-d13-pkg.configure.log; exit 1; }
-    grep -q "KF6SyntaxHighlighting_DIR:PATH=/" build-d13-pkg/CMakeCache.txt || { echo "KF6 KSyntaxHighlighting not found"; exit 1; }
-    cmake --build build-d13-pkg -j"$(nproc)" > build-d13-pkg/build.log 2>&1 || { tail -40 build-d13-pkg/build.log; exit 1; }
-    rm -rf build-d13-pkg/packages
-    cd build-d13-pkg && cpack -G DEB -B /src/build-d13-pkg/packages > cpack.log 2>&1 || { tail -30 cpack.log; exit 1; }
+    args=(-DKBX_BUILD_GUI=ON -DKBX_BUILD_CLI=ON -DKBX_BUILD_WORKER=ON -DKBX_BUILD_PYTHON=OFF -DKBX_PYTHON=$v/bin/python
+          -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON)
+    [[ $FRESH == 1 ]] && args+=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF)
+    cmake -S . -B "$B" "${args[@]}" > "$B.package-configure.log" 2>&1 || { cat "$B.package-configure.log"; exit 1; }
+    grep -q "KF6SyntaxHighlighting_DIR:PATH=/" "$B/CMakeCache.txt" || { echo "KF6 KSyntaxHighlighting not found"; exit 1; }
+    # Only what is installed (the tests of the tree are debian13-check.sh'"'"'s business).
+    cmake --build "$B" -j"$NPROC" --target kbx kbx-worker kbx-workbench kbx-icons > "$B/package-build.log" 2>&1 \
+      || { tail -40 "$B/package-build.log"; exit 1; }
+    rm -rf "$B/packages"
+    cd "$B" && cpack -G DEB -B "/src/$B/packages" > cpack.log 2>&1 || { tail -30 cpack.log; exit 1; }
   ' || die "Debian 13 build or cpack failed"
   local deb
-  deb=$(ls "$ROOT_DIR"/build-d13-pkg/packages/kbx-workbench_*_*.deb)
+  deb=$(ls "$ROOT_DIR/$BUILD13"/packages/kbx-workbench_*_*.deb)
   cp "$deb" "$OUT/"
-  cleanup
+  TIMES+=("deb13 build root + build + cpack: $((SECONDS - t)) s")
+  t=$SECONDS
   grep -q "libkf6syntaxhighlighting" <(dpkg-deb -f "$deb" Depends) || die "the Debian 13 .deb does not depend on KF6 KSyntaxHighlighting"
-  check_file "$deb"
+  grep -q "python3.13" <(dpkg-deb -f "$deb" Depends) || die "the Debian 13 .deb does not depend on python3.13"
+  check_file "$deb" "$D13"
+  cleanup
+  TIMES+=("deb13 file checks: $((SECONDS - t)) s")
   # No torch for Python 3.13 on this machine (PyPI's is the multi-GB CUDA build): no eval here.
   check_deb trixie "$deb" 3.13 0
 }
 
+# The LibTorch of the venv's torch (the Debian 13 worker links it; its release names the torch it needs).
+VENV=${KBX_PKG_VENV:-$ROOT_DIR/.venv}
+[[ -x "$VENV/bin/python" ]] || die "no venv at $VENV (scripts/setup.sh makes .venv; or set KBX_PKG_VENV)"
+read -r TORCHDIR TVER TABI < <("$VENV/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__), torch.__version__, int(torch.compiled_with_cxx11_abi()))') \
+  || die "$VENV/bin/python cannot import torch"
+
 [[ "$WHICH" == all || "$WHICH" == deb12 ]] && deb12
 [[ "$WHICH" == all || "$WHICH" == deb13 ]] && deb13
-say "passed ($WHICH) in $((SECONDS - T0)) s; packages in $OUT"
+for x in "${TIMES[@]}"; do say "  $x"; done
+say "passed ($WHICH) in $((SECONDS - T0)) s; packages, dpkg -I, lintian and logs in $OUT"
+echo "package-test: $PASSED passed, 0 failed"

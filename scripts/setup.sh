@@ -8,7 +8,8 @@
 #              KBX_SKIP_APT=1               never call apt (dependencies provided otherwise)
 #              KBX_CMAKE_ARGS="..."         extra configure arguments
 #              KBX_SLURM_TEST=0             test: skip the Slurm backend test (scripts/slurm-test.sh)
-#              KBX_PACKAGE_TEST=deb12|all   test: also the .deb install test (Debian 12, or 12 and 13); off by default
+#              KBX_PACKAGE_TEST=0           test: skip the .deb install test (scripts/package-test.sh; default: both
+#                                           Debian 12 and 13; =deb12 or =deb13 only one; =1 fails where it cannot run)
 set -euo pipefail
 MODE=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -113,13 +114,17 @@ case "$MODE" in
     if [[ "${KBX_DEBIAN13:-auto}" != 0 ]]; then
       scripts/debian13-check.sh
     fi
-    # The .deb packages for Debian 12 and 13, installed into clean debootstrap roots and run from the
-    # installed files only (packaging/README.md). Opt-in until it has run end to end on a quiet machine
-    # (KBX_PACKAGE_TEST=deb12, or =all to add Debian 13, whose package build is not yet verified).
-    case "${KBX_PACKAGE_TEST:-0}" in
-      0) say "package install test skipped (KBX_PACKAGE_TEST=deb12 or all runs it)" ;;
-      all) exec scripts/package-test.sh all ;;
-      *) exec scripts/package-test.sh deb12 ;;
+    # The .deb packages for Debian 12 (this build/) and 13 (the Debian 13 root's build-d13/, kbx and the
+    # worker added), each installed into a clean debootstrap root and run from the installed files only
+    # (packaging/README.md). Last: it reuses both build trees. KBX_PACKAGE_TEST=0 skips it.
+    pyvenv=$(dirname "$(dirname "$PY")")
+    [[ -f "$pyvenv/pyvenv.cfg" ]] && export KBX_PKG_VENV="${KBX_PKG_VENV:-$pyvenv}"
+    # Without the Debian 13 check (KBX_DEBIAN13=0) the package test is Debian 12's alone by default.
+    pkg_default=all; [[ "${KBX_DEBIAN13:-auto}" == 0 ]] && pkg_default=deb12
+    case "${KBX_PACKAGE_TEST:-$pkg_default}" in
+      0) say "package install test skipped (KBX_PACKAGE_TEST=0)" ;;
+      deb12|deb13) KBX_PKG_BUILD="$ROOT/build" exec scripts/package-test.sh "$KBX_PACKAGE_TEST" ;;
+      *) KBX_PKG_BUILD="$ROOT/build" exec scripts/package-test.sh "$pkg_default" ;;
     esac
     ;;
   build) ;;
