@@ -468,7 +468,8 @@ class DatabaseQueries(unittest.TestCase):
         self.assertAlmostEqual(kbx.deviance_analysis(self.db.rows(gpu=CPU))["null_deviance"], dev[0]["null_deviance"], places=9)
 
     def test_report_tables(self):
-        self.assertEqual(len(kbx.TABLES), 8)
+        self.assertEqual(len(kbx.TABLES), 9)
+        self.assertIn("utilisation", kbx.TABLES)
         self.assertIn("method-summary", kbx.TABLES)
         rep = self.db.table("method-summary", gpu=H200)
         self.assertEqual(rep["provenance"]["database"], self.path)
