@@ -26,8 +26,8 @@
 #                        configured with the dev preset when missing)
 #   KBX_PKG_BUILD13      the Debian 13 build tree, relative to the source tree (default build-d13, the
 #                        one scripts/debian13-check.sh builds; made when missing). It is reconfigured
-#                        with the CLI and the worker (KBX_BUILD_CLI/KBX_BUILD_WORKER=ON) and only the
-#                        installed targets are built; debian13-check.sh configures them off again.
+#                        with the CLI and the worker (KBX_BUILD_CLI/KBX_BUILD_WORKER=ON), only the
+#                        installed targets are built, and its own settings are put back afterwards.
 #   KBX_PKG_VENV         the worker's Python environment for the Debian 12 eval: a venv of Debian's
 #                        python3.11 with requirements.txt (default .venv, made by scripts/setup.sh). It is
 #                        bind-mounted read-only at /opt/kbx-venv and named by KBX_PYTHON: the documented
@@ -372,7 +372,15 @@ libcli11-dev libeigen3-dev fonts-dejavu-core ca-certificates python3-dev python3
       || { tail -5 "$OUT/debootstrap-d13.log"; remove_root "$D13"; skip "debootstrap trixie failed (no registry?)"; }
     touch "$D13/.kbx-ready"
   fi
-  [[ -z "$(mounted_below "$D13")" ]] || die "something is mounted in $D13 (is scripts/debian13-check.sh running?)"
+  if [[ -n "$(mounted_below "$D13")" ]]; then
+    # Left by a run that was killed, unless a process works in the root now (debian13-check.sh).
+    local p
+    for p in /proc/[0-9]*; do
+      [[ "$(readlink "$p/root" 2>/dev/null)" == "$(readlink -f "$D13")"* ]] && die "$D13 is in use (process ${p#/proc/}): is scripts/debian13-check.sh running?"
+    done
+    say "unmounting what an interrupted run left mounted in $D13"
+    unmount_below "$D13"
+  fi
   mount_sys "$D13"
   mkdir -p "$CACHE/apt-trixie"
   bind "$CACHE/apt-trixie" "$D13/var/cache/apt/archives"
@@ -410,16 +418,29 @@ def compiled_with_cxx11_abi():
     return bool($TABI)
 PY
     cd /src
-    args=(-DKBX_BUILD_GUI=ON -DKBX_BUILD_CLI=ON -DKBX_BUILD_WORKER=ON -DKBX_BUILD_PYTHON=OFF -DKBX_PYTHON=$v/bin/python
+    args=(-DKBX_BUILD_GUI=ON -DKBX_BUILD_CLI=ON -DKBX_BUILD_WORKER=ON -DKBX_PYTHON=$v/bin/python
           -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON)
-    [[ $FRESH == 1 ]] && args+=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF)
+    # debian13-check.sh'"'"'s tree gets its own settings back afterwards (what it builds and tests stays
+    # as it was; only its core is compiled again, a ccache hit from the second time on).
+    restore=()
+    if [[ $FRESH == 1 ]]; then
+      args+=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DKBX_BUILD_PYTHON=OFF)
+    else
+      for var in KBX_BUILD_CLI KBX_BUILD_WORKER KBX_PYTHON CMAKE_SKIP_INSTALL_ALL_DEPENDENCY; do
+        line=$(grep -E "^$var:[A-Z]+=" "$B/CMakeCache.txt" || true)
+        if [[ -n $line ]]; then restore+=("-D$line"); else restore+=("-U$var"); fi
+      done
+    fi
     cmake -S . -B "$B" "${args[@]}" > "$B.package-configure.log" 2>&1 || { cat "$B.package-configure.log"; exit 1; }
     grep -q "KF6SyntaxHighlighting_DIR:PATH=/" "$B/CMakeCache.txt" || { echo "KF6 KSyntaxHighlighting not found"; exit 1; }
     # Only what is installed (the tests of the tree are debian13-check.sh'"'"'s business).
     cmake --build "$B" -j"$NPROC" --target kbx kbx-worker kbx-workbench kbx-icons > "$B/package-build.log" 2>&1 \
       || { tail -40 "$B/package-build.log"; exit 1; }
     rm -rf "$B/packages"
-    cd "$B" && cpack -G DEB -B "/src/$B/packages" > cpack.log 2>&1 || { tail -30 cpack.log; exit 1; }
+    (cd "$B" && cpack -G DEB -B "/src/$B/packages" > cpack.log 2>&1) || { tail -30 "$B/cpack.log"; exit 1; }
+    if ((${#restore[@]})); then
+      cmake -S . -B "$B" "${restore[@]}" > "$B.package-restore.log" 2>&1 || { cat "$B.package-restore.log"; exit 1; }
+    fi
   ' || die "Debian 13 build or cpack failed"
   local deb
   deb=$(ls "$ROOT_DIR/$BUILD13"/packages/kbx-workbench_*_*.deb)
