@@ -440,6 +440,9 @@ PY
     (cd "$B" && cpack -G DEB -B "/src/$B/packages" > cpack.log 2>&1) || { tail -30 "$B/cpack.log"; exit 1; }
     if ((${#restore[@]})); then
       cmake -S . -B "$B" "${restore[@]}" > "$B.package-restore.log" 2>&1 || { cat "$B.package-restore.log"; exit 1; }
+      # Nor does it keep the programs it does not build: its GUI tests would find a kbx-worker beside
+      # them (linked to the LibTorch mounted only here) and try to run it.
+      rm -f "$B/bin/kbx" "$B/bin/kbx-worker"
     fi
   ' || die "Debian 13 build or cpack failed"
   local deb
