@@ -17,7 +17,7 @@
 namespace kbx::quality {
 
 struct Options {
-    std::filesystem::path python;  ///< empty: $KBX_PYTHON, else the build's venv Python, else python3 on PATH
+    std::filesystem::path python;  ///< empty: kbx::findPython() ($KBX_PYTHON, the build's venv, the `kbx setup-python` venv), else python3 on PATH
     std::filesystem::path script;  ///< empty: $KBX_QUALITY_SCRIPT, else tasks/worker/harness/quality.py
     double timeoutSeconds = 600;
 };
