@@ -670,15 +670,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
         const auto from = dir / ".cache" / "triton", to = dir / "perf" / ".cache" / "triton";
         if (fs::is_directory(fs::symlink_status(from, ec)) && !fs::exists(to, ec)) {
             fs::create_directories(to, ec);
-            for (auto it = fs::recursive_directory_iterator(from, fs::directory_options::none, ec);
-                 !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-                const auto st = it->symlink_status(ec);
-                const auto rel = it->path().lexically_relative(from);
-                if (fs::is_directory(st))
-                    fs::create_directories(to / rel, ec);
-                else if (fs::is_regular_file(st))
-                    fs::copy_file(it->path(), to / rel, fs::copy_options::overwrite_existing, ec);
-            }
+            fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::skip_symlinks, ec);  // best effort
         }
     }
     // One timing at a time per GPU: the worker starts (interpreter, torch, Triton, the task) while
@@ -852,14 +844,11 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
         perf::Interval noise{1.0, 0.98, 1.02};
         std::string noiseFrom = "default band +-2%";
         if (!sub.selfCheckReference) {
-            std::string tid = task->id;
-            for (std::size_t q = tid.find('\''); q != std::string::npos; q = tid.find('\'', q + 2))
-                tid.insert(q, 1, '\'');
             auto nf = m_store.query(
                 "SELECT json_extract(e.evidence, '$.perf.geomean_speedup') AS g, e.id AS id FROM evaluations e "
                 "JOIN submissions s ON s.id = e.submission_id JOIN methods m ON m.id = s.method_id JOIN runs r ON r.id = e.run_id "
-                "WHERE m.name = 'reference' AND e.task_id = '" + tid + "' AND r.device = '" + (m_opt.device == "cuda" ? "cuda" : "cpu") +
-                "' AND json_extract(e.evidence, '$.perf.geomean_speedup') IS NOT NULL ORDER BY e.id DESC LIMIT 1");
+                "WHERE m.name = 'reference' AND e.task_id = " + sqlQuote(task->id) + " AND r.device = " + sqlQuote(m_opt.device == "cuda" ? "cuda" : "cpu") +
+                " AND json_extract(e.evidence, '$.perf.geomean_speedup') IS NOT NULL ORDER BY e.id DESC LIMIT 1");
             if (!nf.empty() && nf[0]["g"].is_string()) {
                 auto g2 = nlohmann::json::parse(nf[0]["g"].get<std::string>(), nullptr, false);
                 if (g2.is_object() && g2.contains("lo") && g2.contains("hi")) {

@@ -20,18 +20,6 @@
 namespace kbx {
 namespace {
 
-/// An SQL string literal ('' doubles a quote); the store's query() has no parameters.
-std::string quote(const std::string& s)
-{
-    std::string out = "'";
-    for (char c : s) {
-        out += c;
-        if (c == '\'')
-            out += '\'';
-    }
-    return out + "'";
-}
-
 std::string readSmall(const std::filesystem::path& p)
 {
     std::ifstream in(p, std::ios::binary);
@@ -79,13 +67,13 @@ ResumePlan planResume(const Store& store, const std::vector<Submission>& submiss
     if (!tasks.empty()) {
         std::string in;
         for (const auto& t : tasks)
-            in += (in.empty() ? "" : ",") + quote(t);
+            in += (in.empty() ? "" : ",") + sqlQuote(t);
         const auto rows = store.query(fmt::format(
             "SELECT DISTINCT c.task_id AS task, c.code_hash AS hash, m.name AS method, s.round AS round "
             "FROM evaluations e JOIN runs r ON r.id = e.run_id JOIN submissions s ON s.id = e.submission_id "
             "JOIN candidates c ON c.id = s.candidate_id JOIN methods m ON m.id = s.method_id "
             "WHERE r.device = {} AND c.task_id IN ({})",
-            quote(key.device), in));
+            sqlQuote(key.device), in));
         for (const auto& r : rows)
             done.emplace(r["task"].get<std::string>(), r["hash"].get<std::string>(), r["method"].get<std::string>(),
                          r["round"].get<std::int64_t>());
@@ -101,7 +89,7 @@ ResumePlan planResume(const Store& store, const std::vector<Submission>& submiss
         "r.args AS args, json_extract(r.provenance, '$.host') AS host, "
         "(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id) AS evaluations "
         "FROM runs r WHERE r.status = 'running' AND r.device = {} ORDER BY r.id DESC",
-        quote(key.device)));
+        sqlQuote(key.device)));
     const auto host = thisHost();
     for (const auto& r : runs) {
         UnfinishedRun u;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "stats_tables.h"
 
+#include "perfstats.h"
 #include "quality.h"
 #include "rounds.h"
 #include "store.h"
@@ -849,15 +850,8 @@ Table slowTable(const std::vector<SlowFraction>& slow)
     return t;
 }
 
-double quantileOf(std::vector<double> v, double q)
-{
-    std::sort(v.begin(), v.end());
-    if (v.empty())
-        return 0.0;
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(pos);
-    return i + 1 < v.size() ? v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]) : v[i];
-}
+/// perf::quantile, n/a (0) for no values.
+double quantileOf(const std::vector<double>& v, double q) { return v.empty() ? 0.0 : perf::quantile(v, q); }
 
 Report utilisationReport(const Store& store, const std::vector<Row>& rows)
 {

@@ -281,6 +281,17 @@ std::string nowIso8601()
     return buf;
 }
 
+std::string sqlQuote(const std::string& s)
+{
+    std::string out = "'";
+    for (char c : s) {
+        out += c;
+        if (c == '\'')
+            out += '\'';
+    }
+    return out + "'";
+}
+
 Store::Store(const std::filesystem::path& path) : m_path(path)
 {
     std::error_code ec;

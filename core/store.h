@@ -86,6 +86,9 @@ struct ReportRow {
     std::string gpu;  ///< the GPU's name, or "CPU (Triton interpreter)"
 };
 
+/// An SQL string literal ('' doubles a quote), for Store::query(), which takes no parameters.
+std::string sqlQuote(const std::string& s);
+
 /// The SQLite result store. WAL journal, foreign keys on, every write in one transaction, schema
 /// versioned with PRAGMA user_version and forward migrations; a database from a newer kbx is refused.
 /// Thread-safe: one connection guarded by a mutex (writes are short).

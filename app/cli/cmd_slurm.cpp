@@ -439,7 +439,7 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
     for (const char* tool : {"sbatch", "squeue", "scancel"})
         if (onPath(tool).empty())
             return failWith(4, fmt::format("--backend slurm needs {} on PATH (Slurm client tools)", tool));
-    Driver d{{}, json::object(), a, {}, {}, {}, {}, {}};
+    Driver d{{}, json::object(), a, {}, {}, {}, {}, {}, {}};
     bool createdWork = false;  // a new run's work directory made here (removed again when nothing could be submitted)
     std::vector<int> todo;
     bool all = false;

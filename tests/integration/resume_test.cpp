@@ -327,7 +327,7 @@ TEST(Resume, NewerSchemaIsRefusedAndLeftByteIdentical)
     makeDb(db, {kSchemaV1, "PRAGMA user_version=99;"});
     const auto bytes = bytesOf(db);
     ASSERT_FALSE(bytes.empty());
-    for (const std::string cmd : {" report --db " + q(db), " eval " + q(kFixtures / "good/Activation/relu.py") + " --device cpu --resume --db " + q(db)}) {
+    for (const std::string& cmd : {" report --db " + q(db), " eval " + q(kFixtures / "good/Activation/relu.py") + " --device cpu --resume --db " + q(db)}) {
         auto r = run(kbxBin() + cmd + " 2>&1");
         EXPECT_EQ(r.rc, 5) << cmd << "\n" << r.out;
         EXPECT_NE(r.out.find("has schema version 99, newer than this kbx understands"), std::string::npos) << r.out;
