@@ -8,7 +8,11 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <cctype>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <set>
 
@@ -292,9 +296,39 @@ std::string sqlQuote(const std::string& s)
     return out + "'";
 }
 
-Store::Store(const std::filesystem::path& path) : m_path(path)
+std::string readOnlyReason(const std::filesystem::path& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path abs = fs::absolute(path, ec);
+    const fs::path file = ec ? path : abs;
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    if (fs::exists(file, ec) && ::access(file.c_str(), W_OK) != 0)
+        return fmt::format("{} is read-only for you", file.string());
+    if (fs::exists(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) != 0)
+        return fmt::format("its directory {} is not writable for you (SQLite keeps its journal there)", dir.string());
+    return {};
+}
+
+Store::Store(const std::filesystem::path& path, OpenMode mode) : m_path(path)
 {
     std::error_code ec;
+    const bool exists = std::filesystem::exists(path, ec);
+    m_readOnlyReason = readOnlyReason(path);
+    if (mode == OpenMode::ReadOnly || (mode == OpenMode::Auto && exists && !m_readOnlyReason.empty())) {
+        openReadOnly();
+        return;
+    }
+    // Read-write on a database this user cannot write: say so before SQLite touches it, instead of
+    // its "attempt to write a readonly database" halfway (nothing is changed).
+    if (!m_readOnlyReason.empty()) {
+        if (exists)
+            throw StoreError(fmt::format("{}: {}. kbx writes to this database (WAL journal, schema upgrades, results), so it "
+                                         "cannot use it; copy it to a place you can write (e.g. cp {} ~/) and use the copy, "
+                                         "or read it as it is with kbx report",
+                                         path.string(), m_readOnlyReason, path.string()));
+        throw StoreError(fmt::format("cannot create the database {}: {}; choose a place you can write", path.string(), m_readOnlyReason));
+    }
     if (path.has_parent_path())
         std::filesystem::create_directories(path.parent_path(), ec);
     if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
@@ -320,6 +354,71 @@ Store::Store(const std::filesystem::path& path) : m_path(path)
         m_db = nullptr;
         throw;
     }
+}
+
+void Store::openReadOnly()
+{
+    namespace fs = std::filesystem;
+    m_readOnly = true;
+    std::error_code ec;
+    if (!fs::is_regular_file(m_path, ec))
+        throw StoreError(fmt::format("no database at {}", m_path.string()));
+    // Nobody who may change the file works here when this user cannot write it (nor its directory, for
+    // the journal) and no WAL journal with content lies beside it: immutable, so that SQLite makes no
+    // -wal/-shm files (it could not in a directory it cannot write). Else an ordinary read-only
+    // connection, which also reads the journal of a writer at work beside it.
+    const auto wal = fs::path(m_path.string() + "-wal");
+    const bool walContent = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0 && !ec;
+    const bool immutable = !m_readOnlyReason.empty() && !walContent;
+    // A URI (SQLITE_OPEN_URI), with the path's special characters percent-encoded.
+    std::string uri = "file:";
+    for (unsigned char c : fs::absolute(m_path, ec).string()) {
+        if (std::isalnum(c) || std::strchr("/-._~", c))
+            uri += static_cast<char>(c);
+        else
+            uri += fmt::format("%{:02X}", c);
+    }
+    uri += immutable ? "?mode=ro&immutable=1" : "?mode=ro";
+    if (sqlite3_open_v2(uri.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+        std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw StoreError(fmt::format("cannot open database {} read-only: {}", m_path.string(), msg));
+    }
+    sqlite3_busy_timeout(m_db, 10000);
+    try {
+        exec("PRAGMA foreign_keys=ON");
+        int version = 0;
+        {
+            Stmt st(m_db, "PRAGMA user_version");  // "file is not a database" for anything else
+            st.step();
+            version = static_cast<int>(st.i64(0));
+        }
+        if (version > kSchemaVersion)
+            throw StoreError(fmt::format("{} has schema version {}, newer than this kbx understands ({}); use a newer kbx",
+                                         m_path.string(), version, kSchemaVersion));
+        if (version == 0)
+            throw StoreError(fmt::format("{} is not a kbx database (no kbx schema)", m_path.string()));
+        if (version < kSchemaVersion)
+            throw StoreError(fmt::format("{} has schema version {}, older than this kbx's ({}); kbx upgrades such a database "
+                                         "in place, but it is opened read-only{}. Copy it to a place you can write (e.g. cp {} ~/) "
+                                         "and use the copy",
+                                         m_path.string(), version, kSchemaVersion,
+                                         m_readOnlyReason.empty() ? "" : " (" + m_readOnlyReason + ")", m_path.string()));
+    } catch (...) {
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw;
+    }
+}
+
+void Store::requireWritable(const char* what) const
+{
+    if (m_readOnly)
+        throw StoreError(fmt::format("{} is opened read-only{}: kbx cannot {} there. Copy it to a place you can write (e.g. cp {} ~/) "
+                                     "and use the copy",
+                                     m_path.string(), m_readOnlyReason.empty() ? "" : " (" + m_readOnlyReason + ")", what,
+                                     m_path.string()));
 }
 
 Store::~Store()
@@ -375,6 +474,7 @@ void Store::migrate()
 void Store::setManualLabel(std::int64_t evaluationId, const std::string& failureClass, const std::string& note,
                            const std::string& author)
 {
+    requireWritable("store a manual label");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     {
@@ -399,6 +499,7 @@ void Store::setManualLabel(std::int64_t evaluationId, const std::string& failure
 void Store::addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& rows, const nlohmann::json& perfEvidence,
                     const std::optional<std::pair<std::string, std::string>>& failure)
 {
+    requireWritable("store perf results");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     nlohmann::json evidence;
@@ -445,6 +546,7 @@ std::optional<ManualLabel> Store::manualLabel(std::int64_t evaluationId) const
 
 std::int64_t Store::ensureMethod(const std::string& name)
 {
+    requireWritable("store a method");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt(m_db, "INSERT OR IGNORE INTO methods(name) VALUES(?)").bind(1, name).step();
@@ -457,6 +559,7 @@ std::int64_t Store::ensureMethod(const std::string& name)
 
 std::pair<std::int64_t, bool> Store::ensureCandidate(const std::string& taskId, const std::string& code)
 {
+    requireWritable("store a candidate");
     std::lock_guard lock(m_mutex);
     const auto hash = sha256Hex(code);
     Transaction tx(m_db);
@@ -472,6 +575,7 @@ std::pair<std::int64_t, bool> Store::ensureCandidate(const std::string& taskId, 
 
 std::int64_t Store::ensureSubmission(std::int64_t candidateId, std::int64_t methodId, int round, const std::string& origin)
 {
+    requireWritable("store a submission");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt(m_db, "INSERT OR IGNORE INTO submissions(candidate_id, method_id, round, origin) VALUES(?,?,?,?)")
@@ -486,6 +590,7 @@ std::int64_t Store::ensureSubmission(std::int64_t candidateId, std::int64_t meth
 std::int64_t Store::beginRun(const std::string& device, const nlohmann::json& provenance,
                              const std::vector<std::int64_t>& publicSeeds, std::int64_t secretSeed, const nlohmann::json& args)
 {
+    requireWritable("start a run");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt(m_db, "INSERT INTO runs(started_at, status, device, provenance, public_seeds, secret_seed, args) VALUES(?,?,?,?,?,?,?)")
@@ -498,6 +603,7 @@ std::int64_t Store::beginRun(const std::string& device, const nlohmann::json& pr
 
 void Store::finishRun(std::int64_t runId, const std::string& status, const nlohmann::json& provenance)
 {
+    requireWritable("finish a run");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt(m_db, "UPDATE runs SET finished_at=?, status=?, provenance=? WHERE id=?")
@@ -507,6 +613,7 @@ void Store::finishRun(std::int64_t runId, const std::string& status, const nlohm
 
 bool Store::markRunInterrupted(std::int64_t runId)
 {
+    requireWritable("mark a run interrupted");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt(m_db, "UPDATE runs SET status='interrupted', finished_at=coalesce((SELECT max(finished_at) FROM evaluations WHERE run_id=?1), "
@@ -519,6 +626,7 @@ bool Store::markRunInterrupted(std::int64_t runId)
 
 std::int64_t Store::addEvaluation(const EvaluationRecord& r)
 {
+    requireWritable("store an evaluation");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt ins(m_db, "INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, failure_class, "
@@ -567,6 +675,7 @@ ORDER BY e.gpu, e.method, e.round, e.category)SQL");
 
 ImportSummary Store::writeImport(const ImportBatch& b)
 {
+    requireWritable("import results");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     ImportSummary sum;
@@ -750,6 +859,8 @@ ImportSummary Store::writeImport(const ImportBatch& b)
 
 void Store::putCodeQuality(const std::vector<CodeQualityRow>& rows)
 {
+    if (m_readOnly)
+        return;  // a cache: nothing is kept in a database opened read-only
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt chk(m_db, "SELECT count(*) FROM submissions WHERE id=?");

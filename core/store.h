@@ -89,18 +89,44 @@ struct ReportRow {
 /// An SQL string literal ('' doubles a quote), for Store::query(), which takes no parameters.
 std::string sqlQuote(const std::string& s);
 
+/// Why this user cannot write the database `path`, for people ("... is read-only for you", or its
+/// directory is not writable: SQLite keeps its WAL journal beside the file); empty when they can.
+/// access(2) with the real ids: root may write anything except on a read-only file system.
+std::string readOnlyReason(const std::filesystem::path& path);
+
+/// How a Store opens its database.
+enum class OpenMode {
+    /// Creates a missing file, switches to the WAL journal, migrates an older schema in place. A
+    /// database this user cannot write (readOnlyReason) is refused with a message that says so and
+    /// suggests a copy, before SQLite touches it.
+    ReadWrite,
+    /// SQLITE_OPEN_READONLY: the file is never written (no WAL switch, no migration, no cache), and
+    /// every writing method throws StoreError naming the file, except putCodeQuality, which keeps
+    /// nothing (the code-quality cache). A missing file or an older schema is refused (the message
+    /// suggests a copy). When this user cannot write the file or its directory and there is no
+    /// WAL journal beside it, the file is opened immutable (no -wal/-shm files are made, none can
+    /// be: nobody able to change it is at work there); otherwise SQLite may make the empty -wal and
+    /// -shm companions of a WAL database it needs to read safely beside a writer, as any reader does.
+    ReadOnly,
+    /// ReadWrite when this user can write the file and its directory, else ReadOnly (reading commands).
+    Auto,
+};
+
 /// The SQLite result store. WAL journal, foreign keys on, every write in one transaction, schema
 /// versioned with PRAGMA user_version and forward migrations; a database from a newer kbx is refused.
+/// Opened read-only (OpenMode), it reads any database of the current schema without changing it.
 /// Thread-safe: one connection guarded by a mutex (writes are short).
 class Store {
 public:
-    explicit Store(const std::filesystem::path& path);
+    explicit Store(const std::filesystem::path& path, OpenMode mode = OpenMode::ReadWrite);
     ~Store();
     Store(const Store&) = delete;
     Store& operator=(const Store&) = delete;
 
     int schemaVersion() const;
     const std::filesystem::path& path() const { return m_path; }
+    /// Opened read-only (OpenMode::ReadOnly, or Auto on a database this user cannot write).
+    bool readOnly() const { return m_readOnly; }
 
     std::int64_t ensureMethod(const std::string& name);
     /// Inserts the candidate once per (task, code hash); returns its id and whether it was new.
@@ -134,6 +160,7 @@ public:
     /// summaries. The same content imported again with the same options writes nothing (duplicate).
     ImportSummary writeImport(const ImportBatch& batch);
     /// Stores (replacing) code-quality rows, one transaction. Throws StoreError for an unknown submission.
+    /// Opened read-only, it stores nothing (a cache: the rows are measured again next time).
     void putCodeQuality(const std::vector<CodeQualityRow>& rows);
     /// Generic read helper for tests and reports: rows of a query as JSON objects.
     nlohmann::json query(const std::string& sql) const;
@@ -141,9 +168,14 @@ public:
 private:
     void exec(const std::string& sql) const;
     void migrate();
+    void openReadOnly();
+    /// Throws the StoreError of a write to a store opened read-only.
+    void requireWritable(const char* what) const;
 
     std::filesystem::path m_path;
     sqlite3* m_db = nullptr;
+    bool m_readOnly = false;
+    std::string m_readOnlyReason;  ///< why this user cannot write it (readOnlyReason), or empty
     mutable std::mutex m_mutex;
 };
 

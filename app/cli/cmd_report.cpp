@@ -140,6 +140,9 @@ CLI::App* addReportCommand(CLI::App& app, ReportArgs& a)
     cmd->add_option("--round", a.rounds, "Only these rounds")->delimiter(',');
     cmd->add_option("--category", a.categories, "Only these task categories")->delimiter(',');
     cmd->add_flag("--no-quality", a.noQuality, "method-summary: do not run radon for submissions without cached code quality");
+    cmd->add_flag("--read-only", a.readOnly,
+                  "Open the database read-only: nothing is written (no WAL switch, no schema upgrade, no code-quality "
+                  "cache). Chosen by itself for a database you cannot write (e.g. the installed demo)");
     return cmd;
 }
 
@@ -173,7 +176,9 @@ int runReport(const ReportArgs& a)
     }
     std::unique_ptr<kbx::Store> store;
     try {
-        store = std::make_unique<kbx::Store>(dbPath);
+        // Read-only when asked, or when this user cannot write the file or its directory (the installed
+        // demo): then nothing is written, and code quality is measured without being cached.
+        store = std::make_unique<kbx::Store>(dbPath, a.readOnly ? kbx::OpenMode::ReadOnly : kbx::OpenMode::Auto);
         if (a.table.empty())
             return countsReport(*store, a);
         kbx::analysis::Filters f;

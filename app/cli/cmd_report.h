@@ -24,6 +24,7 @@ struct ReportArgs {
     std::vector<int> rounds;
     std::vector<std::string> categories;
     bool noQuality = false;
+    bool readOnly = false;  ///< --read-only (also chosen by itself for a database this user cannot write)
 };
 
 /// Registers `kbx report` with its options on the app.

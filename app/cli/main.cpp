@@ -290,6 +290,10 @@ int cmdEval(const EvalArgs& a)
         std::cerr << "kbx: " << a.source << ": no submission for a known task\n";
         return ExitInput;
     }
+    // A database this user cannot write is refused now, before the worker starts; kbx::Store says why
+    // (the file or its directory) and touches nothing.
+    if (!kbx::readOnlyReason(databasePath(a.db)).empty() && !openStore(databasePath(a.db)))
+        return ExitDatabase;
     kbx::WorkerConfig wc;
     wc.worker = kbx::findWorker();
     if (wc.worker.empty()) {
