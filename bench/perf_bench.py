@@ -58,6 +58,13 @@ def main():
     ap.add_argument("--tasks", default="", help="with --self-check: only these tasks (comma-separated)")
     ap.add_argument("--gpus", default="", help="kbx --gpus for every run")
     ap.add_argument("--no-run", action="store_true", help="only (re)write the report from the databases already in --out")
+    ap.add_argument("--resume", action="store_true",
+                    help="self-check runs already finished in --out (self-check-R.done) are kept, not run again")
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="epoch seconds: a self-check run that would not finish by then (judged by the longest run "
+                         "so far, else --run-estimate) is not started; the report covers the runs done")
+    ap.add_argument("--parts", type=int, default=1, help="split each self-check run into this many kbx invocations")
+    ap.add_argument("--run-estimate", type=float, default=0, help="seconds one self-check run takes, for --deadline")
     a = ap.parse_args()
     if a.self_check_only:
         a.self_check = True
@@ -78,22 +85,73 @@ def main():
         with open(os.path.join(a.out, "self_walls.json")) as f:
             self_walls = json.load(f)
     if a.self_check and not a.no_run:
+        # A run may be split into --parts kbx invocations (tasks interleaved), each with its own
+        # database and done-marker, so that a run can be spread over several time-limited calls of a
+        # GPU machine (--resume, --deadline); the parts of a run are then merged (kbx merge) into
+        # self-check-R.sqlite, which is what the report reads.
+        uw_file = os.path.join(a.out, "unit_walls.json")
+        unit_walls = {}
+        if a.resume and os.path.exists(uw_file):
+            with open(uw_file) as f:
+                unit_walls = json.load(f)
+        task_list = [t for t in a.tasks.split(",") if t] if a.tasks else []
+        parts = max(1, min(a.parts, len(task_list))) if task_list else 1
+        stop = False
         for r in range(a.repeats):
-            cmd = [a.kbx, "tasks", "--check", "--device", a.device, "--jobs", str(a.jobs), "--perf",
-                   "--db", os.path.join(a.out, f"self-check-{r}.sqlite")]
-            if a.category:
-                cmd += ["--category", a.category]
-            if a.tasks:
-                cmd += ["--task", a.tasks]
-            if a.gpus:
-                cmd += ["--gpus", a.gpus]
-            if a.perf_config:
-                cmd += ["--perf-config", a.perf_config]
-            rc, wall = sh(cmd, log)
-            self_walls.append(wall)
-            with open(os.path.join(a.out, "self_walls.json"), "w") as f:
-                json.dump(self_walls, f)
-            print(f"self-check {r}: rc={rc} in {wall:.0f} s", file=sys.stderr)
+            run_done = os.path.join(a.out, f"self-check-{r}.done")
+            if a.resume and os.path.exists(run_done):
+                print(f"self-check {r}: done before, kept", file=sys.stderr)
+                continue
+            for p in range(parts):
+                key = f"{r}-{p}"
+                db_p = os.path.join(a.out, f"self-check-{key}.sqlite" if parts > 1 else f"self-check-{r}.sqlite")
+                done = os.path.join(a.out, f"self-check-{key}.done")
+                if a.resume and os.path.exists(done):
+                    continue
+                need = max(list(unit_walls.values()) + [a.run_estimate / parts])
+                if a.deadline and time.time() + need > a.deadline:
+                    print(f"self-check {key}: not started ({need:.0f} s needed, {a.deadline - time.time():.0f} s left)", file=sys.stderr)
+                    stop = True
+                    break
+                for suffix in ("", "-wal", "-shm"):
+                    if os.path.exists(db_p + suffix):
+                        os.remove(db_p + suffix)  # a part cut short: again from the start
+                cmd = [a.kbx, "tasks", "--check", "--device", a.device, "--jobs", str(a.jobs), "--perf", "--db", db_p]
+                if a.category:
+                    cmd += ["--category", a.category]
+                if task_list:
+                    cmd += ["--task", ",".join(task_list[p::parts])]
+                if a.gpus:
+                    cmd += ["--gpus", a.gpus]
+                if a.perf_config:
+                    cmd += ["--perf-config", a.perf_config]
+                rc, wall = sh(cmd, log)
+                print(f"self-check {key}: rc={rc} in {wall:.0f} s", file=sys.stderr)
+                if rc not in (0, 1, 6):  # 1: some unjudged, 6: some task failed its check; the run itself finished
+                    stop = True
+                    break
+                unit_walls[key] = wall
+                with open(uw_file, "w") as f:
+                    json.dump(unit_walls, f)
+                open(done, "w").close()
+            if stop:
+                break
+            if parts > 1:
+                db_r = os.path.join(a.out, f"self-check-{r}.sqlite")
+                rc, _ = sh([a.kbx, "merge", db_r] + [os.path.join(a.out, f"self-check-{r}-{p}.sqlite") for p in range(parts)], log)
+                if rc != 0:
+                    sys.exit(f"kbx merge of run {r} failed (rc {rc}): see {log}")
+            open(run_done, "w").close()
+        self_walls = [sum(unit_walls.get(f"{r}-{p}", 0.0) for p in range(parts)) for r in range(a.repeats)
+                      if os.path.exists(os.path.join(a.out, f"self-check-{r}.done"))]
+        with open(os.path.join(a.out, "self_walls.json"), "w") as f:
+            json.dump(self_walls, f)
+    if a.self_check_only:
+        # The report covers the finished runs (repeats = how many there are).
+        a.repeats = len([r for r in range(a.repeats) if os.path.exists(os.path.join(a.out, f"self-check-{r}.done"))
+                         or (a.no_run and os.path.exists(os.path.join(a.out, f"self-check-{r}.sqlite")))])
+        if a.repeats == 0:
+            sys.exit("no finished self-check run in " + a.out)
 
     if a.self_check_only:
         # The known-good solutions of the self-check runs stand in for the eval repeats: repeat r is
@@ -131,11 +189,19 @@ def main():
               + (f", tasks: {len(a.tasks.split(','))}" if a.tasks else ""),
               "- slots: " + "; ".join(f"{s.get('slot')}: {(s.get('devices') or [{}])[0].get('name', '?')}" for s in prov.get("slots", [])), ""]
     per = {}
+    cphases = {}  # correctness stage: the candidate process's own phase clock (repeat 0)
     for eid, task, rnd, verdict, st, evj in rows:
         st = json.loads(st)
         ev = json.loads(evj)
         p = ev.get("perf", {})
         per.setdefault(task, []).append((rnd, verdict, st, p))
+        cp = ev.get("candidate_phases")
+        if rnd == 0 and isinstance(cp, dict) and st.get("candidate"):
+            row = dict(cp)
+            row["process start, sandbox, exit (rest of the stage)"] = max(0.0, st["candidate"] - sum(cp.values()))
+            row["candidate stage (supervisor's clock)"] = st["candidate"]
+            for k, v in row.items():
+                cphases.setdefault(k, []).append(v)
     lines += ["## Seconds per kernel and stage (repeat 0)", "",
               "| task | verdict | candidate s | compare s | perf s | geomean speedup [95% CI] | triton share |",
               "|---|---|---|---|---|---|---|"]
@@ -160,6 +226,14 @@ def main():
               f"Wall time per repeat: {', '.join(f'{w:.0f} s' for w in walls)}; amortised "
               + (f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf)." if not a.self_check_only else
                  f"{walls[0] / max(1, n_all0):.2f} s per evaluated kernel ({n_all0} references and known-good solutions in run 0, correctness + perf)."), ""]
+    if cphases:
+        lines += ["## Correctness stage: the candidate process by phase (repeat 0, seconds per kernel)", "",
+                  "Reported by the worker (interpreter start, `import torch` and the harness, inputs and static checks, "
+                  "import of the candidate, its first case with the device context and Triton's JIT, the other cases, "
+                  "saving the outputs); the rest is the supervisor's stage time minus their sum.", "",
+                  "| phase | median | mean | max |", "|---|---:|---:|---:|"]
+        lines += [f"| {k} | {statistics.median(v):.2f} | {statistics.mean(v):.2f} | {max(v):.2f} |" for k, v in cphases.items()]
+        lines += [""]
     # Where the perf stage's seconds go (the perf worker's own phase clock; "start" is the process
     # wall minus their sum: interpreter, sandbox, `import torch` before run()).
     ph_names, ph = [], {}

@@ -136,7 +136,7 @@ std::string frameTypeProblem(const nlohmann::json& f)
             return w;
     for (auto w : {want("index", isInt, "an integer"), want("line", isInt, "an integer"), want("seconds", isNum, "a number"),
                    want("ok", isBool, "a boolean"), want("versions", isObj, "an object"), want("launches", isObj, "an object"),
-                   want("triton_kernels", isArr, "an array")})
+                   want("triton_kernels", isArr, "an array"), want("phases", isObj, "an object")})
         if (!w.empty())
             return w;
     if (f.contains("launches"))
@@ -511,6 +511,16 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         return finish(true);
     }
     rec.evidence["launches"] = resultFrame->value("launches", nlohmann::json::object());
+    if (auto ph = resultFrame->value("phases", nlohmann::json::object()); ph.is_object()) {
+        // Where the candidate process's time went (bench/): reported by the harness in the same
+        // process as the candidate's code, so diagnostics only, never part of a verdict.
+        nlohmann::json kept = nlohmann::json::object();
+        for (const auto& [k, v] : ph.items())
+            if (v.is_number() && k.size() <= 40 && kept.size() < 16)
+                kept[k] = v;
+        if (!kept.empty())
+            rec.evidence["candidate_phases"] = kept;
+    }
     rec.evidence["triton_kernels"] = resultFrame->value("triton_kernels", nlohmann::json::array());
     if (resultFrame->value("stage", "") == "import" || resultFrame->value("stage", "") == "static") {
         fail(resultFrame->value("failure_class", "runtime_error"), resultFrame->value("message", ""));

@@ -10,8 +10,17 @@
 #              results kept in OUTDIR/h200-selfcheck.sqlite (the full-benchmark acceptance run)
 #       perf   the variants' verdict table, the GPU tests that the check does not cover, and
 #              bench/perf_bench.py on a sample of known-good solutions (KBX_BENCH_N, default 12)
+#       fullbench  bench/perf_bench.py --self-check-only on EVERY task with a known-good solution,
+#              3 runs on all GPUs, spread over several device calls: each run is split into
+#              KBX_BENCH_PARTS parts (default 2); finished parts stay in .bench-state/full (ignored,
+#              kept while the machine stays warm; KBX_BENCH_RESTORE=TARBALL restores them on a fresh
+#              machine) and a part that would not end by KBX_GPU_DEADLINE (seconds after the call's
+#              start, default 570) is not started. Each call leaves $OUT/bench.md (the runs so far) and
+#              $OUT/state.tar.xz. KBX_BENCH_TIE_TEST=1: afterwards, with the time left, the GPU test of
+#              the noise band / tie logic.
 # KBX_GPU_SKIP_CTEST=1: leave ctest out. KBX_GPU_JOBS: parallel candidates (default 14).
 set -uo pipefail
+T_CALL=$(date +%s)
 OUT=${1:?usage: scripts/gpu-run.sh OUTDIR [all|check|perf]}
 MODE=${2:-all}
 JOBS=${KBX_GPU_JOBS:-14}
@@ -48,6 +57,33 @@ if [[ $MODE == smoke ]]; then
   build-gpu/bin/integration_tests --gtest_filter='Perf.*' > "$OUT/perf-tests.log" 2>&1 <<< "" ; echo "Perf tests rc=$?"
   KBX_TEST_DEVICE=cuda build-gpu/bin/integration_tests --gtest_filter='Perf.*' >> "$OUT/perf-tests.log" 2>&1; echo "gpu Perf tests rc=$?"
   grep -E "OK|FAILED|Failure|Expected|Which is|actual" "$OUT/perf-tests.log" | head -30
+  exit 0
+fi
+if [[ $MODE == fullbench ]]; then
+  end=$(( T_CALL + ${KBX_GPU_DEADLINE:-570} )); left() { echo $(( end - $(date +%s) )); }
+  ST="$ROOT/.bench-state/full"; mkdir -p "$ST"
+  if [[ -n "${KBX_BENCH_RESTORE:-}" && ! -f "$ST/unit_walls.json" ]]; then
+    tar -xJf "$KBX_BENCH_RESTORE" -C "$ST" && echo "restored $(ls "$ST" | grep -c '\.done$') finished parts/runs from $KBX_BENCH_RESTORE"
+  fi
+  tasks=$(ls tests/fixtures/good/*/*.py | sort | sed 's#tests/fixtures/good/##; s#\.py$##' | paste -sd, -)
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+  t3=$(date +%s)
+  PYTHONUNBUFFERED=1 timeout "$(( $(left) - 25 ))" "$PY" bench/perf_bench.py - --self-check-only --out "$ST" --repeats 3 \
+    --parts "${KBX_BENCH_PARTS:-2}" --jobs "${KBX_BENCH_JOBS:-12}" --gpus "$gpus" --tasks "$tasks" --kbx build-gpu/bin/kbx \
+    --resume --deadline "$(( end - 25 ))" --run-estimate "${KBX_RUN_ESTIMATE:-420}" > "$OUT/bench.txt" 2>&1
+  echo "bench rc=$? after $(( $(date +%s) - t3 )) s (GPUs $gpus)"; grep -E "^self-check|^- shapes|within|Wall time" "$OUT/bench.txt"
+  cp "$ST/bench.md" "$OUT/" 2>/dev/null; cp "$ST/bench.log" "$OUT/" 2>/dev/null
+  if [[ "${KBX_BENCH_TIE_TEST:-0}" == 1 && $(left) -gt 120 ]]; then
+    cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-it.log 2>&1 || tail -20 /tmp/kbx-build-it.log
+    KBX_TEST_DEVICE=cuda timeout "$(( $(left) - 20 ))" build-gpu/bin/integration_tests --gtest_filter='Perf.TheTasksOwnSelfSpeedup*' \
+      > "$OUT/tie-test.log" 2>&1
+    echo "gpu tie test rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/tie-test.log" | head -20
+  fi
+  # The state without the part databases already merged into their run's database.
+  ( cd "$ST" && ls | grep -vE '^self-check-[0-9]+-[0-9]+\.sqlite$' > /tmp/kbx-state.lst
+    for r in 0 1 2; do [[ -f self-check-$r.done ]] || grep -E "^self-check-$r-[0-9]+\.sqlite$" <(ls) >> /tmp/kbx-state.lst; done
+    tar -cf - -T /tmp/kbx-state.lst | xz -T0 -6 > "$OUT/state.tar.xz" )
+  ls -la "$OUT"; echo "call wall $(( $(date +%s) - T_CALL )) s"
   exit 0
 fi
 if [[ $MODE == diag ]]; then

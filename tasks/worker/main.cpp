@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <ctime>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -85,7 +86,16 @@ PYBIND11_EMBEDDED_MODULE(_kbxworker, m)
 
 namespace {
 
-int runPython(const std::string& role, const nlohmann::json& request)
+double wallNow()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+const double g_mainStart = wallNow();
+
+int runPython(const std::string& role, nlohmann::json request)
 {
     PyConfig config;
     PyConfig_InitPythonConfig(&config);
@@ -106,6 +116,10 @@ int runPython(const std::string& role, const nlohmann::json& request)
             auto sys = py::module_::import("sys");
             const std::string harness = envOr("KBX_HARNESS_DIR", KBX_DEFAULT_HARNESS_DIR);
             sys.attr("path").attr("insert")(0, harness);
+            // Where a worker's start-up time goes (time.time() seconds, same clock as Python's): the
+            // program's start and the interpreter being ready; the harness adds its own phases.
+            request["_t_main"] = g_mainStart;
+            request["_t_python"] = wallNow();
             auto json = py::module_::import("json");
             py::object req = json.attr("loads")(request.dump());
             auto mod = py::module_::import(("kbx_harness." + role).c_str());

@@ -190,6 +190,21 @@ TEST(Eval, SameSubmissionTwiceIsStoredOnceWithTwoEvaluations)
     EXPECT_EQ(s.query("SELECT count(*) AS n FROM evaluations")[0]["n"], 2);
     EXPECT_EQ(s.query("SELECT count(*) AS n FROM runs WHERE status='finished'")[0]["n"], 2);
     EXPECT_EQ(s.query("SELECT count(DISTINCT secret_seed) AS n FROM runs")[0]["n"], 2) << "one secret seed per run";
+    // Where the candidate process's time went (bench/ reads it): every phase present, none
+    // negative, and together not more than the supervisor's own clock of that stage.
+    for (const auto& e : s.query("SELECT evidence, stage_seconds FROM evaluations")) {
+        auto ev = nlohmann::json::parse(e["evidence"].get<std::string>());
+        auto st = nlohmann::json::parse(e["stage_seconds"].get<std::string>());
+        ASSERT_TRUE(ev.contains("candidate_phases")) << ev.dump();
+        double sum = 0;
+        for (const char* k : {"interpreter", "harness_import", "inputs_and_static", "candidate_import", "first_case", "save_outputs"}) {
+            ASSERT_TRUE(ev["candidate_phases"].contains(k)) << k << " missing: " << ev["candidate_phases"].dump();
+            EXPECT_GE(ev["candidate_phases"][k].get<double>(), 0.0) << k;
+            sum += ev["candidate_phases"][k].get<double>();
+        }
+        EXPECT_LE(sum, st["candidate"].get<double>() + 0.05) << ev["candidate_phases"].dump() << " vs " << st.dump();
+        EXPECT_GT(ev["candidate_phases"]["harness_import"].get<double>(), 0.05) << "import torch takes longer than that";
+    }
     auto rep = run(kbxBin() + " report --json --db " + db.string());
     ASSERT_EQ(rep.rc, 0);
     auto rows = jsonLines(rep.out);
