@@ -9,8 +9,15 @@
 #   environment (exit 4, names kbx setup-python); kbx setup-python --no-install (a venv of the Python
 #   the worker embeds, recorded); the worker launcher's message for a venv without torch;
 #   Debian 12: kbx eval --device cpu on three records of the bundled example (verdicts as the fixtures
-#   say) and kbx report's code quality through the recorded interpreter (core/quality.cpp);
-#   Debian 13: the worker binary's libraries resolve and its embedded Python 3.13 starts;
+#   say) with the host's venv as KBX_PYTHON, and kbx report's code quality through the recorded
+#   interpreter (core/quality.cpp);
+#   Debian 13: kbx setup-python for real (the default venv, recorded) from cached wheels of torch (the
+#   release the worker links, PyPI's Linux build), triton, numpy, radon for Python 3.13, then the same
+#   kbx eval --device cpu (no KBX_PYTHON: the recorded venv) and code-quality check; without those
+#   wheels (no registry, KBX_PACKAGE_TEST unset) only the worker binary with a stand-in torch;
+#   kbx report on the installed demo database and on another read-only database of root's (counts,
+#   --table): read-only by itself, the files unchanged, no journal beside them; kbx merge and kbx eval
+#   into the demo refused with a clear message (exit 5);
 #   kbx-workbench --list-figures, --export-figure (SVG and PNG) offscreen on the installed demo database
 #   (read-only: the workbench uses the user's own copy), a clear refusal of another read-only database,
 #   and the window offscreen for a few seconds (it opens the user's copy of the demo).
@@ -21,7 +28,9 @@
 #
 # Environment:
 #   KBX_PACKAGE_TEST=1   fail instead of skipping when root, debootstrap or the registry is unavailable
-#   KBX_PKG_CACHE        debootstrap bases, apt archives, the Debian 13 ccache (default /var/cache/kbx-pkg)
+#                        (also when PyPI is, for the Debian 13 wheels; otherwise Debian 13 runs without eval)
+#   KBX_PKG_CACHE        debootstrap bases, apt archives, the Debian 13 ccache and the Python 3.13 wheels
+#                        (wheels-cp313/, about 2.7 GB, fetched once with pip; default /var/cache/kbx-pkg)
 #   KBX_PKG_BUILD        the Debian 12 build tree to package (default build/, as scripts/setup.sh makes it;
 #                        configured with the dev preset when missing)
 #   KBX_PKG_BUILD13      the Debian 13 build tree, relative to the source tree (default build-d13, the
@@ -32,7 +41,8 @@
 #                        python3.11 with requirements.txt (default .venv, made by scripts/setup.sh). It is
 #                        bind-mounted read-only at /opt/kbx-venv and named by KBX_PYTHON: the documented
 #                        stand-in for `kbx setup-python`, which would download torch (GBs) in every run.
-#                        Its torch's lib/ and include/ are also the LibTorch the Debian 13 worker links.
+#                        Its torch's lib/ and include/ are also the LibTorch the Debian 13 worker links,
+#                        and its pip downloads the Debian 13 wheels.
 #   KBX_DEBIAN13_ROOT    the Debian 13 build root (default /var/cache/kbx-debian13)
 #   KBX_PKG_OUT          where the .deb files and logs are left (default build-packages/)
 #   KBX_PKG_NO_BUILD=1   package the Debian 12 build tree as it is (no cmake --build first)
@@ -171,7 +181,7 @@ check_file() {  # DEB LINTIAN_ROOT (a root whose lintian is of the package's Deb
 }
 
 # ---- install a .deb into a clean root and check it from the installed files only ----------------------
-check_deb() {  # SUITE DEB PYVER WITH_EVAL
+check_deb() {  # SUITE DEB PYVER WITH_EVAL (venv: the host's venv; setup: kbx setup-python from cached wheels; 0: none)
   local suite=$1 deb=$2 pyver=$3 with_eval=$4 root ntasks t
   t=$SECONDS
   fresh_root "$suite"
@@ -184,18 +194,25 @@ check_deb() {  # SUITE DEB PYVER WITH_EVAL
   # candidate sandbox a normal install gets through Recommends) and, for the eval's venv (KBX_PKG_VENV,
   # whose bin/python is /usr/bin/python3), Debian's python3.
   local extra=""
-  [[ "$with_eval" == 1 ]] && extra="bubblewrap python3"
+  [[ "$with_eval" == venv ]] && extra="bubblewrap python3"
+  [[ "$with_eval" == setup ]] && extra="bubblewrap"
   phase "$suite: apt install $(basename "$deb") into a clean root ($root)"
   chroot "$root" env DEBIAN_FRONTEND=noninteractive bash -c \
     "apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb") $extra" \
     > "$OUT/install-$suite.log" 2>&1 || { tail -30 "$OUT/install-$suite.log"; die "$suite: apt could not install $(basename "$deb")"; }
   say "$suite: $(chroot "$root" dpkg-query -W -f '${Package}\n' | wc -l) packages in the test root after the install"
-  # No source tree, no build tree in there; only the venv named below (Debian 12) is bind-mounted.
+  # No source tree, no build tree in there; only the venv (Debian 12) or the wheels (Debian 13) named
+  # below are bind-mounted, read-only.
   [[ ! -e "$root/src" && ! -e "$root$ROOT_DIR" ]] || die "$suite: a source tree is visible in the test root"
   local venv_env=() libtorch_env=()
-  if [[ "$with_eval" == 1 ]]; then
+  if [[ "$with_eval" == venv ]]; then
     bind "$VENV" "$root/opt/kbx-venv" ro
     venv_env=("KBX_TEST_PYTHON=/opt/kbx-venv/bin/python")
+  elif [[ "$with_eval" == setup ]]; then
+    # The wheels kbx setup-python installs from (no network in the test): torch of the release the
+    # worker links, for this Python, and what it needs to import (wheels313 below).
+    bind "$WHEELS313" "$root/opt/kbx-wheels" ro
+    venv_env=("KBX_TEST_WHEELS=/opt/kbx-wheels" "KBX_TEST_EXTRA_REQS=$EXTRA313" "KBX_TEST_TORCH_VERSION=${TVER%%+*}")
   else
     # The LibTorch the worker links (of the torch release it was built against): Python-independent.
     bind "$TORCHDIR/lib" "$root/opt/kbx-libtorch/lib" ro
@@ -241,7 +258,24 @@ check_deb() {  # SUITE DEB PYVER WITH_EVAL
     set +e; msg=$(XDG_CONFIG_HOME=/tmp/cfg /usr/libexec/kbx/kbx-worker probe 2>&1); rc=$?; set -e
     [[ $rc == 66 && $msg == *"kbx setup-python"* ]] || bad "worker with a venv without torch: exit $rc: $msg"
     ok "kbx setup-python --no-install: Python $PYVER venv recorded; the worker launcher says torch is missing"
-    if [[ $WITH_EVAL == 1 ]]; then
+    if [[ $WITH_EVAL == setup ]]; then
+      # The real kbx setup-python, as a user runs it (the default venv ~/.local/share/kbx/venv, recorded
+      # in ~/.config/kbx/python), from the cached wheels: the installed requirements.txt plus torch'"'"'s
+      # own dependencies pinned (pip --no-deps: PyPI'"'"'s torch asks for triton 3.7.1 and NVIDIA library
+      # versions that conflict with the requirements file or are not all on PyPI; packaging/README.md).
+      { cat /usr/share/kbx/requirements.txt; printf "%s\n" $KBX_TEST_EXTRA_REQS; } > /tmp/setup-requirements.txt
+      t0=$SECONDS
+      kbx setup-python --requirements /tmp/setup-requirements.txt --pip-arg=--no-index --pip-arg=--find-links=$KBX_TEST_WHEELS \
+        --pip-arg=--no-deps --pip-arg=--quiet > /tmp/setup.log 2>&1 || { tail -30 /tmp/setup.log; bad "kbx setup-python from the cached wheels"; }
+      venvpy=$HOME/.local/share/kbx/venv/bin/python
+      [[ "$(cat "$HOME/.config/kbx/python")" == "$venvpy" ]] || bad "kbx setup-python did not record $venvpy"
+      grep -q "torch $KBX_TEST_TORCH_VERSION" /tmp/setup.log || bad "kbx setup-python: no torch $KBX_TEST_TORCH_VERSION: $(tail -5 /tmp/setup.log)"
+      ok "kbx setup-python: $(grep -o "torch [0-9].*" /tmp/setup.log | head -1) in $((SECONDS - t0)) s, recorded $venvpy"
+    fi
+    if [[ $WITH_EVAL != 0 ]]; then
+      # The interpreter of the eval: Debian 12 the host venv named by KBX_PYTHON, Debian 13 none named
+      # (kbx finds the venv kbx setup-python recorded).
+      qpy=${KBX_TEST_PYTHON:-$HOME/.local/share/kbx/venv/bin/python}
       "python$PYVER" - <<PY
 import json
 keep = []
@@ -258,8 +292,8 @@ with open("/tmp/example.jsonl", "w") as out, open("/tmp/expect.txt", "w") as ex:
         out.write(json.dumps(r) + "\n"); ex.write(e + "\n")
 PY
       [[ $(wc -l < /tmp/example.jsonl) == 3 ]] || bad "the bundled example lacks the three records this test evaluates"
-      KBX_PYTHON=$KBX_TEST_PYTHON kbx eval /tmp/example.jsonl --device cpu --json --jobs 2 --method pkgtest > /tmp/eval.json 2> /tmp/eval.err \
-        || { tail -20 /tmp/eval.err; bad "kbx eval exit $?"; }
+      env ${KBX_TEST_PYTHON:+KBX_PYTHON=$KBX_TEST_PYTHON} kbx eval /tmp/example.jsonl --device cpu --json --jobs 2 --method pkgtest \
+        > /tmp/eval.json 2> /tmp/eval.err || { tail -20 /tmp/eval.err; bad "kbx eval exit $?"; }
       "python$PYVER" - <<PY || bad "verdicts differ from the fixtures expectations"
 import json
 got = [json.loads(l) for l in open("/tmp/eval.json") if l.strip()]
@@ -275,7 +309,7 @@ PY
       # Code quality (radon) runs in the interpreter kbx setup-python recorded, not in python3 on PATH
       # (which has no radon here): a recorded wrapper of the venv that notes each use.
       mkdir -p /tmp/cfgq/kbx
-      printf "#!/bin/sh\necho used >> /tmp/quality-python.log\nexec %s \"\$@\"\n" "$KBX_TEST_PYTHON" > /tmp/quality-python
+      printf "#!/bin/sh\necho used >> /tmp/quality-python.log\nexec %s \"\$@\"\n" "$qpy" > /tmp/quality-python
       chmod +x /tmp/quality-python
       echo /tmp/quality-python > /tmp/cfgq/kbx/python
       XDG_CONFIG_HOME=/tmp/cfgq kbx report --db "$db" --table method-summary --json > /tmp/quality.json 2> /tmp/quality.err \
@@ -299,6 +333,25 @@ PY
         || bad "kbx-worker probe (exit $rc): its embedded Python $PYVER did not import the venv'"'"'s torch: $(head -c 600 /tmp/probe.err) $(head -c 600 /tmp/probe.out | tr -d "\0")"
       ok "kbx-worker: libraries resolve (LibTorch $KBX_TEST_TORCH_VERSION); its embedded Python $PYVER starts on the setup-python venv and imports from it (exit $rc: no real torch for it here)"
     fi
+    # The installed demo as it is (root'"'"'s, read-only for users): kbx report opens it read-only by itself
+    # (kbx::Store, OpenMode::Auto): counts and a table, nothing written, no journal beside it; the same
+    # for another database of root'"'"'s. Writing commands on it are refused (exit 5) before anything runs.
+    demo=/usr/share/kbx/demo.sqlite
+    before=$(sha256sum "$demo"; stat -c "%y %s" "$demo")
+    kbx report --db "$demo" > /tmp/ro-report.txt 2> /tmp/ro-report.err || { cat /tmp/ro-report.err; bad "kbx report --db $demo"; }
+    grep -q "^== " /tmp/ro-report.txt || bad "kbx report --db $demo printed no table: $(head -c 300 /tmp/ro-report.txt)"
+    kbx report --db "$demo" --table method-summary > /tmp/ro-table.txt 2> /tmp/ro-table.err || { cat /tmp/ro-table.err; bad "kbx report --table method-summary --db $demo"; }
+    grep -q "correct" /tmp/ro-table.txt || bad "kbx report --table method-summary --db $demo: $(head -c 300 /tmp/ro-table.txt)"
+    kbx report --db /srv/ro/results.sqlite --table taxonomy --csv > /tmp/ro-other.csv 2> /tmp/ro-other.err || { cat /tmp/ro-other.err; bad "kbx report on another read-only database"; }
+    ! grep -qi "readonly" /tmp/ro-report.err /tmp/ro-table.err /tmp/ro-other.err || bad "SQLite complained: $(cat /tmp/ro-*.err)"
+    cp "$demo" /tmp/mine.sqlite
+    set +e; msg=$(kbx merge "$demo" /tmp/mine.sqlite 2>&1); rc=$?; set -e
+    [[ $rc == 5 && $msg == *"$demo is read-only for you"* && $msg == *"copy it"* ]] || bad "kbx merge into $demo: exit $rc: $msg"
+    set +e; msg=$(kbx eval /usr/share/kbx/examples/submission.jsonl --device cpu --db "$demo" 2>&1); rc=$?; set -e
+    [[ $rc == 5 && $msg == *"$demo is read-only for you"* ]] || bad "kbx eval into $demo: exit $rc: $msg"
+    [[ "$(sha256sum "$demo"; stat -c "%y %s" "$demo")" == "$before" ]] || bad "$demo changed"
+    ! ls "$demo"-* /srv/ro/results.sqlite-* 2>/dev/null || bad "a journal beside a read-only database"
+    ok "kbx report on the installed demo and on another read-only database (counts, method-summary, taxonomy): read-only by itself, files unchanged, no journal; kbx merge and eval into it refused (exit 5)"
     figs=$(kbx-workbench --list-figures)
     fig=$(echo "$figs" | head -1)
     [[ -n $fig ]] || bad "kbx-workbench --list-figures printed nothing"
@@ -353,12 +406,55 @@ deb12() {
   t=$SECONDS
   check_file "$deb" ""
   TIMES+=("deb12 file checks: $((SECONDS - t)) s")
-  check_deb bookworm "$deb" 3.11 1
+  check_deb bookworm "$deb" 3.11 venv
+}
+
+# ---- Debian 13: torch for Python 3.13 ------------------------------------------------------------------
+# What kbx setup-python installs in the Debian 13 test root, downloaded once with the host's pip (PyPI)
+# and kept in $CACHE/wheels-cp313: the installed requirements.txt (torch of the release the worker links,
+# triton, numpy) for Python 3.13, and, pinned, what PyPI's torch (its CUDA build, the only Linux wheel
+# there) needs to import on a CPU: its Python dependencies and the NVIDIA libraries its libraries link
+# (not the versions torch's metadata pins: nvidia-cudnn-cu13 9.20.0.48 is not on PyPI, and torch asks for
+# triton 3.7.1 where requirements.txt has 3.6.0, so pip installs them with --no-deps). About 2.7 GB.
+EXTRA313="filelock==4.3.1 typing-extensions==4.16.0 setuptools==84.2.1 sympy==1.14.0 mpmath==1.3.0 networkx==3.7
+jinja2==3.1.6 markupsafe==3.0.4 fsspec==2026.9.0 radon==6.0.1 mando==0.7.1 colorama==0.4.6 six==1.17.0
+nvidia-cuda-runtime==13.0.96 nvidia-cublas==13.1.1.3 nvidia-cuda-cupti==13.0.85 nvidia-cuda-nvrtc==13.0.88
+nvidia-cufft==12.0.0.61 nvidia-cufile==1.15.1.6 nvidia-curand==10.4.0.35 nvidia-cusolver==12.0.4.66
+nvidia-cusparse==12.6.3.3 nvidia-cusparselt-cu13==0.8.1 nvidia-nccl-cu13==2.29.7 nvidia-nvjitlink==13.5.37
+nvidia-nvshmem-cu13==3.4.5 nvidia-nvtx==13.0.85 nvidia-cudnn-cu13==9.28.1.4"
+EXTRA313=$(echo $EXTRA313)
+WHEELS313=""
+wheels313() {  # -> WHEELS313 (the folder), or empty when they cannot be had and KBX_PACKAGE_TEST is not 1
+  local dir=$CACHE/wheels-cp313 specs want
+  specs="$(grep -vE '^[[:space:]]*(#|$)' "$ROOT_DIR/requirements.txt" | sed 's/[[:space:]]*#.*//') $EXTRA313"
+  want=$(printf '%s\n' $specs | sort)
+  grep -qx "torch==${TVER%%+*}" <<<"$want" || die "requirements.txt does not pin torch==${TVER%%+*}, the release the worker links"
+  if [[ -f "$dir/.kbx-ready" && "$(cat "$dir/.kbx-ready")" == "$want" ]]; then
+    WHEELS313=$dir
+    say "wheels for Python 3.13: $(ls "$dir"/*.whl | wc -l) in $dir (cached; nothing downloaded)"
+    return 0
+  fi
+  phase "downloading the wheels of kbx setup-python for Python 3.13 into $dir (once; cached; about 2.7 GB)"
+  mkdir -p "$dir"
+  rm -f "$dir/.kbx-ready"
+  # shellcheck disable=SC2086
+  if "$VENV/bin/python" -m pip download --disable-pip-version-check --python-version 3.13 --only-binary=:all: --no-deps \
+       -d "$dir" $specs > "$OUT/wheels-cp313.log" 2>&1; then
+    echo "$want" > "$dir/.kbx-ready"
+    WHEELS313=$dir
+    return 0
+  fi
+  tail -5 "$OUT/wheels-cp313.log" >&2
+  if [[ "${KBX_PACKAGE_TEST:-auto}" == 1 ]]; then say "cannot run: pip download of the Python 3.13 wheels failed (no registry?)"; exit 4; fi
+  say "skipped: kbx setup-python and kbx eval on Debian 13 (pip download of the Python 3.13 wheels failed: no registry?); the worker is checked with a stand-in torch instead (KBX_PACKAGE_TEST=1 makes this an error)"
 }
 
 # ---- Debian 13: build and package in the Debian 13 build root ------------------------------------------
 deb13() {
   local t=$SECONDS
+  wheels313
+  TIMES+=("deb13 wheels for Python 3.13: $((SECONDS - t)) s")
+  t=$SECONDS
   # What scripts/debian13-check.sh installs (the tree it builds is reused), plus the worker's and kbx's
   # build dependencies, dpkg-dev (dpkg-shlibdeps) and lintian of Debian 13.
   local pkgs="g++ cmake ninja-build pkg-config ccache qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
@@ -455,8 +551,9 @@ PY
   check_file "$deb" "$D13"
   cleanup
   TIMES+=("deb13 file checks: $((SECONDS - t)) s")
-  # No torch for Python 3.13 on this machine (PyPI's is the multi-GB CUDA build): no eval here.
-  check_deb trixie "$deb" 3.13 0
+  # kbx setup-python and kbx eval with torch for Python 3.13 from the cached wheels; without them (no
+  # registry, KBX_PACKAGE_TEST unset) the worker binary with a stand-in torch only.
+  check_deb trixie "$deb" 3.13 "$([[ -n $WHEELS313 ]] && echo setup || echo 0)"
 }
 
 # The LibTorch of the venv's torch (the Debian 13 worker links it; its release names the torch it needs).
