@@ -774,7 +774,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
                               {"params", f.value("params", nlohmann::json::object())},
                               {"first_call_s", f.value("first_call_s", nlohmann::json::object())},
                               {"warmup_calls", f.value("warmup_calls", nlohmann::json::object())},
-                              {"reps", f.value("reps", 0)}, {"stop", f.value("stop", "")},
+                              {"reps", f.value("reps", 0)}, {"min_reps", f.value("min_reps", 0)}, {"stop", f.value("stop", "")},
                               {"rotations", f.value("rotations", 0)}, {"recheck", f.value("recheck", nlohmann::json())},
                               {"host_enqueue_us", f.value("host_enqueue_us", nlohmann::json::object())},
                               {"launch_gap_us", f.value("launch_gap_us", 0.0)}};
@@ -1168,7 +1168,14 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
         // Several perf workers per GPU: one times (it holds the GPU's timing lock) while the next
         // start up; on the CPU (tests) the same, the lock keeps timings apart there too.
         std::vector<std::thread> timers;
-        const int perSlot = m_opt.perfPipeline > 0 ? std::min(8, m_opt.perfPipeline) : (m_opt.device == "cpu" ? 2 : 6);
+        // A perf worker's start-up (interpreter, torch, CUDA context, the modules it fingerprints)
+        // takes ~8 s of host time against ~1-2 s of exclusive GPU time: about eight in flight keep
+        // a GPU busy (measured on 2 x H200, bench/results/2026-11-30-h200x2-full); half the host's
+        // cores per GPU at most.
+        const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        const int perSlot = m_opt.perfPipeline > 0 ? std::min(16, m_opt.perfPipeline)
+                            : m_opt.device == "cpu"  ? 2
+                                                     : std::clamp(cores / std::max(1, static_cast<int>(nSlots)) / 2, 4, 12);
         for (std::size_t k = 0; k < nSlots; ++k)
             if (alive[k])
                 for (int j = 0; j < perSlot; ++j)

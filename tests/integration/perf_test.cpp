@@ -196,3 +196,35 @@ TEST(Perf, TheTasksOwnSelfSpeedupIsTheNoiseBandForTies)
     EXPECT_LE(nb["lo"].get<double>(), 1.0);
     EXPECT_GE(nb["hi"].get<double>(), 1.0);
 }
+
+// A call so slow that min_reps pairs would outlast the time cap (an eigensolver reference at
+// seconds per call) gets fewer pairs (min_reps_slow) in blocks that small, and warms up for two
+// calls; the same shape under a generous cap keeps min_reps. The re-check still happens.
+TEST(Perf, SlowCallsNeedFewerPairsSoTheTimeCapHolds)
+{
+    REQUIRE_DEVICE();
+    auto timing = [&](const std::string& name, const std::string& maxSeconds) {
+        auto db = tempPath(name + ".sqlite");
+        const std::string cfg = R"('{"shapes":["1M_f32"],"min_reps":10,"min_reps_slow":3,"block":10,"max_seconds":)" + maxSeconds +
+                                R"(,"rotations":3,"max_warmup":20,"max_warmup_seconds":0}')";
+        auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --device " + device() +
+                     " --perf --perf-config " + cfg + " --json --db " + db.string() + " 2>/dev/null");
+        EXPECT_EQ(r.rc, 0) << r.out;
+        kbx::Store s(db);
+        auto rows = s.query("SELECT samples FROM timings");
+        EXPECT_EQ(rows.size(), 1u);
+        return rows.empty() ? nlohmann::json() : nlohmann::json::parse(rows[0]["samples"].get<std::string>());
+    };
+    auto slow = timing("slow-calls", "1e-6");
+    ASSERT_FALSE(slow.is_null());
+    EXPECT_EQ(slow["min_reps"], 3) << slow.dump().substr(0, 600);
+    EXPECT_EQ(slow["reps"], 3) << "blocks of min_reps pairs, then the cap";
+    EXPECT_EQ(slow["stop"], "time_cap");
+    EXPECT_EQ(slow["warmup_calls"]["candidate"], 2);
+    EXPECT_EQ(slow["warmup_calls"]["reference"], 2);
+    EXPECT_TRUE(slow["recheck"].is_object() && slow["recheck"].value("ok", false)) << slow["recheck"].dump();
+    auto normal = timing("normal-calls", "30");
+    ASSERT_FALSE(normal.is_null());
+    EXPECT_EQ(normal["min_reps"], 10);
+    EXPECT_GE(normal["reps"].get<int>(), 10);
+}

@@ -12,7 +12,8 @@ Protocol per perf shape (docs/PERF_PROTOCOL.md):
     device-wide synchronize per block; candidate and reference alternate (ABAB);
   * adaptive repetitions: at least `min_reps` pairs, then blocks until the 95 % CI of both medians
     (order statistics) is within `target_rel_ci` of the median, or `max_seconds` of timed work, or
-    `max_reps` pairs;
+    `max_reps` pairs; slow calls (min_reps pairs longer than `max_seconds`) need fewer pairs (at
+    least `min_reps_slow`) and warm up for at most two calls after `max_warmup_seconds`;
   * output re-check: the candidate's output of a random timed call is compared with the reference's
     output of the same input set (tolerance x 10, a perf-shape sanity check, not the verdict);
   * attribution: one profiled call (torch.profiler, CUDA activity) lists the GPU kernels that ran
@@ -253,7 +254,8 @@ def run(req: dict) -> int:
         t_phase[0] = now
     device = req["device"]
     cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
-           "max_seconds": 0.6, "max_warmup": 20, "min_gap_us": 20, "max_gap_us": 2000}
+           "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
+           "min_gap_us": 20, "max_gap_us": 2000}
     cfg.update(req.get("config", {}))
     task = load_task(req["task_file"], req["task_id"])
     meta = task.META
@@ -353,13 +355,16 @@ def run(req: dict) -> int:
         inputs = sets[name]
         cost = task.perf_cost(s["params"]) if hasattr(task, "perf_cost") else None
         try:
-            # Reference outputs of every input set (for the re-check), then warm-up of both sides.
-            ref_out = []
-            for a, kw in inputs:
-                ca, ckw = _clone_args(a, kw)
-                ref_out.append(tree_map(lambda t: t.detach().clone(), call_entry(task, ref, ca, ckw)))
+            # Reference outputs for the re-check (before any candidate call), then warm-up of both
+            # sides. The re-check compares one random timed call: only its input set needs reference
+            # outputs (a slow reference, e.g. an eigensolver at seconds per call, is not called more).
+            recheck_at = rng.randrange(cfg["min_reps"])
+            k = recheck_at % len(inputs)
+            ca, ckw = _clone_args(*inputs[k])
+            ref_out = {k: tree_map(lambda t: t.detach().clone(), call_entry(task, ref, ca, ckw))}
             first = {}
             warm = {}
+            last_ms = {}
             host_us = {}
             sides = [("candidate", fn), ("reference", ref)] + [(b, f) for b, f in extra.items() if b not in baseline_errors]
             for side, f in list(sides):
@@ -380,7 +385,10 @@ def run(req: dict) -> int:
                 first[side] = time.perf_counter() - t0
                 prev, n = None, 0
                 enq = []
-                while n < cfg["max_warmup"]:
+                warm_ms = 0.0
+                # Until two consecutive calls agree, or (slow calls) after two calls once the warm-up has
+                # taken max_warmup_seconds: a call of seconds is past its JIT after the first.
+                while n < cfg["max_warmup"] and not (n >= 2 and warm_ms > 1e3 * cfg["max_warmup_seconds"]):
                     ea, eb = timer.pair()
                     timer.start(ea)
                     h0 = time.perf_counter()
@@ -389,11 +397,13 @@ def run(req: dict) -> int:
                     timer.stop(eb)
                     timer.sync()
                     t = timer.ms(ea, eb)
+                    warm_ms += t
                     n += 1
                     if prev is not None and abs(t - prev) <= 0.1 * max(prev, 1e-6):
                         break
                     prev = t
                 warm[side] = n
+                last_ms[side] = t
                 host_us[side] = 1e6 * sorted(enq)[len(enq) // 2]
             # Launch gap: before each timed call the device is kept busy (a spin kernel, outside the
             # timed region, after the L2 flush) for longer than the host takes to enqueue the call,
@@ -403,13 +413,23 @@ def run(req: dict) -> int:
             gap_cycles = int(gap_us * cycles_per_us) if cycles_per_us else 0
             phase("reference_outputs_and_warmup")
             samples = {side: [] for side, _ in sides}
-            recheck_at = rng.randrange(cfg["min_reps"])
+            # Slow calls: when min_reps pairs would take longer than the time cap (a pair's cost known
+            # from the warm-up), fewer pairs are the minimum (at least min_reps_slow) and blocks are
+            # that small, so that the cap bounds the shape's time: long calls vary little run to run.
+            pair_s = 1e-3 * sum(last_ms.values()) + 1e-6 * gap_us * len(sides)
+            min_reps = int(cfg["min_reps"])
+            if pair_s * min_reps > cfg["max_seconds"]:
+                min_reps = max(int(cfg["min_reps_slow"]), min(min_reps, math.ceil(cfg["max_seconds"] / max(pair_s, 1e-9))))
+            block = max(1, min(int(cfg["block"]), min_reps))
+            if recheck_at >= min_reps:  # the same input set as the reference outputs above
+                recheck_at = recheck_at % len(inputs)
+                min_reps = max(min_reps, recheck_at + 1)
             recheck = None
             t_start = time.perf_counter()
             reps = 0
             while True:
                 evs = []
-                for _ in range(cfg["block"]):
+                for _ in range(block):
                     k = reps % len(inputs)
                     a, kw = inputs[k]
                     pair = []
@@ -436,7 +456,7 @@ def run(req: dict) -> int:
                 if reps >= cfg["max_reps"]:
                     stop = "max_reps"
                     break
-                if reps >= cfg["min_reps"]:
+                if reps >= min_reps:
                     ok = True
                     for side in ("candidate", "reference"):  # optional baselines are recorded, not waited for
                         m, lo, hi = _median_ci(samples[side])
@@ -445,11 +465,11 @@ def run(req: dict) -> int:
                     if ok:
                         stop = "converged"
                         break
-                if reps >= cfg["min_reps"] and time.perf_counter() - t_start > cfg["max_seconds"]:
+                if reps >= min_reps and time.perf_counter() - t_start > cfg["max_seconds"]:
                     stop = "time_cap"
                     break
             res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
-                   "warmup_calls": warm, "host_enqueue_us": host_us, "launch_gap_us": gap_us if gap_cycles else 0.0, "reps": reps, "stop": stop, "rotations": len(inputs),
+                   "warmup_calls": warm, "host_enqueue_us": host_us, "launch_gap_us": gap_us if gap_cycles else 0.0, "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
                    "recheck": recheck, "cost": cost, "baseline_errors": dict(baseline_errors)}
             phase("timed_loops")
         except BaseException as e:  # noqa: BLE001
