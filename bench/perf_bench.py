@@ -262,10 +262,13 @@ def main():
             continue
         c = [x[0] for x in d.values()]
         (big if statistics.median(c) >= 0.05 else small).append(cv(c))
-    lines += ["## Run-to-run precision (CV of per-shape candidate medians over the repeats)", "",
-              f"- shapes >= 50 us: {len(big)}, median CV {100 * statistics.median(big):.2f}%" if big else "- shapes >= 50 us: none",
-              f"- shapes < 50 us: {len(small)}, median CV {100 * statistics.median(small):.2f}%, worst {100 * max(small):.2f}%"
-              if small else "- shapes < 50 us: none", ""]
+    if a.repeats < 2:
+        lines += ["## Run-to-run precision", "", "- needs at least 2 runs; this report covers 1", ""]
+    else:
+        lines += ["## Run-to-run precision (CV of per-shape candidate medians over the repeats)", "",
+                  f"- shapes >= 50 us: {len(big)}, median CV {100 * statistics.median(big):.2f}%" if big else "- shapes >= 50 us: none",
+                  f"- shapes < 50 us: {len(small)}, median CV {100 * statistics.median(small):.2f}%, worst {100 * max(small):.2f}%"
+                  if small else "- shapes < 50 us: none", ""]
     if a.self_check:
         sp = {}
         for r in range(a.repeats):

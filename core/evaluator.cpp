@@ -334,6 +334,7 @@ const Evaluator::RefBundle& Evaluator::reference(const TaskInfo& task)
     if (res.exitCode == 0 && result && res.protocolError.empty()) {
         bundle->ok = true;
         bundle->cases = result->value("cases", 0);
+        bundle->seconds = res.seconds;
     } else {
         std::string msg;
         if (auto* e = findFrame(res, "error"))
@@ -406,6 +407,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         return finish(false);
     }
     rec.stageSeconds["reference_cases"] = ref.cases;
+    rec.stageSeconds["reference"] = ref.seconds;
 
     // Candidate stage: a fresh process, its own scratch directory.
     const auto dir = m_scratch / "candidates" / fmt::format("{:05d}-{}", index, out.codeHash.substr(0, 12));
@@ -1135,6 +1137,11 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
             if (!outcomes[i].harnessError && outcomes[i].evaluationId > 0 &&
                 (outcomes[i].record.pass || (subs[i].selfCheckReference && outcomes[i].record.exeOk)))
                 todo.push_back(i);
+        // Longest first: a task whose reference takes seconds per call (an eigensolver) holds a GPU
+        // for a minute or more; started last it would leave the other GPUs idle at the end, and the
+        // workers started behind it on its GPU waiting (measured on 2 x H200,
+        // bench/results/2026-11-30-h200x2-full). The reference stage's time is the cost hint.
+        orderLongestFirst(todo, [&](std::size_t i) { return outcomes[i].record.stageSeconds.value("reference", 0.0); });
         const int nTodo = static_cast<int>(todo.size());
         int d = 0;
         auto perfLoop = [&](std::size_t slot) {

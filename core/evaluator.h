@@ -5,6 +5,7 @@
 #include "process.h"
 #include "store.h"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -30,6 +31,14 @@ struct DeviceSlot {
 
 /// Slots for `kbx eval --gpus 0,1,…`: one per entry, CUDA_VISIBLE_DEVICES set to it.
 std::vector<DeviceSlot> gpuSlots(const std::vector<std::string>& gpus);
+
+/// Orders a work queue by descending cost(item); equal costs keep their order (the perf stage's
+/// queue: the longest timings start first, so that none of them is left for the end).
+template <class Queue, class Cost>
+void orderLongestFirst(Queue& queue, Cost cost)
+{
+    std::stable_sort(queue.begin(), queue.end(), [&](const auto& a, const auto& b) { return cost(a) > cost(b); });
+}
 
 struct EvalOptions {
     std::string device = "cpu";                  ///< cpu (Triton interpreter) | cuda
@@ -116,6 +125,7 @@ private:
         std::filesystem::path inputs;
         std::filesystem::path ref;
         int cases = 0;
+        double seconds = 0;  ///< the reference stage's process wall time (the perf queue's cost hint)
     };
     const RefBundle& reference(const TaskInfo& task);
     /// Health of the calling thread's slot: a probe through that slot's environment works and, on

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include "evaluator.h"
 #include "perfstats.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
 #include <random>
 
 using namespace kbx::perf;
@@ -95,4 +97,13 @@ TEST(PerfStats, RooflineNumbersAndAuditFlag)
     EXPECT_NEAR(r.boundMs, 0.25, 1e-12);
     EXPECT_FALSE(r.fasterThanBound);
     EXPECT_TRUE(roofline(0.1, 1e9, 0, 4000.0, 50.0).fasterThanBound);  // faster than physics: audit
+}
+
+// The perf queue starts the longest timings first; equal costs keep the submission order.
+TEST(PerfStats, PerfQueueLongestFirstAndStable)
+{
+    std::deque<std::size_t> q{0, 1, 2, 3, 4, 5};
+    const std::vector<double> cost{6.1, 95.0, 6.1, 7.0, 6.1, 40.0};
+    kbx::orderLongestFirst(q, [&](std::size_t i) { return cost[i]; });
+    EXPECT_EQ(q, (std::deque<std::size_t>{1, 5, 3, 0, 2, 4}));
 }
