@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Run-to-run precision across result databases made by separate runs (e.g. on different machines
+or device calls): for every (task, method, shape) timed in all of them, the coefficient of variation
+of the per-shape candidate medians; and every self-check reference's self-speedup per run.
+
+  bench/cross_run.py RUN1.sqlite RUN2.sqlite [...] [--method known-good]
+
+Prints Markdown. Shapes >= 50 us and below are reported apart (issue 6's targets: <= 0.5 % and
+<= 2 %); the self-speedup target is [0.98, 1.02]."""
+import argparse
+import json
+import sqlite3
+import statistics
+
+
+def load(path):
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    t, sp = {}, {}
+    for task, meth, shape, cms, smp in con.execute(
+            """SELECT e.task_id, m.name, t.shape, t.candidate_ms, t.samples FROM timings t
+               JOIN evaluations e ON e.id = t.evaluation_id JOIN submissions s ON s.id = e.submission_id
+               JOIN methods m ON m.id = s.method_id WHERE t.candidate_ms IS NOT NULL"""):
+        t[(task, meth, shape)] = cms
+    for task, ev in con.execute(
+            """SELECT e.task_id, e.evidence FROM evaluations e JOIN submissions s ON s.id = e.submission_id
+               JOIN methods m ON m.id = s.method_id WHERE m.name = 'reference'"""):
+        g = json.loads(ev).get("perf", {}).get("geomean_speedup")
+        if g:
+            sp[task] = g["estimate"]
+    return t, sp
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dbs", nargs="+")
+    ap.add_argument("--method", action="append", help="methods to report (default: known-good and reference)")
+    a = ap.parse_args()
+    if len(a.dbs) < 2:
+        ap.error("needs at least two databases")
+    runs = [load(p) for p in a.dbs]
+    out = [f"# Run-to-run precision over {len(runs)} runs", "", "Databases: " + ", ".join(f"`{p}`" for p in a.dbs), ""]
+    for meth in a.method or ["known-good", "reference"]:
+        keys = set.intersection(*[{k for k in r[0] if k[1] == meth} for r in runs])
+        big, small = [], []
+        for k in keys:
+            xs = [r[0][k] for r in runs]
+            cv = statistics.pstdev(xs) / statistics.mean(xs)
+            (big if statistics.median(xs) >= 0.05 else small).append(cv)
+        out.append(f"## {meth}: CV of per-shape candidate medians")
+        out.append("")
+        for name, v in (("shapes >= 50 us", big), ("shapes < 50 us", small)):
+            if v:
+                v.sort()
+                out.append(f"- {name}: {len(v)}, median CV {100 * statistics.median(v):.2f}%, "
+                           f"90th percentile {100 * v[int(0.9 * (len(v) - 1))]:.2f}%, worst {100 * v[-1]:.2f}%")
+            else:
+                out.append(f"- {name}: none")
+        out.append("")
+    common = set.intersection(*[set(r[1]) for r in runs])
+    vals = [(t, [r[1][t] for r in runs]) for t in sorted(common)]
+    inside = sum(1 for _, v in vals for x in v if 0.98 <= x <= 1.02)
+    every = sum(1 for _, v in vals if all(0.98 <= x <= 1.02 for x in v))
+    out += ["## Reference against itself", "",
+            f"- tasks self-checked in every run: {len(vals)}; self-speedups within [0.98, 1.02]: {inside} of "
+            f"{len(vals) * len(runs)}; tasks within in every run: {every} of {len(vals)}", ""]
+    bad = [(t, v) for t, v in vals if not all(0.98 <= x <= 1.02 for x in v)]
+    if bad:
+        out += ["| task | self-speedups |", "|---|---|"] + [f"| {t} | {', '.join(f'{x:.3f}' for x in v)} |" for t, v in bad]
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
