@@ -1176,13 +1176,15 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
         // start up; on the CPU (tests) the same, the lock keeps timings apart there too.
         std::vector<std::thread> timers;
         // A perf worker's start-up (interpreter, torch, CUDA context, the modules it fingerprints)
-        // takes ~10 s of host time against a median ~1.2 s of exclusive GPU time: on 2 x H200 with 6
-        // and then 8 in flight per GPU the GPUs were busy only 55-60 % of the perf stage
-        // (bench/results/2026-11-30-h200x2-full). Three quarters of the host's cores per GPU, 4-12.
+        // takes ~10 s of host time against a median ~1.2 s of exclusive GPU time. On 2 x H200
+        // (bench/results/2026-11-30-h200x2-full): 6 per GPU kept the GPUs busy 55-75 % of the perf
+        // stage; 12 per GPU kept them 91 % busy, but each timing's own host work (JIT, the warm-up's
+        // Python) got ~40 % slower beside 23 starting workers and the stage took as long. Half the
+        // host's cores per GPU (8 there), 4-12.
         const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         const int perSlot = m_opt.perfPipeline > 0 ? std::min(16, m_opt.perfPipeline)
                             : m_opt.device == "cpu"  ? 2
-                                                     : std::clamp(cores * 3 / 4 / std::max(1, static_cast<int>(nSlots)), 4, 12);
+                                                     : std::clamp(cores / 2 / std::max(1, static_cast<int>(nSlots)), 4, 12);
         for (std::size_t k = 0; k < nSlots; ++k)
             if (alive[k])
                 for (int j = 0; j < perSlot; ++j)

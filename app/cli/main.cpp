@@ -544,7 +544,7 @@ int main(int argc, char** argv)
     tasks->add_option("--perf-config", ca.perfConfig, "With --check --perf: JSON overrides of the timer");
     tasks->add_option("--perf-baseline", ca.perfBaselines, "With --check --perf: " "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")
         ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
-    tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default on cuda: 3/4 of the host's cores per GPU, 4 to 12; 2 on cpu")->check(CLI::Range(1, 16));
+    tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default on cuda: half the host's cores per GPU, 4 to 12; 2 on cpu")->check(CLI::Range(1, 16));
     tasks->add_option("--gpus", ca.gpus, "With --check --device cuda: spread over these GPUs (as kbx eval --gpus)")->delimiter(',');
     tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
 
@@ -571,7 +571,7 @@ int main(int argc, char** argv)
     eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
     eval->add_option("--perf-baseline", ea.perfBaselines, "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")
         ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
-    eval->add_option("--perf-workers", ea.perfWorkers, "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default on cuda: 3/4 of the host's cores per GPU, 4 to 12; 2 on cpu")->check(CLI::Range(1, 16));
+    eval->add_option("--perf-workers", ea.perfWorkers, "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default on cuda: half the host's cores per GPU, 4 to 12; 2 on cpu")->check(CLI::Range(1, 16));
     eval->add_option("--gpus", ea.gpus,
                      "Spread the run over these GPUs (indices or UUIDs, comma-separated, or 'all'): one pool of --jobs "
                      "workers per GPU, one timing at a time per GPU; a GPU that fails its health probe leaves the pool")
