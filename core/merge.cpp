@@ -9,6 +9,11 @@
 #include <openssl/evp.h>
 #include <sqlite3.h>
 
+#include <stdlib.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,7 +28,7 @@ namespace {
 const std::set<std::string> kKnownTables = {"methods",      "candidates", "submissions",     "runs",
                                             "evaluations",  "case_results", "timings",       "manual_labels",
                                             "imports",      "golden_timings", "round_transitions", "seed_summaries",
-                                            "merge_ledger"};
+                                            "merge_ledger", "code_quality"};
 
 const char* kLedgerSql = R"SQL(
 CREATE TABLE IF NOT EXISTS main.merge_ledger(
@@ -173,7 +178,6 @@ public:
     MergeReport run()
     {
         checkTables();
-        exec(m_db, kLedgerSql);
         mergeImports();
         std::vector<RunRow> runs;
         {
@@ -185,6 +189,7 @@ public:
         for (const auto& r : runs)
             mergeRun(r);
         finishImports();
+        mergeCodeQuality();
         return m_report;
     }
 
@@ -354,6 +359,38 @@ private:
             copyRows("round_transitions", "WHERE import_id=?", oldImport, remap);
             copyRows("seed_summaries", "WHERE import_id=?", oldImport, remap);
         }
+    }
+
+    // ---- code quality (a cache of the store, schema v4) ---------------------------------------------
+    bool hasTable(const std::string& schema, const std::string& table)
+    {
+        Stmt st(m_db, fmt::format("SELECT 1 FROM {}.sqlite_master WHERE type='table' AND name=?", schema));
+        st.bind(1, table);
+        return st.step();
+    }
+    /// The input's cached code-quality rows of submissions the target has now (found by task, code
+    /// hash, method and round), unless the target has measured them itself. Not part of a run's content.
+    void mergeCodeQuality()
+    {
+        if (!hasTable("src", "code_quality") || !hasTable("main", "code_quality"))
+            return;
+        std::vector<std::string> cols;
+        for (const auto& c : common("code_quality"))
+            if (c != "submission_id")
+                cols.push_back(c);
+        std::string list, qlist;
+        for (const auto& c : cols) {
+            list += ", " + c;
+            qlist += ", q." + c;
+        }
+        exec(m_db, fmt::format("INSERT OR IGNORE INTO main.code_quality(submission_id{}) SELECT ms.id{} FROM src.code_quality q "
+                               "JOIN src.submissions s ON s.id = q.submission_id JOIN src.candidates c ON c.id = s.candidate_id "
+                               "JOIN src.methods m ON m.id = s.method_id JOIN main.methods mm ON mm.name = m.name "
+                               "JOIN main.candidates mc ON mc.task_id = c.task_id AND mc.code_hash = c.code_hash "
+                               "JOIN main.submissions ms ON ms.candidate_id = mc.id AND ms.method_id = mm.id AND ms.round = s.round "
+                               "ORDER BY q.submission_id",
+                               list, qlist));
+        m_report.codeQualityAdded = sqlite3_changes(m_db);
     }
 
     // ---- runs ---------------------------------------------------------------------------------------
@@ -578,11 +615,126 @@ private:
 
 struct Connection {
     sqlite3* db = nullptr;
+    Connection() = default;
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
     ~Connection()
     {
         if (db)
             sqlite3_close(db);
     }
+};
+
+/// A file: URI of `p` (SQLITE_OPEN_URI), its special characters percent-encoded, with `query`.
+std::string fileUri(const fs::path& p, const char* query)
+{
+    std::error_code ec;
+    std::string uri = "file:";
+    const auto abs = fs::absolute(p, ec);
+    for (unsigned char c : (ec ? p : abs).string()) {
+        if (std::isalnum(c) || std::strchr("/-._~", c))
+            uri += static_cast<char>(c);
+        else
+            uri += fmt::format("%{:02X}", c);
+    }
+    return uri + "?" + query;
+}
+
+/// How an input is read: read-only, as a read-only kbx::Store reads it (immutable where this user
+/// cannot write the file or its directory and no WAL journal with content lies beside it, so that
+/// SQLite makes no -wal/-shm files there).
+std::string inputUri(const fs::path& source)
+{
+    std::error_code ec;
+    const fs::path wal = source.string() + "-wal";
+    const bool walContent = fs::exists(wal, ec) && fs::file_size(wal, ec) > 0 && !ec;
+    const bool immutable = !readOnlyReason(source).empty() && !walContent;
+    return fileUri(source, immutable ? "mode=ro&immutable=1" : "mode=ro");
+}
+
+void openReadOnly(Connection& c, const std::string& uri, const fs::path& shown)
+{
+    if (sqlite3_open_v2(uri.c_str(), &c.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK)
+        throw StoreError(fmt::format("cannot open database {} read-only: {}", shown.string(), c.db ? sqlite3_errmsg(c.db) : "out of memory"));
+    sqlite3_busy_timeout(c.db, 30000);
+}
+
+/// The schema version (PRAGMA user_version) of an input, read without writing; nullopt when SQLite
+/// cannot read it (the store's read-only open then says why).
+std::optional<int> inputSchemaVersion(const std::string& uri, const fs::path& source)
+{
+    try {
+        Connection c;
+        openReadOnly(c, uri, source);
+        Stmt st(c.db, "PRAGMA user_version");
+        if (!st.step())
+            return std::nullopt;
+        return static_cast<int>(st.i64(0));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+/// An input of an older schema brought to the current one on a copy in a directory of its own under
+/// the temporary directory (TMPDIR), removed with this object: the input itself is never written,
+/// whoever may write it. The copy is a consistent snapshot (SQLite's backup, WAL journal included).
+class MigratedCopy {
+public:
+    MigratedCopy(const fs::path& source, const std::string& uri)
+    {
+        std::error_code ec;
+        auto base = fs::temp_directory_path(ec);
+        if (ec)
+            base = "/tmp";
+        std::string tmpl = (base / "kbx-merge-XXXXXX").string();
+        if (!::mkdtemp(tmpl.data()))
+            throw MergeError(fmt::format("{}: has an older schema and needs a migrated copy, but no temporary directory could be "
+                                         "made under {}: {}",
+                                         source.string(), base.string(), std::strerror(errno)));
+        m_dir = tmpl;
+        m_file = m_dir / "input.sqlite";
+        try {
+            copyAndMigrate(source, uri);
+        } catch (...) {
+            fs::remove_all(m_dir, ec);
+            throw;
+        }
+    }
+    ~MigratedCopy()
+    {
+        std::error_code ec;
+        fs::remove_all(m_dir, ec);
+    }
+    MigratedCopy(const MigratedCopy&) = delete;
+    MigratedCopy& operator=(const MigratedCopy&) = delete;
+    const fs::path& file() const { return m_file; }
+
+private:
+    void copyAndMigrate(const fs::path& source, const std::string& uri)
+    {
+        {
+            Connection from, to;
+            openReadOnly(from, uri, source);
+            if (sqlite3_open_v2(m_file.c_str(), &to.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
+                throw MergeError(fmt::format("cannot create the temporary copy {}: {}", m_file.string(),
+                                             to.db ? sqlite3_errmsg(to.db) : "out of memory"));
+            sqlite3_backup* b = sqlite3_backup_init(to.db, "main", from.db, "main");
+            if (!b)
+                throw MergeError(fmt::format("cannot copy {} to {}: {}", source.string(), m_file.string(), sqlite3_errmsg(to.db)));
+            const int rc = sqlite3_backup_step(b, -1);
+            sqlite3_backup_finish(b);
+            if (rc != SQLITE_DONE)
+                throw MergeError(fmt::format("cannot copy {} to {}: {}", source.string(), m_file.string(), sqlite3_errstr(rc)));
+        }
+        try {
+            Store migrated(m_file);  // the store's forward migrations, on the copy
+        } catch (const StoreError& e) {
+            throw StoreError(fmt::format("{}: upgrading a temporary copy of it to schema version {} failed: {}", source.string(),
+                                         kSchemaVersion, e.what()));
+        }
+    }
+
+    fs::path m_dir, m_file;
 };
 
 }  // namespace
@@ -602,22 +754,37 @@ MergeReport mergeDatabase(const fs::path& target, const fs::path& source)
         throw MergeError(fmt::format("{}: no such database file", source.string()));
     if (fs::exists(target, ec) && fs::equivalent(target, source, ec))
         throw MergeError(fmt::format("{}: cannot merge a database into itself", source.string()));
-    // Both through the store first: migrations of older schemas, newer schemas refused (StoreError).
-    { Store src(source); }
+    // The input is only read (it may be the installed demo, or a shard on a read-only mount): opened
+    // read-only, never migrated in place. One of an older schema is merged from a migrated copy.
+    std::string srcUri = inputUri(source);
+    std::optional<MigratedCopy> copy;
+    if (const auto v = inputSchemaVersion(srcUri, source); v && *v >= 1 && *v < kSchemaVersion) {
+        copy.emplace(source, srcUri);
+        srcUri = fileUri(copy->file(), "mode=ro");
+    } else {
+        Store src(source, OpenMode::ReadOnly);  // the store's refusals: not a kbx database, a newer schema
+    }
+    // The target through the store: created or migrated; one the user cannot write is refused.
     { Store dst(target); }
     Connection c;
-    if (sqlite3_open_v2(target.c_str(), &c.db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
+    // An absolute path (never read as a URI) opened with SQLITE_OPEN_URI, so that ATTACH takes the input's URI.
+    const auto targetPath = fs::absolute(target, ec);
+    if (sqlite3_open_v2((ec ? target : targetPath).c_str(), &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nullptr) != SQLITE_OK)
         throw MergeError(fmt::format("cannot open {}: {}", target.string(), c.db ? sqlite3_errmsg(c.db) : "out of memory"));
     sqlite3_busy_timeout(c.db, 30000);
     exec(c.db, "PRAGMA foreign_keys=ON");
     {
         Stmt at(c.db, "ATTACH DATABASE ? AS src");
-        at.bind(1, source.string()).step();
+        at.bind(1, srcUri).step();
     }
     MergeReport report;
     try {
-        exec(c.db, "BEGIN IMMEDIATE");
+        // BEGIN IMMEDIATE would ask the read-only input for a write lock too: a deferred transaction
+        // whose first statement writes the target takes the target's write lock before anything is read.
+        exec(c.db, "BEGIN");
         try {
+            exec(c.db, kLedgerSql);
+            exec(c.db, "DELETE FROM main.merge_ledger WHERE 0");
             report = Merger(c.db, source.string()).run();
             exec(c.db, "COMMIT");
         } catch (...) {

@@ -7,7 +7,9 @@
 // store does; runs, evaluations, case results, timings and manual labels are copied with their ids
 // remapped; imports are copied unless the target has the same import (SHA-256, format, options),
 // with their golden timings (replacing the same GPU/task/index), round transitions and seed
-// summaries; imported runs of an import the target already has are not copied again.
+// summaries; imported runs of an import the target already has are not copied again. The
+// code-quality cache (schema v4) of submissions the target then has is copied unless the target
+// has measured them itself. Inputs are read, never written (see mergeDatabase).
 //
 // Idempotence: the target keeps a ledger, created here and not part of the store's migrations:
 //   merge_ledger(run_key PRIMARY KEY, content_sha256, run_id -> runs(id), status, evaluations,
@@ -53,14 +55,20 @@ struct MergeReport {
     int evaluationsRemoved = 0;  ///< of replaced copies
     int importsAdded = 0;
     int importsSkipped = 0;      ///< the target already had them
+    int codeQualityAdded = 0;    ///< cached code-quality rows (a cache: not counted by changed())
     std::vector<std::string> notes;  ///< one line per replaced or kept run
     bool changed() const { return runsAdded + runsReplaced + importsAdded > 0; }
 };
 
-/// Merges `source` into `target` (created when missing) in one transaction. Both are first opened
-/// through kbx::Store, which migrates an older schema in place and refuses a newer one
-/// (StoreError). Throws MergeError for a source that is the target, or that holds rows in a table
-/// this merge does not know (nothing is written then).
+/// Merges `source` into `target` (created when missing) in one transaction. The target is opened
+/// through kbx::Store read-write (an older schema migrated in place; a newer one, or a file this
+/// user cannot write, refused with StoreError). The source is only read, never written: opened
+/// read-only as a read-only kbx::Store opens it (so it may be a database this user cannot write,
+/// e.g. the installed demo or a shard on a read-only mount; a newer schema or a file that is no kbx
+/// database is refused with the store's StoreError); a source of an older schema is copied to a
+/// temporary directory, the copy migrated and merged, and the copy removed. Throws MergeError for a
+/// source that is the target, or that holds rows in a table this merge does not know (nothing is
+/// written then).
 MergeReport mergeDatabase(const std::filesystem::path& target, const std::filesystem::path& source);
 
 /// The ledger key of a run (see above) from its row; exposed for tests and `kbx merge --json`.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // kbx merge (core/merge.h): shard databases folded into one, idempotently; re-run shards replace
-// partial copies; the merge of shards equals one local run of the same submissions.
+// partial copies; the merge of shards equals one local run of the same submissions. Inputs are only
+// read: one opened read-only, one this user cannot write (as nobody when the test runs as root), one of
+// an older schema (merged from a migrated temporary copy) keep their bytes.
 #include "merge.h"
 #include "seed_import.h"
 #include "source.h"
@@ -9,11 +11,15 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -40,6 +46,111 @@ std::vector<Cand> allCandidates()
             {"Reduce/sum", "sum v1", "m", false, "runtime_error"},
             {"Reduce/sum", "sum v2"}};
 }
+
+/// The bytes and the modification time (ns) of a file.
+struct Snapshot {
+    std::string bytes;
+    long long mtimeNs = 0;
+    bool operator==(const Snapshot&) const = default;
+};
+
+Snapshot snapshot(const fs::path& p)
+{
+    Snapshot s;
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream os;
+    os << in.rdbuf();
+    s.bytes = os.str();
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0)
+        s.mtimeNs = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+    return s;
+}
+
+bool exists(const fs::path& p)
+{
+    std::error_code ec;
+    return fs::exists(p, ec);
+}
+
+/// PRAGMA user_version of a file, read through a read-only connection of SQLite's own.
+int userVersion(const fs::path& p)
+{
+    sqlite3* db = nullptr;
+    int v = -1;
+    if (sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* st = nullptr;
+        if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return v;
+}
+
+/// Brings a closed kbx database back to schema version 3 (before the code-quality cache of v4).
+void downgradeToV3(const fs::path& p)
+{
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(p.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, "DROP TABLE code_quality; PRAGMA user_version=3", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/// The kbx-merge-* temporary directories in `dir`.
+int mergeTempDirs(const fs::path& dir)
+{
+    int n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        n += e.path().filename().string().rfind("kbx-merge-", 0) == 0;
+    return n;
+}
+
+/// For a scope, TMPDIR is `dir` (where an older input's migrated copy goes).
+class TmpDirEnv {
+public:
+    explicit TmpDirEnv(const fs::path& dir)
+    {
+        if (const char* old = std::getenv("TMPDIR"))
+            m_old = old;
+        ::setenv("TMPDIR", dir.c_str(), 1);
+    }
+    ~TmpDirEnv()
+    {
+        if (m_old)
+            ::setenv("TMPDIR", m_old->c_str(), 1);
+        else
+            ::unsetenv("TMPDIR");
+    }
+
+private:
+    std::optional<std::string> m_old;
+};
+
+/// For a scope, this process's real and effective uid/gid become nobody's (65534) when it runs as
+/// root, so that file permissions apply (access() checks the real ids); the saved ids stay root's, so
+/// the destructor switches back. Not root: nothing changes. (As tests/core/store_readonly_test.cpp.)
+class Unprivileged {
+public:
+    Unprivileged()
+    {
+        if (::geteuid() != 0)
+            return;
+        m_switched = ::setresgid(65534, 65534, 0) == 0 && ::setresuid(65534, 65534, 0) == 0;
+    }
+    ~Unprivileged()
+    {
+        if (m_switched) {
+            [[maybe_unused]] const int a = ::setresuid(0, 0, 0);
+            [[maybe_unused]] const int b = ::setresgid(0, 0, 0);
+        }
+    }
+    bool ok() const { return ::geteuid() != 0; }
+
+private:
+    bool m_switched = false;
+};
 
 class MergeTest : public ::testing::Test {
 protected:
@@ -372,4 +483,172 @@ TEST_F(MergeTest, RunKeyIgnoresStatusButNotContent)
     EXPECT_NE(a, kbx::runMergeKey("2026-12-01T00:00:01Z", "cpu", "{}", "[0,1]", 5, "{}"));
     EXPECT_NE(a, kbx::runMergeKey("2026-12-01T00:00:00Z", "cpu", "{}", "[0,1]", 6, "{}"));
     EXPECT_NE(a, kbx::runMergeKey("2026-12-01T00:00:00Z", "cuda", "{}", "[0,1]", 5, "{}"));
+}
+
+// An input opened read-only by the merge: merged as before, and its file keeps its bytes and
+// modification time; merging it again changes nothing.
+TEST_F(MergeTest, InputIsOnlyRead)
+{
+    writeShards();
+    const auto in = path("shard-0.sqlite");
+    ASSERT_FALSE(exists(in.string() + "-wal"));
+    const auto before = snapshot(in);
+    const auto out = path("out.sqlite");
+    auto rep = kbx::mergeDatabase(out, in);
+    EXPECT_EQ(rep.runsAdded, 1);
+    EXPECT_EQ(rep.evaluationsAdded, 2);
+    EXPECT_TRUE(snapshot(in) == before) << "the input changed";
+    if (exists(in.string() + "-wal")) {
+        EXPECT_EQ(fs::file_size(in.string() + "-wal"), 0u) << "something was written to the input's WAL journal";
+    }
+    const auto once = counts(out);
+    EXPECT_FALSE(kbx::mergeDatabase(out, in).changed());
+    EXPECT_EQ(counts(out), once);
+    EXPECT_TRUE(snapshot(in) == before) << "the input changed";
+}
+
+// An input of an older schema (v3) is merged from a migrated copy in TMPDIR, which is removed; the
+// input stays at v3 with its bytes. Merging it again, or the same data migrated in place, changes
+// nothing (the ledger's content digests agree).
+TEST_F(MergeTest, OlderSchemaInputIsMergedFromAMigratedCopy)
+{
+    writeShards();
+    const auto in = path("shard-1.sqlite");
+    downgradeToV3(in);
+    const auto before = snapshot(in);
+    const auto tmp = path("tmp");
+    fs::create_directories(tmp);
+    TmpDirEnv env(tmp);
+    const auto out = path("out.sqlite");
+    kbx::mergeDatabase(out, path("shard-0.sqlite"));
+    auto rep = kbx::mergeDatabase(out, in);
+    EXPECT_EQ(rep.runsAdded, 1);
+    EXPECT_EQ(rep.evaluationsAdded, 2);
+    EXPECT_EQ(rep.source, in.string()) << "the ledger and messages name the input, not its copy";
+    EXPECT_TRUE(snapshot(in) == before) << "the input was written (migrated in place?)";
+    EXPECT_EQ(userVersion(in), 3);
+    EXPECT_EQ(mergeTempDirs(tmp), 0) << "the migrated copy was left behind";
+    const auto once = counts(out);
+    EXPECT_EQ(once.at("runs"), 2);
+    EXPECT_EQ(once.at("evaluations"), 4);
+    {
+        kbx::Store st(out);
+        EXPECT_EQ(st.query("SELECT source FROM merge_ledger ORDER BY rowid")[1]["source"], in.string());
+    }
+    // Again: nothing.
+    auto again = kbx::mergeDatabase(out, in);
+    EXPECT_EQ(again.runsUnchanged, 1);
+    EXPECT_FALSE(again.changed());
+    EXPECT_EQ(counts(out), once);
+    // The same database migrated in place (a read-write store) is the same run with the same content.
+    const auto migrated = path("shard-1-v4.sqlite");
+    fs::copy_file(in, migrated);
+    { kbx::Store st(migrated); }
+    EXPECT_EQ(userVersion(migrated), kbx::kSchemaVersion);
+    auto same = kbx::mergeDatabase(out, migrated);
+    EXPECT_EQ(same.runsUnchanged, 1);
+    EXPECT_FALSE(same.changed());
+    EXPECT_EQ(counts(out), once);
+    EXPECT_TRUE(snapshot(in) == before);
+    EXPECT_EQ(mergeTempDirs(tmp), 0);
+}
+
+// The code-quality cache of an input (the installed demo has one) is merged, not refused as an
+// unknown table: rows of submissions the target has, unless the target measured them itself.
+TEST_F(MergeTest, CodeQualityCacheIsMerged)
+{
+    const auto in = path("src.sqlite");
+    {
+        kbx::Store st(in);
+        writeRun(st, {allCandidates()[0], allCandidates()[2]});
+        std::vector<kbx::CodeQualityRow> rows;
+        for (const auto& r : st.query("SELECT id FROM submissions ORDER BY id")) {
+            kbx::CodeQualityRow q;
+            q.submissionId = r["id"].get<std::int64_t>();
+            q.mi = 70.5;
+            q.sloc = 3;
+            q.toolVersion = "radon 6.0.1";
+            rows.push_back(q);
+        }
+        st.putCodeQuality(rows);
+    }
+    const auto out = path("out.sqlite");
+    {
+        kbx::Store st(out);
+        writeRun(st, {allCandidates()[2]}, "", "finished", 3);  // the same submission, measured here already
+        kbx::CodeQualityRow q;
+        q.submissionId = st.query("SELECT id FROM submissions")[0]["id"].get<std::int64_t>();
+        q.mi = 11.0;
+        q.toolVersion = "radon 6.0.1";
+        st.putCodeQuality({q});
+    }
+    auto rep = kbx::mergeDatabase(out, in);
+    EXPECT_EQ(rep.runsAdded, 1);
+    EXPECT_EQ(rep.codeQualityAdded, 1);
+    kbx::Store st(out);
+    auto q = st.query("SELECT c.task_id, q.mi FROM code_quality q JOIN submissions s ON s.id = q.submission_id "
+                      "JOIN candidates c ON c.id = s.candidate_id ORDER BY c.task_id");
+    ASSERT_EQ(q.size(), 2u);
+    EXPECT_EQ(q[0]["task_id"], "Activation/relu");
+    EXPECT_DOUBLE_EQ(q[0]["mi"].get<double>(), 70.5);
+    EXPECT_EQ(q[1]["task_id"], "Math/sqrt");
+    EXPECT_DOUBLE_EQ(q[1]["mi"].get<double>(), 11.0) << "the target's own measurement was replaced";
+    auto again = kbx::mergeDatabase(out, in);
+    EXPECT_EQ(again.codeQualityAdded, 0);
+    EXPECT_FALSE(again.changed());
+}
+
+// As an ordinary user (nobody, when the test runs as root): inputs in a directory of root's that the
+// user cannot write (0644 files, 0755 directory: the installed demo's situation, or a read-only
+// mount), one at the current schema and one older, merge into a database of the user's own. No -wal
+// or -shm file appears beside them and they keep their bytes and modification times.
+TEST_F(MergeTest, InputsTheUserCannotWriteAsAnOrdinaryUser)
+{
+    writeShards();
+    const auto share = path("share");
+    fs::create_directories(share);
+    const auto a = share / "a.sqlite", b = share / "b.sqlite";
+    fs::rename(path("shard-0.sqlite"), a);
+    fs::rename(path("shard-1.sqlite"), b);
+    downgradeToV3(b);
+    const bool root = ::geteuid() == 0;
+    const auto r = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+    const auto x = fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+    for (const auto& f : {a, b})
+        fs::permissions(f, r | (root ? fs::perms::owner_write : fs::perms::none));
+    fs::permissions(share, r | x | (root ? fs::perms::owner_write : fs::perms::none));
+    fs::permissions(m_dir, r | x | (root ? fs::perms::owner_write : fs::perms::none));
+    const auto mine = path("mine");  // the user's own place: the target and TMPDIR
+    fs::create_directories(mine);
+    fs::permissions(mine, fs::perms::all);
+    const auto beforeA = snapshot(a), beforeB = snapshot(b);
+    const auto out = mine / "out.sqlite";
+    {
+        Unprivileged nobody;
+        if (!nobody.ok())
+            GTEST_SKIP() << "cannot run as an ordinary user here (setresuid to nobody failed)";
+        EXPECT_FALSE(kbx::readOnlyReason(a).empty());
+        TmpDirEnv env(mine);
+        auto ra = kbx::mergeDatabase(out, a);
+        EXPECT_EQ(ra.runsAdded, 1);
+        EXPECT_EQ(ra.evaluationsAdded, 2);
+        auto rb = kbx::mergeDatabase(out, b);
+        EXPECT_EQ(rb.runsAdded, 1);
+        EXPECT_EQ(rb.evaluationsAdded, 2);
+        EXPECT_EQ(mergeTempDirs(mine), 0);
+        EXPECT_FALSE(kbx::mergeDatabase(out, a).changed());
+        EXPECT_FALSE(kbx::mergeDatabase(out, b).changed());
+        // Into one of them: refused by the store (the target is written), nothing changed.
+        EXPECT_THROW(kbx::mergeDatabase(a, out), kbx::StoreError);
+    }
+    fs::permissions(m_dir, fs::perms::owner_all, fs::perm_options::add);
+    EXPECT_TRUE(snapshot(a) == beforeA) << "an input changed";
+    EXPECT_TRUE(snapshot(b) == beforeB) << "an input changed";
+    for (const auto& f : {a, b})
+        for (const char* side : {"-wal", "-shm", "-journal"})
+            EXPECT_FALSE(exists(f.string() + side)) << f << side;
+    EXPECT_EQ(userVersion(b), 3);
+    auto c = counts(out);
+    EXPECT_EQ(c.at("runs"), 2);
+    EXPECT_EQ(c.at("evaluations"), 4);
 }
