@@ -3,9 +3,12 @@
 // for notebooks. Everything comes back as plain Python objects (lists of dicts, or dicts of
 // equal-length columns with columns=True), so pandas.DataFrame(...) takes any table directly.
 //
-// The database is opened through kbx::Store, so a missing, corrupt, foreign or newer-schema file is
-// refused with the store's own message. Only reads follow; the module never writes results (an
-// older schema is migrated forward on open, as every kbx program does).
+// The database is opened through kbx::Store with OpenMode::Auto (as kbx report), so a missing,
+// corrupt, foreign or newer-schema file is refused with the store's own message, and a database this
+// user cannot write (the installed demo, a file on a read-only mount) is opened read-only. Only reads
+// follow; the module never writes results. A database this user can write, of an older schema, is
+// migrated forward on open, as every kbx program does; one this user cannot write is refused with
+// the store's message (copy it first).
 
 #include "analysis.h"
 #include "catalogue.h"
@@ -481,7 +484,7 @@ public:
             PyErr_SetString(PyExc_IsADirectoryError, fmt::format("{} is a directory, not a kbx database", path).c_str());
             throw py::error_already_set();
         }
-        m_store = std::make_unique<kbx::Store>(m_path);
+        m_store = std::make_unique<kbx::Store>(m_path, kbx::OpenMode::Auto);
     }
 
     const kbx::Store& store() const
@@ -495,14 +498,15 @@ public:
     bool closed() const { return !m_store; }
     std::string path() const { return m_path.string(); }
     int schemaVersion() const { return store().schemaVersion(); }
+    bool readOnly() const { return store().readOnly(); }
 
     std::string repr() const
     {
         if (!m_store)
             return fmt::format("<kbx.Database {} (closed)>", m_path.string());
         const auto n = m_store->query("SELECT count(*) AS n FROM evaluations");
-        return fmt::format("<kbx.Database {} schema v{}, {} evaluations>", m_path.string(), m_store->schemaVersion(),
-                           n.at(0).at("n").get<std::int64_t>());
+        return fmt::format("<kbx.Database {} schema v{}, {} evaluations{}>", m_path.string(), m_store->schemaVersion(),
+                           n.at(0).at("n").get<std::int64_t>(), m_store->readOnly() ? ", read-only" : "");
     }
 
     /// Speedup per evaluation (correct ones only): geometric mean of baseline/candidate over the
@@ -1068,7 +1072,8 @@ PYBIND11_MODULE(kbx, m)
 
     static py::exception<kbx::StoreError> storeError(m, "StoreError", PyExc_RuntimeError);
     storeError.doc() = "A kbx database could not be opened or read (not a database, not a kbx database, a "
-                       "newer schema, a closed Database, a failed query). The message is the store's.";
+                       "newer schema, an older schema in a file this user cannot write, a closed Database, a failed "
+                       "query, a write to a database opened read-only). The message is the store's.";
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p)
@@ -1082,7 +1087,7 @@ PYBIND11_MODULE(kbx, m)
         }
     });
 
-    py::class_<Database>(m, "Database", R"doc(A kbx result database, opened read-only by kbx.open(path).
+    py::class_<Database>(m, "Database", R"doc(A kbx result database, opened for reading by kbx.open(path).
 
 Tables (list of dicts; columns=True: dict of equal-length lists; both for pandas.DataFrame):
   evaluations, evaluation, rows, timings, runs, imports, golden_timings, seed_summaries,
@@ -1094,6 +1099,9 @@ view's gpu column, e.g. "NVIDIA H200", "CPU (Triton interpreter)" or an imported
 )doc")
         .def_property_readonly("path", &Database::path, "The database file as given to kbx.open.")
         .def_property_readonly("schema_version", &Database::schemaVersion, "The schema version (PRAGMA user_version).")
+        .def_property_readonly("read_only", &Database::readOnly,
+                               "Whether the database was opened read-only: this user cannot write the file or its directory "
+                               "(e.g. the installed demo). The module only reads either way.")
         .def_property_readonly("closed", &Database::closed, "Whether close() was called.")
         .def("close", &Database::close, "Closes the database; later calls raise kbx.StoreError.")
         .def("__enter__", [](py::object self) { return self; })
@@ -1189,10 +1197,13 @@ kbx.deviance_analysis returns, each with its gpu and round.)doc");
     m.def("open", [](const py::object& path) { return std::make_unique<Database>(fsPath(path)); }, py::arg("path"),
           R"doc(Opens a kbx result database for reading and returns a kbx.Database.
 
-Raises FileNotFoundError when there is no such file (nothing is created), and kbx.StoreError with
-the store's message when the file is not an SQLite database, not a kbx database, or has a newer
-schema than this module understands. A database of an older kbx is migrated forward, as every
-kbx program does on open.)doc");
+A database this user cannot write (the file or its directory; e.g. the installed demo
+/usr/share/kbx/demo.sqlite) is opened read-only (Database.read_only) and never changed: no journal
+file is made beside it. Raises FileNotFoundError when there is no such file (nothing is created),
+and kbx.StoreError with the store's message when the file is not an SQLite database, not a kbx
+database, or has a newer schema than this module understands. A database of an older kbx is
+migrated forward when this user can write it, as every kbx program does on open; when this user
+cannot, kbx.StoreError says so and suggests working on a copy.)doc");
 
     m.def("wilson", [](int k, int n, double z) {
         if (n < 0 || k < 0 || k > n)

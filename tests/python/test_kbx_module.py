@@ -518,6 +518,101 @@ class DatabaseQueries(unittest.TestCase):
         self.assertIn("closed", repr(db))
 
 
+class ReadOnlyDatabase(unittest.TestCase):
+    """A database this user cannot write (the installed demo's situation: a 0644 file in a 0755
+    directory of root's): kbx.open reads it read-only and changes nothing; one of an older schema is
+    refused with a clear kbx.StoreError. Run in a child process as nobody when this test runs as
+    root (root may write anything), else with the permissions taken away."""
+
+    CHILD = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import kbx
+out = {}
+with kbx.open(sys.argv[2]) as db:
+    out["read_only"] = db.read_only
+    out["repr"] = repr(db)
+    out["evaluations"] = len(db.evaluations())
+    out["report"] = len(db.report())
+    out["table"] = len(db.table("method-summary")["tables"])
+    out["tasks"] = len(db.tasks())
+try:
+    kbx.open(sys.argv[3])
+    out["older"] = None
+except kbx.StoreError as e:
+    out["older"] = str(e)
+print(json.dumps(out))
+"""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="kbx-py-ro-")
+        self.root = os.geteuid() == 0
+        top = pathlib.Path(self.tmp.name)
+        self.share = top / "share"
+        self.share.mkdir()
+        self.db = self.share / "demo.sqlite"
+        self.old = self.share / "old.sqlite"
+        subprocess.run([ARGS.fixture_tool, str(self.db), ARGS.seed_fixtures, ARGS.tasks_dir], check=True,
+                       stdout=subprocess.DEVNULL)
+        self.old.write_bytes(self.db.read_bytes())
+        con = sqlite3.connect(self.old)
+        con.execute("DROP TABLE code_quality")
+        con.execute("PRAGMA user_version=3")
+        con.commit()
+        con.close()
+        for side in ("-wal", "-shm"):
+            for f in (self.db, self.old):
+                self.assertFalse(pathlib.Path(str(f) + side).exists())
+        # As installed: files 0644, directories 0755 (root's); not root: 0444 and 0555, ours.
+        for f in (self.db, self.old):
+            os.chmod(f, 0o644 if self.root else 0o444)
+        os.chmod(self.share, 0o755 if self.root else 0o555)
+        os.chmod(top, 0o755)
+
+    def tearDown(self):
+        os.chmod(self.share, 0o755)
+        self.tmp.cleanup()
+
+    def snapshot(self, p):
+        st = os.stat(p)
+        return p.read_bytes(), st.st_mtime_ns
+
+    def test_unwritable_database_opens_read_only(self):
+        before = {f: self.snapshot(f) for f in (self.db, self.old)}
+        kwargs = {"user": 65534, "group": 65534, "extra_groups": []} if self.root else {}
+        try:
+            r = subprocess.run([sys.executable, "-c", self.CHILD, ARGS.module_dir, str(self.db), str(self.old)],
+                               capture_output=True, text=True, timeout=60, **kwargs)
+        except PermissionError as e:
+            self.skipTest(f"cannot run as nobody here: {e}")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout.strip().splitlines()[-1])
+        self.assertTrue(out["read_only"], out)
+        self.assertIn("read-only", out["repr"])
+        with kbx.open(self.db) as db:  # the same numbers as a store that could write it
+            self.assertEqual(out["evaluations"], len(db.evaluations()))
+            self.assertEqual(out["report"], len(db.report()))
+            self.assertEqual(out["tasks"], len(db.tasks()))
+        self.assertGreater(out["evaluations"], 0)
+        self.assertGreater(out["table"], 0)
+        older = out["older"]
+        self.assertIsNotNone(older, "an older schema the user cannot write was opened")
+        self.assertIn("schema version 3, older", older)
+        self.assertIn("cp " + str(self.old), older)
+        for f in (self.db, self.old):
+            self.assertEqual(self.snapshot(f), before[f], f"{f} changed")
+            for side in ("-wal", "-shm", "-journal"):
+                self.assertFalse(pathlib.Path(str(f) + side).exists(), str(f) + side)
+
+    def test_writable_database_opens_read_write(self):
+        if not self.root:
+            os.chmod(self.share, 0o755)
+            os.chmod(self.db, 0o644)
+        with kbx.open(self.db) as db:
+            self.assertFalse(db.read_only)
+            self.assertNotIn("read-only", repr(db))
+
+
 def main():
     global ARGS, kbx
     p = argparse.ArgumentParser()
