@@ -386,6 +386,7 @@ def run(req: dict) -> int:
                 prev, n = None, 0
                 enq = []
                 warm_ms = 0.0
+                t = 1e3 * first[side]  # a pair's cost estimate if no warm-up call runs (max_warmup 0)
                 # Until two consecutive calls agree, or (slow calls) after two calls once the warm-up has
                 # taken max_warmup_seconds: a call of seconds is past its JIT after the first.
                 while n < cfg["max_warmup"] and not (n >= 2 and warm_ms > 1e3 * cfg["max_warmup_seconds"]):
