@@ -15,17 +15,6 @@
 namespace kbx::analysis {
 namespace {
 
-std::string quoted(const std::string& s)
-{
-    std::string out = "'";
-    for (char c : s) {
-        out += c;
-        if (c == '\'')
-            out += '\'';
-    }
-    return out + "'";
-}
-
 template <typename T, typename F>
 std::string inList(const char* column, const std::vector<T>& values, F&& fmtValue)
 {
@@ -113,13 +102,13 @@ std::vector<Row> loadRows(const Store& store, const Filters& f, Latest latest)
 {
     std::string where = " WHERE 1";
     if (!f.methods.empty())
-        where += inList("method", f.methods, quoted);
+        where += inList("method", f.methods, sqlQuote);
     if (!f.rounds.empty())
         where += inList("round", f.rounds, [](int r) { return std::to_string(r); });
     if (!f.gpus.empty())
-        where += inList("gpu", f.gpus, quoted);
+        where += inList("gpu", f.gpus, sqlQuote);
     if (!f.categories.empty())
-        where += inList("category", f.categories, quoted);
+        where += inList("category", f.categories, sqlQuote);
     // Latest evaluation per submission among the filtered ones.
     const std::string sql = fmt::format(
         "SELECT v.id, v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.gpu, v.verdict, "

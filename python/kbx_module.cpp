@@ -122,17 +122,6 @@ struct Table {
     }
 };
 
-std::string sqlQuote(const std::string& s)
-{
-    std::string out = "'";
-    for (char c : s) {
-        out += c;
-        if (c == '\'')
-            out += '\'';
-    }
-    return out + "'";
-}
-
 /// A str or os.PathLike (pathlib.Path) as a file name.
 std::string fsPath(const py::object& p)
 {
@@ -209,11 +198,11 @@ std::string inList(const char* column, const std::vector<T>& values, F&& fmtValu
 std::string whereClause(const kbx::analysis::Filters& f, const std::vector<std::string>& tasks = {})
 {
     std::string w = " WHERE 1";
-    w += inList("method", f.methods, sqlQuote);
+    w += inList("method", f.methods, kbx::sqlQuote);
     w += inList("round", f.rounds, [](int r) { return std::to_string(r); });
-    w += inList("gpu", f.gpus, sqlQuote);
-    w += inList("category", f.categories, sqlQuote);
-    w += inList("task_id", tasks, sqlQuote);
+    w += inList("gpu", f.gpus, kbx::sqlQuote);
+    w += inList("category", f.categories, kbx::sqlQuote);
+    w += inList("task_id", tasks, kbx::sqlQuote);
     return w;
 }
 
@@ -652,10 +641,10 @@ public:
     py::object goldenTimings(const py::object& gpu, const py::object& task, bool columns) const
     {
         std::string where = " WHERE 1";
-        where += inList("gpu", stringList(gpu, "gpu"), sqlQuote);
+        where += inList("gpu", stringList(gpu, "gpu"), kbx::sqlQuote);
         const auto tasks = stringList(task, "task");
         if (!tasks.empty()) {  // the seed's stem or our "Category/stem"
-            const auto a = inList("task", tasks, sqlQuote), b = inList("task_id", tasks, sqlQuote);
+            const auto a = inList("task", tasks, kbx::sqlQuote), b = inList("task_id", tasks, kbx::sqlQuote);
             where += fmt::format(" AND ({} OR {})", a.substr(5), b.substr(5));
         }
         Table t({"id", "import_id", "gpu", "task", "task_id", "index", "input_size", "ms", "gbs", "tflops", "file"});

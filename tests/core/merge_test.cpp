@@ -3,6 +3,7 @@
 // partial copies; the merge of shards equals one local run of the same submissions. Inputs are only
 // read: one opened read-only, one this user cannot write (as nobody when the test runs as root), one of
 // an older schema (merged from a migrated temporary copy) keep their bytes.
+#include "file_snapshot.h"
 #include "merge.h"
 #include "seed_import.h"
 #include "source.h"
@@ -47,25 +48,8 @@ std::vector<Cand> allCandidates()
             {"Reduce/sum", "sum v2"}};
 }
 
-/// The bytes and the modification time (ns) of a file.
-struct Snapshot {
-    std::string bytes;
-    long long mtimeNs = 0;
-    bool operator==(const Snapshot&) const = default;
-};
-
-Snapshot snapshot(const fs::path& p)
-{
-    Snapshot s;
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream os;
-    os << in.rdbuf();
-    s.bytes = os.str();
-    struct stat st {};
-    if (::stat(p.c_str(), &st) == 0)
-        s.mtimeNs = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
-    return s;
-}
+using kbx_test::Snapshot;
+using kbx_test::snapshot;
 
 bool exists(const fs::path& p)
 {

@@ -5,6 +5,7 @@
 // the user cannot write is refused by a read-write store (what kbx eval, import and merge open) with a
 // clear message before SQLite touches it. The tests that need a database this user cannot write run
 // as nobody where the test runs as root (CI), as tests/models does.
+#include "file_snapshot.h"
 #include "quality.h"
 #include "seed_import.h"
 #include "stats_tables.h"
@@ -24,25 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The bytes and the modification time (ns) of a file.
-struct Snapshot {
-    std::string bytes;
-    long long mtimeNs = 0;
-    bool operator==(const Snapshot&) const = default;
-};
-
-Snapshot snapshot(const fs::path& p)
-{
-    Snapshot s;
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream os;
-    os << in.rdbuf();
-    s.bytes = os.str();
-    struct stat st {};
-    if (::stat(p.c_str(), &st) == 0)
-        s.mtimeNs = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
-    return s;
-}
+using kbx_test::Snapshot;
+using kbx_test::snapshot;
 
 bool fileExists(const fs::path& p)
 {
