@@ -15,6 +15,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <deque>
 #include <thread>
@@ -191,7 +192,7 @@ std::map<std::string, std::string> Evaluator::workerEnv() const
 }
 
 ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json& request, const fs::path& dir,
-                                   double timeout, std::function<std::string(const nlohmann::json&)> reply) const
+                                   double timeout, std::function<std::string(const nlohmann::json&)> reply, bool allowWarm) const
 {
     // A sandboxed stage may have written here before (a candidate's directory): never follow what it
     // left where we write next (a symlink named like our request file, or like this directory).
@@ -230,6 +231,8 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     spec.timeoutSeconds = timeout;
     spec.cancel = m_cancel;
     spec.reply = std::move(reply);
+    if (m_warm && allowWarm && role != "compare")
+        spec.warm = m_warm;
     // Roles that import candidate code run sandboxed (core/sandbox.h); reference and compare are ours.
     std::unique_ptr<SandboxLease> lease;
     if (role == "candidate" || role == "perf") {
@@ -265,6 +268,13 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     }
     auto res = runProcess(spec);
     lease.reset();  // kills what the candidate left behind before anything reads its outputs
+    if (res.warmLost) {
+        // The warm worker died under this child (which died with it): nothing was judged. Once more,
+        // started cold (the warm worker is out of use for the rest of the run).
+        std::cerr << fmt::format("kbx: the warm worker was lost ({}); {} workers start cold from now on\n",
+                                 m_warm ? m_warm->describe().value("why_not", std::string("?")) : std::string("?"), m_opt.device);
+        return runWorker(role, request, dir, timeout, spec.reply, /*allowWarm=*/false);
+    }
     if ((role == "candidate" || role == "perf") && res.frames.empty() && !res.timedOut && !res.cancelled && res.signal == 0 &&
         res.exitCode != 0) {
         // Not a word from the worker, not even its hello (sent before any candidate code runs): the
@@ -513,6 +523,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         return finish(true);
     }
     rec.evidence["launches"] = resultFrame->value("launches", nlohmann::json::object());
+    rec.evidence["worker_start"] = cres.warm ? "warm" : "cold";  // forked from the warm worker, or fork+exec
     if (auto ph = resultFrame->value("phases", nlohmann::json::object()); ph.is_object()) {
         // Where the candidate process's time went (bench/): reported by the harness in the same
         // process as the candidate's code, so diagnostics only, never part of a verdict.
@@ -735,6 +746,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
     }
     if (!peaks.is_null())
         ev["peaks"] = peaks;
+    ev["worker_start"] = res.warm ? "warm" : "cold";
     if (const auto& slot = m_opt.deviceSlots.at(t_slot); !slot.name.empty()) {
         ev["device_slot"] = slot.name;
         const auto& p = m_slotProbe.at(t_slot);
@@ -971,12 +983,48 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
                     what, p.string(), bad.string(), bad.string()));
     }
 
+    // The warm worker (core/warm.h) starts now, so its imports overlap the probes below.
+    m_warm.reset();
+    std::string coldWhy;
+    {
+        const auto sb = resolveSandbox(m_opt.sandbox);
+        if (m_opt.warmWorkers == "off")
+            coldWhy = "--warm-workers off";
+        else if (sb.kind == SandboxKind::Bwrap)
+            coldWhy = "the bwrap sandbox is set up around exec, so every worker starts in a sandbox of its own";
+        if (m_opt.warmWorkers == "on" && !coldWhy.empty())
+            throw std::invalid_argument("--warm-workers on: " + coldWhy + " (use --sandbox rlimit or none)");
+        if (coldWhy.empty()) {
+            // Its environment is a candidate's (the allow-list when sandboxed) with its own HOME: what
+            // Python and torch read while importing is what a fresh worker would have read.
+            std::map<std::string, std::string> env;
+            for (char** e = environ; *e; ++e) {
+                std::string kv(*e);
+                const auto eq = kv.find('=');
+                if (eq != std::string::npos && (sb.kind == SandboxKind::None || candidateEnvAllowed(kv.substr(0, eq))))
+                    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+            }
+            for (const auto& [k, v] : workerEnv())
+                env[k] = v;
+            const auto home = m_scratch / "warm-worker";
+            fs::create_directories(home);
+            if (sb.kind != SandboxKind::None) {
+                env["HOME"] = home.string();
+                env["TMPDIR"] = home.string();
+            }
+            env["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1";  // torch.cuda.is_available() without creating CUDA state
+            m_warm = std::make_shared<WarmWorker>(
+                std::vector<std::string>{m_worker.worker.string(), "zygote", "--protocol", std::to_string(protocol::kProtocolVersion)},
+                env, m_scratch / "warm-worker.log");
+        }
+    }
     nlohmann::json prov = m_probe.is_null() ? probe() : m_probe;
     prov.erase("type");
     prov["host"] = hostName();
     prov["device"] = m_opt.device;
     prov["kbx_version"] = "0.1.0";
     prov["taxonomy_version"] = kTaxonomyVersion;
+    prov["worker_start"] = m_warm ? nlohmann::json{{"mode", "warm"}} : nlohmann::json{{"mode", "cold"}, {"why", coldWhy}};
     const std::size_t nSlots = m_opt.deviceSlots.size();
     const bool multi = nSlots > 1 || !m_opt.deviceSlots.front().name.empty();
     // Every slot is probed through its own environment before work starts: its GPU's name and UUID
@@ -1193,6 +1241,12 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
             t.join();
     }
     sum.cancelled = cancel && cancel->load();
+    if (m_warm) {
+        // How it went: children forked, start-up seconds, and why it stopped being used if it did.
+        prov["worker_start"] = m_warm->describe();
+        prov["worker_start"]["mode"] = "warm";
+        m_warm.reset();  // stops it (nothing of it runs any more: every worker thread has ended)
+    }
     m_store.finishRun(sum.runId, sum.cancelled ? "cancelled" : (sum.harnessErrors ? "finished_with_errors" : "finished"), prov);
     if (!m_opt.keepScratch) {
         std::error_code ec;

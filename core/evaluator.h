@@ -4,6 +4,7 @@
 #include "importers.h"
 #include "process.h"
 #include "store.h"
+#include "warm.h"
 
 #include <algorithm>
 #include <atomic>
@@ -58,6 +59,10 @@ struct EvalOptions {
     std::filesystem::path scratchRoot;           ///< default: a fresh directory under $TMPDIR
     bool keepScratch = false;
     std::string sandbox = "auto";                ///< candidate code: auto | bwrap | rlimit | none (core/sandbox.h)
+    /// Worker processes (reference, candidate, perf) forked from a warm worker that imported torch
+    /// once (core/warm.h) instead of each starting an interpreter: auto = where the sandbox allows it
+    /// (rlimit, none; not bwrap), on = the same but an error where it cannot, off = never.
+    std::string warmWorkers = "auto";
     /// Perf stage (docs/PERF_PROTOCOL.md): after all correctness work, every correct candidate is
     /// timed against eager PyTorch, one at a time. CUDA; on the CPU only to test the plumbing.
     bool perf = false;
@@ -144,7 +149,8 @@ private:
     std::vector<nlohmann::json> m_slotProbe;  ///< per slot: its probe (GPU name, UUID) at the start of the run
     std::map<std::string, std::string> workerEnv() const;
     ProcessResult runWorker(const std::string& role, const nlohmann::json& request, const std::filesystem::path& dir,
-                            double timeout, std::function<std::string(const nlohmann::json&)> reply = {}) const;
+                            double timeout, std::function<std::string(const nlohmann::json&)> reply = {},
+                            bool allowWarm = true) const;
 
     const TaskCatalogue& m_catalogue;
     Store& m_store;
@@ -157,6 +163,7 @@ private:
     std::map<std::string, std::unique_ptr<std::mutex>> m_refLocks;
     const std::atomic<bool>* m_cancel = nullptr;
     nlohmann::json m_probe;
+    std::shared_ptr<WarmWorker> m_warm;  ///< this run's warm worker (null: every worker starts cold)
 };
 
 }  // namespace kbx

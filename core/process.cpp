@@ -2,6 +2,7 @@
 #include "process.h"
 
 #include "protocol.h"
+#include "warm.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -68,6 +69,89 @@ bool writeProcFile(const char* path, const char* text, std::size_t len)
 
 }  // namespace
 
+nlohmann::json toJson(const ChildRestrictions& rx)
+{
+    nlohmann::json lim = nlohmann::json::array();
+    for (const auto& l : rx.rlimits)
+        lim.push_back({l.resource, l.soft, l.hard});
+    return {{"rlimits", lim}, {"unshare_net", rx.unshareNet}, {"uid", rx.uid}, {"gid", rx.gid},
+            {"no_new_privs", rx.noNewPrivs}, {"die_with_parent", rx.dieWithParent}};
+}
+
+ChildRestrictions restrictionsFromJson(const nlohmann::json& j)
+{
+    ChildRestrictions rx;
+    for (const auto& l : j.value("rlimits", nlohmann::json::array()))
+        rx.rlimits.push_back({l.at(0).get<int>(), l.at(1).get<std::uint64_t>(), l.at(2).get<std::uint64_t>()});
+    rx.unshareNet = j.value("unshare_net", false);
+    rx.uid = j.value("uid", -1);
+    rx.gid = j.value("gid", -1);
+    rx.noNewPrivs = j.value("no_new_privs", false);
+    rx.dieWithParent = j.value("die_with_parent", false);
+    return rx;
+}
+
+PreparedRestrictions PreparedRestrictions::prepare(const ChildRestrictions& rx, int parentPid)
+{
+    PreparedRestrictions p;
+    for (const auto& l : rx.rlimits) {
+        rlimit cur{};
+        if (getrlimit(l.resource, &cur) != 0)
+            continue;
+        rlimit want{static_cast<rlim_t>(l.soft), static_cast<rlim_t>(l.hard)};
+        if (cur.rlim_max != RLIM_INFINITY)
+            want.rlim_max = std::min(want.rlim_max, cur.rlim_max);
+        want.rlim_cur = std::min(want.rlim_cur, want.rlim_max);
+        p.limits.push_back({l.resource, {want.rlim_cur, want.rlim_max}});
+    }
+    p.unshareNet = rx.unshareNet;
+    p.asRoot = geteuid() == 0;
+    p.uidMap = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
+    p.gidMap = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
+    p.uid = rx.uid;
+    p.gid = rx.gid;
+    p.noNewPrivs = rx.noNewPrivs;
+    p.dieWithParent = rx.dieWithParent;
+    p.parentPid = parentPid;
+    return p;
+}
+
+void PreparedRestrictions::apply() const
+{
+    if (unshareNet) {
+        if (asRoot) {
+            if (unshare(CLONE_NEWNET) != 0)
+                childFail("unshare(CLONE_NEWNET)");
+        } else {
+            if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
+                childFail("unshare(CLONE_NEWUSER|CLONE_NEWNET)");
+            if (!writeProcFile("/proc/self/setgroups", "deny", 4) ||
+                !writeProcFile("/proc/self/uid_map", uidMap.data(), uidMap.size()) ||
+                !writeProcFile("/proc/self/gid_map", gidMap.data(), gidMap.size()))
+                childFail("user namespace id maps");
+        }
+    }
+    for (const auto& [res, lim] : limits) {
+        rlimit r{static_cast<rlim_t>(lim.first), static_cast<rlim_t>(lim.second)};
+        if (setrlimit(res, &r) != 0)
+            childFail("setrlimit");
+    }
+    if (uid >= 0) {
+        const gid_t g = static_cast<gid_t>(gid >= 0 ? gid : uid);
+        if (setgroups(0, nullptr) != 0 || setresgid(g, g, g) != 0 ||
+            setresuid(static_cast<uid_t>(uid), static_cast<uid_t>(uid), static_cast<uid_t>(uid)) != 0 ||
+            geteuid() != static_cast<uid_t>(uid))
+            childFail("dropping to the sandbox uid");
+    }
+    if (noNewPrivs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        childFail("PR_SET_NO_NEW_PRIVS");
+    if (dieWithParent) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parentPid)
+            _exit(127);
+    }
+}
+
 std::string signalName(int sig)
 {
     const char* d = sigdescr_np(sig);
@@ -106,23 +190,7 @@ ProcessResult runProcess(const ProcessSpec& spec)
     argv.push_back(nullptr);
     const std::string cwd = spec.cwd.string();
     // Sandbox restrictions, prepared here too (limits clamped to the current hard limits).
-    const auto& rx = spec.restrictions;
-    std::vector<std::pair<int, rlimit>> limits;
-    for (const auto& l : rx.rlimits) {
-        rlimit cur{};
-        if (getrlimit(l.resource, &cur) != 0)
-            continue;
-        rlimit want{static_cast<rlim_t>(l.soft), static_cast<rlim_t>(l.hard)};
-        if (cur.rlim_max != RLIM_INFINITY)
-            want.rlim_max = std::min(want.rlim_max, cur.rlim_max);
-        want.rlim_cur = std::min(want.rlim_cur, want.rlim_max);
-        limits.emplace_back(l.resource, want);
-    }
-    const bool asRoot = geteuid() == 0;
-    const std::string uidMap = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
-    const std::string gidMap = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
-    const pid_t parentPid = getpid();
-
+    const auto prepared = PreparedRestrictions::prepare(spec.restrictions, getpid());
     int outPipe[2], errPipe[2], protoPipe[2], inPipe[2] = {-1, -1};
     if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC) || pipe2(protoPipe, O_CLOEXEC) ||
         (spec.reply && pipe2(inPipe, O_CLOEXEC))) {
@@ -130,7 +198,34 @@ ProcessResult runProcess(const ProcessSpec& spec)
         res.stderrText = std::string("pipe: ") + std::strerror(errno);
         return res;
     }
-    pid_t pid = fork();
+    pid_t pid = -1;
+    int session = -1;  // warm: the warm worker's socket for this child (its exit status comes there)
+    if (spec.warm && spec.warm->usable()) {
+        int devnull = inPipe[0] >= 0 ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
+        const int childFds[4] = {inPipe[0] >= 0 ? inPipe[0] : devnull, outPipe[1], errPipe[1], protoPipe[1]};
+        const nlohmann::json job = {{"argv", spec.argv}, {"env", envMap}, {"cwd", cwd}, {"restrictions", toJson(spec.restrictions)}};
+        const auto sp = spec.warm->spawn(job, childFds, spec.cancel);
+        if (devnull >= 0)
+            close(devnull);
+        if (sp.session < 0) {
+            // Not started (the warm worker is gone or was never ready): fork+exec with fresh pipes,
+            // as nobody can say whether a child got these.
+            for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], protoPipe[0], protoPipe[1], inPipe[0], inPipe[1]})
+                if (fd >= 0)
+                    close(fd);
+            if (spec.cancel && spec.cancel->load()) {
+                res.cancelled = true;
+                return res;
+            }
+            ProcessSpec cold = spec;
+            cold.warm.reset();
+            return runProcess(cold);
+        }
+        session = sp.session;
+        pid = sp.pid;
+        res.warm = true;
+    } else {
+    pid = fork();
     if (pid < 0) {
         res.spawnFailed = true;
         res.stderrText = std::string("fork: ") + std::strerror(errno);
@@ -151,36 +246,7 @@ ProcessResult runProcess(const ProcessSpec& spec)
         dup2(errPipe[1], 2);
         dup2(protoPipe[1], protocol::kProtocolFd);
         // dup2 clears FD_CLOEXEC on the targets; everything else above fd 3 closes on exec.
-        if (rx.unshareNet) {
-            if (asRoot) {
-                if (unshare(CLONE_NEWNET) != 0)
-                    childFail("unshare(CLONE_NEWNET)");
-            } else {
-                if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
-                    childFail("unshare(CLONE_NEWUSER|CLONE_NEWNET)");
-                if (!writeProcFile("/proc/self/setgroups", "deny", 4) ||
-                    !writeProcFile("/proc/self/uid_map", uidMap.data(), uidMap.size()) ||
-                    !writeProcFile("/proc/self/gid_map", gidMap.data(), gidMap.size()))
-                    childFail("user namespace id maps");
-            }
-        }
-        for (const auto& [res, lim] : limits)
-            if (setrlimit(res, &lim) != 0)
-                childFail("setrlimit");
-        if (rx.uid >= 0) {
-            const gid_t gid = static_cast<gid_t>(rx.gid >= 0 ? rx.gid : rx.uid);
-            if (setgroups(0, nullptr) != 0 || setresgid(gid, gid, gid) != 0 ||
-                setresuid(static_cast<uid_t>(rx.uid), static_cast<uid_t>(rx.uid), static_cast<uid_t>(rx.uid)) != 0 ||
-                geteuid() != static_cast<uid_t>(rx.uid))
-                childFail("dropping to the sandbox uid");
-        }
-        if (rx.noNewPrivs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-            childFail("PR_SET_NO_NEW_PRIVS");
-        if (rx.dieWithParent) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parentPid)
-                _exit(127);
-        }
+        prepared.apply();
         if (!cwd.empty() && chdir(cwd.c_str()) != 0)
             _exit(127);
         execve(argv[0], argv.data(), envp.data());
@@ -189,6 +255,7 @@ ProcessResult runProcess(const ProcessSpec& spec)
         _exit(127);
     }
     setpgid(pid, pid);  // also from the parent: no race with an early kill
+    }
     close(outPipe[1]);
     close(errPipe[1]);
     close(protoPipe[1]);
@@ -205,7 +272,8 @@ ProcessResult runProcess(const ProcessSpec& spec)
     bool exited = false;
     int status = 0;
     bool killed = false;
-    auto deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(spec.timeoutSeconds));
+    // From the start of the child (waiting for a warm worker to be ready is not the child's time).
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(spec.timeoutSeconds));
     std::chrono::steady_clock::time_point exitSeen{};
 
     auto killGroup = [&] {
@@ -215,8 +283,10 @@ ProcessResult runProcess(const ProcessSpec& spec)
     };
 
     while (outOpen || errOpen || protoOpen || !exited) {
-        pollfd fds[3];
+        pollfd fds[4];
         int nf = 0;
+        if (session >= 0 && !exited)
+            fds[nf++] = {session, POLLIN, 0};
         if (outOpen)
             fds[nf++] = {outPipe[0], POLLIN, 0};
         if (errOpen)
@@ -273,7 +343,19 @@ ProcessResult runProcess(const ProcessSpec& spec)
                 }
             }
         }
-        if (!exited) {
+        if (!exited && session >= 0) {
+            const int r = WarmWorker::readStatus(session, &status, 0);
+            if (r != 0) {
+                exited = true;
+                exitSeen = std::chrono::steady_clock::now();
+                kill(-pid, SIGKILL);
+                if (r < 0) {
+                    res.warmLost = true;
+                    spec.warm->lost("a child's session ended without its exit status");
+                    status = SIGKILL;  // reads as killed
+                }
+            }
+        } else if (!exited) {
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid) {
                 exited = true;
@@ -299,8 +381,17 @@ ProcessResult runProcess(const ProcessSpec& spec)
     close(protoPipe[0]);
     if (inPipe[1] >= 0)
         close(inPipe[1]);
-    if (!exited)
+    if (!exited && session >= 0) {
+        if (WarmWorker::readStatus(session, &status, 10000) != 1) {
+            res.warmLost = true;
+            spec.warm->lost("no exit status of a killed child");
+            status = SIGKILL;
+        }
+    } else if (!exited) {
         waitpid(pid, &status, 0);
+    }
+    if (session >= 0)
+        close(session);
     if (WIFEXITED(status))
         res.exitCode = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))

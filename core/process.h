@@ -7,10 +7,13 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace kbx {
+
+class WarmWorker;  // core/warm.h
 
 /// Restrictions applied in the child between fork and exec (core/sandbox fills them in).
 struct ChildRestrictions {
@@ -26,6 +29,25 @@ struct ChildRestrictions {
     int gid = -1;
     bool noNewPrivs = false;     ///< PR_SET_NO_NEW_PRIVS: no setuid/file-capability gains after exec
     bool dieWithParent = false;  ///< PR_SET_PDEATHSIG(SIGKILL)
+};
+nlohmann::json toJson(const ChildRestrictions& rx);
+ChildRestrictions restrictionsFromJson(const nlohmann::json& j);
+
+/// ChildRestrictions in the form a freshly forked child can apply with async-signal-safe calls only:
+/// prepared before fork (runProcess) or in a forked single-threaded child (the warm worker's).
+struct PreparedRestrictions {
+    std::vector<std::pair<int, std::pair<std::uint64_t, std::uint64_t>>> limits;  ///< clamped to the current hard limits
+    bool unshareNet = false;
+    bool asRoot = false;
+    std::string uidMap, gidMap;
+    int uid = -1, gid = -1;
+    bool noNewPrivs = false;
+    bool dieWithParent = false;
+    int parentPid = 0;  ///< with dieWithParent: the process whose death kills the child
+    static PreparedRestrictions prepare(const ChildRestrictions& rx, int parentPid);
+    /// In the child: network namespace, rlimits, uid, no_new_privs, parent-death signal (in that
+    /// order). On failure writes why to fd 2 and _exit(127).
+    void apply() const;
 };
 
 /// One child process: its own process group (so a timeout kills everything it started), stdout
@@ -44,6 +66,10 @@ struct ProcessSpec {
     std::function<std::string(const nlohmann::json&)> reply;
     const std::atomic<bool>* cancel = nullptr;
     ChildRestrictions restrictions;           ///< sandbox: rlimits, uid, network namespace
+    /// Set and usable: the child is forked from this warm worker (a kbx-worker with torch already
+    /// imported, core/warm.h) instead of fork+exec of argv, which must then be a kbx-worker role
+    /// command line; env, cwd, restrictions and the pipes are the same. Unusable: fork+exec.
+    std::shared_ptr<WarmWorker> warm;
 };
 
 struct ProcessResult {
@@ -58,6 +84,10 @@ struct ProcessResult {
     std::vector<nlohmann::json> frames;
     std::string protocolError;
     double seconds = 0;
+    bool warm = false;      ///< forked from a warm worker
+    /// The warm worker died while this child ran (the child died with it): the result says nothing
+    /// about the child; run it again (the warm worker is marked unusable, so that is fork+exec).
+    bool warmLost = false;
 };
 
 ProcessResult runProcess(const ProcessSpec& spec);

@@ -116,6 +116,7 @@ int cmdTasks(const std::string& category, bool json)
 
 struct CheckArgs {
     int perfWorkers = 0;
+    std::string warmWorkers = "auto";
     std::vector<std::string> perfBaselines;
     std::string category;
     std::vector<std::string> tasks;  ///< only these task ids (Category/stem)
@@ -203,6 +204,7 @@ int cmdTasksCheck(const CheckArgs& a)
     }
     opt.perf = a.perf;
     opt.perfPipeline = a.perfWorkers;
+    opt.warmWorkers = a.warmWorkers;
     if (!a.perfConfig.empty())
         opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
     if (!opt.perfConfig.is_object()) {
@@ -265,6 +267,7 @@ struct EvalArgs {
     std::string scratch;
     bool skipUnknown = false;
     std::string sandbox = "auto";
+    std::string warmWorkers = "auto";
     bool perf = false;
     std::string perfConfig;
     std::vector<std::string> gpus;
@@ -314,6 +317,7 @@ int cmdEval(const EvalArgs& a)
     if (!a.scratch.empty())
         opt.scratchRoot = a.scratch;
     opt.sandbox = a.sandbox;
+    opt.warmWorkers = a.warmWorkers;
     kbx::SandboxInfo sandbox;
     try {
         sandbox = kbx::resolveSandbox(a.sandbox);
@@ -545,6 +549,8 @@ int main(int argc, char** argv)
     tasks->add_option("--perf-baseline", ca.perfBaselines, "With --check --perf: " "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")
         ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
     tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default on cuda: half the host's cores per GPU, 4 to 12; 2 on cpu")->check(CLI::Range(1, 16));
+    tasks->add_option("--warm-workers", ca.warmWorkers, "With --check: " "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
+        ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
     tasks->add_option("--gpus", ca.gpus, "With --check --device cuda: spread over these GPUs (as kbx eval --gpus)")->delimiter(',');
     tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
 
@@ -567,6 +573,8 @@ int main(int argc, char** argv)
     eval->add_option("--sandbox", ea.sandbox, "Candidate sandbox: auto (bwrap when it works, else rlimit), bwrap, rlimit or none")
         ->check(CLI::IsMember({"auto", "bwrap", "rlimit", "none"}))
         ->capture_default_str();
+    eval->add_option("--warm-workers", ea.warmWorkers, "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
+        ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
     eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");
     eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
     eval->add_option("--perf-baseline", ea.perfBaselines, "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")

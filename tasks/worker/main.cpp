@@ -4,8 +4,11 @@
 //   candidate --request FILE   import and call one candidate on the saved inputs
 //   compare   --request FILE   compare reference and candidate outputs in C++ (LibTorch)
 //   probe                      report versions and devices
+//   zygote                     warm worker: imports torch once, forks the roles above on request
+//                              (fd 3 is then kbx's control socket; kbx_harness/zygote.py, core/warm.h)
 // Every role speaks the framed protocol on fd 3 (core/protocol.h) and exits with a protocol::ExitCode.
 #include "compare.h"
+#include "process.h"
 #include "protocol.h"
 
 #include <pybind11/embed.h>
@@ -81,6 +84,12 @@ PYBIND11_EMBEDDED_MODULE(_kbxworker, m)
         if (j.is_discarded() || !j.is_object())
             j = {{"type", "error"}, {"failure_class", "harness_error"}, {"message", "harness sent a malformed frame"}};
         sendFrame(j);
+    });
+    // The warm worker's child (kbx_harness.zygote): kbx's sandbox restrictions, applied by the same
+    // code as between fork and exec of a fresh worker (core/process.h). Exits 127 when one fails.
+    m.def("restrict", [](const std::string& restrictions, int parentPid) {
+        const auto rx = kbx::restrictionsFromJson(nlohmann::json::parse(restrictions));
+        kbx::PreparedRestrictions::prepare(rx, parentPid).apply();
     });
 }
 
@@ -164,7 +173,7 @@ int runCompare(const nlohmann::json& request)
 void usage()
 {
     std::cerr << "usage: kbx-worker (reference|candidate|compare) --request FILE [--protocol N]\n"
-                 "       kbx-worker probe\n"
+                 "       kbx-worker probe | zygote\n"
                  "The worker is started by kbx; it writes protocol frames on fd 3.\n";
 }
 
@@ -191,8 +200,8 @@ int main(int argc, char** argv)
         }
     }
     try {
-        if (role == "probe") {
-            return runPython("probe", nlohmann::json::object());
+        if (role == "probe" || role == "zygote") {
+            return runPython(role, nlohmann::json::object());
         }
         if (requestFile.empty() || (role != "reference" && role != "candidate" && role != "compare" && role != "perf")) {
             usage();

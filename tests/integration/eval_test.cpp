@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -203,7 +205,14 @@ TEST(Eval, SameSubmissionTwiceIsStoredOnceWithTwoEvaluations)
             sum += ev["candidate_phases"][k].get<double>();
         }
         EXPECT_LE(sum, st["candidate"].get<double>() + 0.05) << ev["candidate_phases"].dump() << " vs " << st.dump();
-        EXPECT_GT(ev["candidate_phases"]["harness_import"].get<double>(), 0.05) << "import torch takes longer than that";
+        ASSERT_TRUE(ev.contains("worker_start")) << ev.dump();
+        if (ev["worker_start"] == "cold") {
+            EXPECT_GT(ev["candidate_phases"]["harness_import"].get<double>(), 0.05) << "import torch takes longer than that";
+        } else {
+            // Forked from the warm worker: torch and the harness were imported before the fork.
+            EXPECT_EQ(ev["worker_start"], "warm");
+            EXPECT_LT(ev["candidate_phases"]["harness_import"].get<double>(), 0.05) << ev["candidate_phases"].dump();
+        }
     }
     auto rep = run(kbxBin() + " report --json --db " + db.string());
     ASSERT_EQ(rep.rc, 0);
@@ -232,4 +241,101 @@ TEST(Eval, BadSourcesFailCleanlyAndWriteNothing)
     EXPECT_FALSE(fs::exists(db)) << "nothing is written for a bad source";
     r = run(kbxBin() + " eval --device tpu x.jsonl 2>&1");
     EXPECT_EQ(r.rc, 2);
+}
+
+namespace {
+
+/// Pids whose command line contains every one of `needles` (arguments joined by spaces).
+std::vector<int> pidsWith(const std::vector<std::string>& needles)
+{
+    std::vector<int> found;
+    std::error_code ec;
+    for (auto it = fs::directory_iterator("/proc", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const auto name = it->path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::string cmd = readFile(it->path() / "cmdline");
+        std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+        if (std::all_of(needles.begin(), needles.end(), [&](const std::string& n) { return cmd.find(n) != std::string::npos; }))
+            found.push_back(std::stoi(name));
+    }
+    return found;
+}
+
+int parentOf(int pid)
+{
+    const auto stat = readFile(fs::path("/proc") / std::to_string(pid) / "stat");
+    const auto rp = stat.rfind(')');
+    if (rp == std::string::npos)
+        return -1;
+    std::istringstream in(stat.substr(rp + 2));
+    std::string state;
+    int ppid = -1;
+    in >> state >> ppid;
+    return ppid;
+}
+
+}  // namespace
+
+TEST(Eval, AWarmWorkerKilledMidRunLosesNothing)
+{
+    // Worker processes are forked from the run's warm worker (core/warm.h). Killed while a candidate
+    // runs (the candidate dies with it), that candidate is evaluated again from a cold start and the
+    // run finishes with every verdict; the provenance says what happened.
+    if (device() != "cpu")
+        GTEST_SKIP() << "CPU only: the warm worker's life cycle does not depend on the device";
+    auto dir = tempPath("warmkill");
+    fs::create_directories(dir / "src" / "Activation");
+    fs::create_directories(dir / "src" / "Math");
+    fs::copy_file(kFixtures / "good" / "Math" / "add.py", dir / "src" / "Math" / "add.py");
+    {
+        // A correct ReLU that leaves a marker in its own directory and then takes its time.
+        std::ofstream out(dir / "src" / "Activation" / "relu.py");
+        out << readFile(kFixtures / "good" / "Activation" / "relu.py")
+            << "\nimport time as _kbx_t\nopen('kbx-warm-test-sleeping', 'w').close()\n_kbx_t.sleep(6)\n";
+    }
+    const auto scratch = dir / "scratch";
+    const auto db = dir / "db.sqlite";
+    Cmd result;
+    std::thread runner([&] {
+        result = run(kbxBin() + " eval " + (dir / "src").string() + " --json --jobs 2 --device cpu --sandbox rlimit --warm-workers on" +
+                     " --keep-scratch --scratch " + scratch.string() + " --db " + db.string() + " 2>" + (dir / "stderr.txt").string());
+    });
+    // Wait until the slow candidate runs, then kill the warm worker of this run (its parent is the kbx
+    // whose command line has our scratch path).
+    bool killed = false;
+    for (int i = 0; i < 1200 && !killed; ++i) {
+        std::error_code ec;
+        bool sleeping = false;
+        for (auto it = fs::recursive_directory_iterator(scratch, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            sleeping |= it->path().filename() == "kbx-warm-test-sleeping";
+        if (sleeping) {
+            const auto kbxPids = pidsWith({"eval", scratch.string()});
+            for (int z : pidsWith({"kbx-worker", "zygote"}))
+                if (std::find(kbxPids.begin(), kbxPids.end(), parentOf(z)) != kbxPids.end())
+                    killed |= kill(z, SIGKILL) == 0;
+        }
+        if (!killed)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    runner.join();
+    const auto err = readFile(dir / "stderr.txt");
+    ASSERT_TRUE(killed) << "never found the run's warm worker while the candidate ran\n" << err;
+    EXPECT_EQ(result.rc, 0) << err;
+    auto lines = jsonLines(result.out);
+    ASSERT_EQ(lines.size(), 2u) << result.out << err;
+    for (const auto& l : lines)
+        EXPECT_EQ(l["verdict"], "pass") << l.dump();
+    EXPECT_NE(err.find("the warm worker was lost"), std::string::npos) << err;
+    kbx::Store s(db);
+    auto prov = nlohmann::json::parse(s.query("SELECT provenance FROM runs")[0]["provenance"].get<std::string>());
+    EXPECT_EQ(prov["worker_start"]["mode"], "warm");
+    EXPECT_EQ(prov["worker_start"]["state"], "failed") << prov["worker_start"].dump();
+    EXPECT_FALSE(prov["worker_start"].value("why_not", std::string()).empty()) << prov["worker_start"].dump();
+    auto ev = s.query("SELECT task_id AS task, evidence FROM evaluations");
+    ASSERT_EQ(ev.size(), 2u);
+    for (const auto& e : ev)
+        if (e["task"] == "Activation/relu")
+            EXPECT_EQ(nlohmann::json::parse(e["evidence"].get<std::string>())["worker_start"], "cold") << "evaluated again, cold";
+    fs::remove_all(dir);
 }
