@@ -17,7 +17,9 @@
 #              machine) and a part that would not end by KBX_GPU_DEADLINE (seconds after the call's
 #              start, default 570) is not started. Each call leaves $OUT/bench.md (the runs so far) and
 #              $OUT/state.tar.xz. KBX_BENCH_TIE_TEST=1: afterwards, with the time left, the GPU test of
-#              the noise band / tie logic.
+#              the noise band / tie logic. KBX_BENCH_AB=1: first, the correctness stage of every
+#              third known-good solution with and without the warm worker (ab.txt, ab.sqlite.xz).
+#              KBX_BENCH_PRETEST=FILTER: first, these GPU integration tests (pretest.log).
 # KBX_GPU_SKIP_CTEST=1: leave ctest out. KBX_GPU_JOBS: parallel candidates (default 14).
 set -uo pipefail
 T_CALL=$(date +%s)
@@ -67,6 +69,27 @@ if [[ $MODE == fullbench ]]; then
   fi
   tasks=$(ls tests/fixtures/good/*/*.py | sort | sed 's#tests/fixtures/good/##; s#\.py$##' | paste -sd, -)
   gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+  if [[ "${KBX_BENCH_AB:-0}" == 1 ]]; then
+    # Warm worker against cold starts, side by side in one call: the correctness stage of every
+    # third known-good solution on all GPUs, same secret seed, each order once (cold, warm, warm, cold).
+    mkdir -p "$OUT/ab-src"
+    for f in $(ls tests/fixtures/good/*/*.py | sort | awk 'NR % 3 == 1'); do
+      c=$(basename "$(dirname "$f")"); mkdir -p "$OUT/ab-src/$c"; cp "$f" "$OUT/ab-src/$c/"; done
+    for w in off on on off; do
+      t1=$(date +%s.%N)
+      build-gpu/bin/kbx eval "$OUT/ab-src" --device cuda --gpus "$gpus" --jobs "${KBX_BENCH_JOBS:-12}" --secret-seed 7 \
+        --warm-workers $w --method "ab-$w" --json --db "$OUT/ab.sqlite" > "$OUT/ab-$w.jsonl" 2>> "$OUT/ab.log"
+      rc=$?; t2=$(date +%s.%N)
+      echo "ab warm=$w rc=$rc wall $("$PY" -c "print(round($t2 - $t1, 1))") s, $(grep -c '"verdict":"pass"' "$OUT/ab-$w.jsonl") pass of $(wc -l < "$OUT/ab-$w.jsonl")" | tee -a "$OUT/ab.txt"
+    done
+    rm -rf "$OUT/ab-src" "$OUT"/ab-*.jsonl; xz -T0 "$OUT/ab.sqlite"
+  fi
+  if [[ -n "${KBX_BENCH_PRETEST:-}" ]]; then
+    cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-it.log 2>&1 || tail -20 /tmp/kbx-build-it.log
+    KBX_TEST_DEVICE=cuda timeout "$(( $(left) - 60 ))" build-gpu/bin/integration_tests --gtest_filter="$KBX_BENCH_PRETEST" \
+      > "$OUT/pretest.log" 2>&1
+    echo "gpu tests ($KBX_BENCH_PRETEST) rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/pretest.log" | head -20
+  fi
   t3=$(date +%s)
   PYTHONUNBUFFERED=1 timeout "$(( $(left) - 25 ))" "$PY" bench/perf_bench.py - --self-check-only --out "$ST" --repeats 3 \
     --parts "${KBX_BENCH_PARTS:-2}" --jobs "${KBX_BENCH_JOBS:-12}" --gpus "$gpus" --tasks "$tasks" --kbx build-gpu/bin/kbx \
