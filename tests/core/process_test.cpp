@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "process.h"
 #include "protocol.h"
+#include "warm.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace kbx;
 
@@ -68,4 +72,59 @@ TEST(Process, MissingExecutable)
     s.argv = {"/nonexistent/kbx-worker"};
     auto r = runProcess(s);
     EXPECT_EQ(r.exitCode, 127);
+}
+
+TEST(Process, RestrictionsSurviveTheTripToAWarmWorker)
+{
+    // The warm worker's child applies what kbx sent as JSON: every field must arrive.
+    ChildRestrictions rx;
+    rx.rlimits = {{RLIMIT_CPU, 30, 35}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, 4ull << 30, 4ull << 30}};
+    rx.unshareNet = true;
+    rx.uid = 1900000007;
+    rx.gid = 1900000007;
+    rx.noNewPrivs = true;
+    rx.dieWithParent = true;
+    const auto back = restrictionsFromJson(nlohmann::json::parse(toJson(rx).dump()));
+    ASSERT_EQ(back.rlimits.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(back.rlimits[i].resource, rx.rlimits[i].resource);
+        EXPECT_EQ(back.rlimits[i].soft, rx.rlimits[i].soft);
+        EXPECT_EQ(back.rlimits[i].hard, rx.rlimits[i].hard);
+    }
+    EXPECT_TRUE(back.unshareNet);
+    EXPECT_EQ(back.uid, rx.uid);
+    EXPECT_EQ(back.gid, rx.gid);
+    EXPECT_TRUE(back.noNewPrivs);
+    EXPECT_TRUE(back.dieWithParent);
+    const auto none = restrictionsFromJson(nlohmann::json::object());
+    EXPECT_TRUE(none.rlimits.empty());
+    EXPECT_EQ(none.uid, -1);
+    EXPECT_FALSE(none.unshareNet);
+}
+
+TEST(Process, AWarmWorkerThatNeverGetsReadyMeansAColdStart)
+{
+    // A "warm worker" that exits at once: it is marked failed with a reason, and a process asked
+    // of it starts with fork+exec instead, with the same result.
+    const auto log = std::filesystem::temp_directory_path() / ("kbx-warm-test-" + std::to_string(getpid()) + ".log");
+    auto warm = std::make_shared<WarmWorker>(std::vector<std::string>{"/bin/sh", "-c", "echo broken >&2; exit 3"},
+                                             std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"}}, log);
+    ProcessSpec s;
+    s.argv = {"/bin/sh", "-c", "echo cold; exit 4"};
+    s.warm = warm;
+    auto r = runProcess(s);
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_EQ(r.stdoutText, "cold\n");
+    EXPECT_FALSE(r.warm);
+    EXPECT_FALSE(r.warmLost);
+    EXPECT_FALSE(warm->usable());
+    const auto d = warm->describe();
+    EXPECT_EQ(d["state"], "failed") << d.dump();
+    EXPECT_FALSE(d.value("why_not", std::string()).empty()) << d.dump();
+    EXPECT_EQ(d["children"], 0);
+    std::ifstream in(log);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "broken") << "its output goes to its log";
+    std::filesystem::remove(log);
 }
