@@ -75,7 +75,7 @@ if [[ $MODE == fullbench ]]; then
     mkdir -p "$OUT/ab-src"
     for f in $(ls tests/fixtures/good/*/*.py | sort | awk 'NR % 3 == 1'); do
       c=$(basename "$(dirname "$f")"); mkdir -p "$OUT/ab-src/$c"; cp "$f" "$OUT/ab-src/$c/"; done
-    for w in off on on off; do
+    for w in ${KBX_BENCH_AB_ORDER:-off on on off}; do
       t1=$(date +%s.%N)
       build-gpu/bin/kbx eval "$OUT/ab-src" --device cuda --gpus "$gpus" --jobs "${KBX_BENCH_JOBS:-12}" --secret-seed 7 \
         --warm-workers $w --method "ab-$w" --json --db "$OUT/ab.sqlite" > "$OUT/ab-$w.jsonl" 2>> "$OUT/ab.log"

@@ -287,7 +287,14 @@ TEST(Eval, AWarmWorkerKilledMidRunLosesNothing)
     auto dir = tempPath("warmkill");
     fs::create_directories(dir / "src" / "Activation");
     fs::create_directories(dir / "src" / "Math");
-    fs::copy_file(kFixtures / "good" / "Math" / "add.py", dir / "src" / "Math" / "add.py");
+    {
+        // A correct add that checks what the warm worker must not leak into its children: our
+        // temporary directory (Python caches it at import; Triton builds its launcher there).
+        std::ofstream out(dir / "src" / "Math" / "add.py");
+        out << readFile(kFixtures / "good" / "Math" / "add.py")
+            << "\nimport os as _kbx_os, tempfile as _kbx_tf\n"
+               "assert _kbx_tf.gettempdir() == _kbx_os.path.abspath(_kbx_os.environ['TMPDIR']), (_kbx_tf.gettempdir(), _kbx_os.environ['TMPDIR'])\n";
+    }
     {
         // A correct ReLU that leaves a marker in its own directory and then takes its time.
         std::ofstream out(dir / "src" / "Activation" / "relu.py");

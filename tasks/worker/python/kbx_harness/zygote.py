@@ -25,6 +25,7 @@ import random
 import select
 import socket
 import sys
+import tempfile
 import time
 import traceback
 
@@ -60,6 +61,8 @@ def _child(job: dict, fds: list[int], keep_alive: list[socket.socket], parent: i
         _kbxworker.restrict(json.dumps(job.get("restrictions", {})), parent)
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in job.get("env", {}).items()})
+        # Values Python computed from our environment while importing: recomputed from the child's.
+        tempfile.tempdir = None  # TMPDIR (Triton builds its launcher there)
         if job.get("cwd"):
             os.chdir(job["cwd"])
         random.seed()  # a fresh Python RNG, as a new interpreter would have
