@@ -61,6 +61,38 @@ if [[ $MODE == smoke ]]; then
   grep -E "OK|FAILED|Failure|Expected|Which is|actual" "$OUT/perf-tests.log" | head -30
   exit 0
 fi
+if [[ $MODE == verify ]]; then
+  # After a change to the perf stage or the worker start: the perf self-check of KBX_VERIFY_TASKS on
+  # all GPUs (verdicts, Triton shares, speedups), then the GPU tests (KBX_VERIFY_TESTS) in the time left.
+  end=$(( T_CALL + ${KBX_GPU_DEADLINE:-570} )); left() { echo $(( end - $(date +%s) )); }
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+  cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-it.log 2>&1 || tail -20 /tmp/kbx-build-it.log
+  t1=$(date +%s)
+  build-gpu/bin/kbx tasks --check --device cuda --perf --gpus "$gpus" --jobs 8 --task "${KBX_VERIFY_TASKS:?}" \
+    --db "$OUT/verify.sqlite" > "$OUT/verify.txt" 2> "$OUT/verify.log"
+  echo "kbx tasks --check --perf rc=$? wall $(( $(date +%s) - t1 )) s"; tail -3 "$OUT/verify.txt"
+  "$PY" - "$OUT/verify.sqlite" <<'PYEOF' | tee "$OUT/verify-perf.md"
+import json, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+print("| task | kernel | verdict | failure | Triton share | geomean speedup | worker |")
+print("|---|---|---|---|---|---|---|")
+for tid, kind, verdict, fc, ev in con.execute(
+        "SELECT e.task_id, m.name, e.verdict, e.failure_class, e.evidence FROM evaluations e "
+        "JOIN submissions s ON s.id = e.submission_id JOIN methods m ON m.id = s.method_id ORDER BY e.task_id, m.name"):
+    ev = json.loads(ev or "{}")
+    perf = ev.get("perf", {})
+    att = perf.get("attribution", {})
+    share = att.get("triton_share")
+    g = (perf.get("geomean_speedup") or {}).get("estimate")
+    print(f"| {tid} | {kind} | {verdict} | {fc or ''} | {'' if share is None else f'{100*share:.0f}%'} | "
+          f"{'' if g is None else f'{g:.3f}'} | {perf.get('worker_start', '')}/{ev.get('worker_start', '')} |")
+PYEOF
+  KBX_TEST_DEVICE=cuda timeout "$(( $(left) - 10 ))" build-gpu/bin/integration_tests --gtest_filter="${KBX_VERIFY_TESTS:-Perf.*}" \
+    > "$OUT/verify-tests.log" 2>&1
+  echo "gpu tests rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/verify-tests.log" | head -30
+  xz -T0 "$OUT/verify.sqlite"; echo "call wall $(( $(date +%s) - T_CALL )) s"
+  exit 0
+fi
 if [[ $MODE == fullbench ]]; then
   end=$(( T_CALL + ${KBX_GPU_DEADLINE:-570} )); left() { echo $(( end - $(date +%s) )); }
   ST="$ROOT/.bench-state/full"; mkdir -p "$ST"
