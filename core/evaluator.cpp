@@ -231,7 +231,10 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     spec.timeoutSeconds = timeout;
     spec.cancel = m_cancel;
     spec.reply = std::move(reply);
-    if (m_warm && allowWarm && role != "compare")
+    // Perf workers start cold: on the H200, two perf stages with warm perf workers stalled on both GPUs
+    // (every remaining timing waited for minutes behind a worker that never ended; not diagnosed,
+    // docs/PERF_PROTOCOL.md). Reference and candidate workers ran warm there without a fault.
+    if (m_warm && allowWarm && (role == "reference" || role == "candidate"))
         spec.warm = m_warm;
     // Roles that import candidate code run sandboxed (core/sandbox.h); reference and compare are ours.
     std::unique_ptr<SandboxLease> lease;

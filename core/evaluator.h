@@ -59,9 +59,10 @@ struct EvalOptions {
     std::filesystem::path scratchRoot;           ///< default: a fresh directory under $TMPDIR
     bool keepScratch = false;
     std::string sandbox = "auto";                ///< candidate code: auto | bwrap | rlimit | none (core/sandbox.h)
-    /// Worker processes (reference, candidate, perf) forked from a warm worker that imported torch
-    /// once (core/warm.h) instead of each starting an interpreter: auto = where the sandbox allows it
-    /// (rlimit, none; not bwrap), on = the same but an error where it cannot, off = never.
+    /// Reference and candidate workers forked from a warm worker that imported torch once
+    /// (core/warm.h) instead of each starting an interpreter (perf workers always start cold): auto =
+    /// where the sandbox allows it (rlimit, none; not bwrap), on = the same but an error where it
+    /// cannot, off = never.
     std::string warmWorkers = "auto";
     /// Perf stage (docs/PERF_PROTOCOL.md): after all correctness work, every correct candidate is
     /// timed against eager PyTorch, one at a time. CUDA; on the CPU only to test the plumbing.

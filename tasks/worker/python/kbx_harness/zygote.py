@@ -34,8 +34,9 @@ import traceback
 # its fingerprint.
 PRELOAD = ("torch", "triton", "triton.language", "torch._dynamo", "torch.profiler",
            "kbx_harness.common", "kbx_harness.static_checks", "kbx_harness.reference",
-           "kbx_harness.candidate", "kbx_harness.perf")
-ROLES = ("reference", "candidate", "perf")
+           "kbx_harness.candidate")
+# Perf workers start cold (core/evaluator.cpp says why).
+ROLES = ("reference", "candidate")
 EXIT_HARNESS_ERROR = 67
 
 
