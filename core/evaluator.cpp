@@ -1001,12 +1001,9 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
             // Its environment is a candidate's (the allow-list when sandboxed) with its own HOME: what
             // Python and torch read while importing is what a fresh worker would have read.
             std::map<std::string, std::string> env;
-            for (char** e = environ; *e; ++e) {
-                std::string kv(*e);
-                const auto eq = kv.find('=');
-                if (eq != std::string::npos && (sb.kind == SandboxKind::None || candidateEnvAllowed(kv.substr(0, eq))))
-                    env[kv.substr(0, eq)] = kv.substr(eq + 1);
-            }
+            for (const auto& [k, v] : currentEnvironment())
+                if (sb.kind == SandboxKind::None || candidateEnvAllowed(k))
+                    env[k] = v;
             for (const auto& [k, v] : workerEnv())
                 env[k] = v;
             const auto home = m_scratch / "warm-worker";

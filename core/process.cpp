@@ -69,6 +69,18 @@ bool writeProcFile(const char* path, const char* text, std::size_t len)
 
 }  // namespace
 
+std::map<std::string, std::string> currentEnvironment()
+{
+    std::map<std::string, std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string kv(*e);
+        const auto eq = kv.find('=');
+        if (eq != std::string::npos)
+            env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    return env;
+}
+
 nlohmann::json toJson(const ChildRestrictions& rx)
 {
     nlohmann::json lim = nlohmann::json::array();
@@ -165,13 +177,7 @@ ProcessResult runProcess(const ProcessSpec& spec)
     const auto t0 = std::chrono::steady_clock::now();
 
     // Everything the child needs is prepared before fork: only async-signal-safe calls after it.
-    std::map<std::string, std::string> envMap;
-    for (char** e = environ; *e; ++e) {
-        std::string kv(*e);
-        auto eq = kv.find('=');
-        if (eq != std::string::npos)
-            envMap[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
+    auto envMap = currentEnvironment();
     for (const auto& k : spec.unsetEnv)
         envMap.erase(k);
     for (const auto& [k, v] : spec.env)
@@ -225,36 +231,36 @@ ProcessResult runProcess(const ProcessSpec& spec)
         pid = sp.pid;
         res.warm = true;
     } else {
-    pid = fork();
-    if (pid < 0) {
-        res.spawnFailed = true;
-        res.stderrText = std::string("fork: ") + std::strerror(errno);
-        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], protoPipe[0], protoPipe[1], inPipe[0], inPipe[1]})
-            if (fd >= 0)
-                close(fd);
-        return res;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        if (inPipe[0] >= 0) {
-            dup2(inPipe[0], 0);
-        } else {
-            int devnull = open("/dev/null", O_RDONLY);
-            dup2(devnull, 0);
+        pid = fork();
+        if (pid < 0) {
+            res.spawnFailed = true;
+            res.stderrText = std::string("fork: ") + std::strerror(errno);
+            for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], protoPipe[0], protoPipe[1], inPipe[0], inPipe[1]})
+                if (fd >= 0)
+                    close(fd);
+            return res;
         }
-        dup2(outPipe[1], 1);
-        dup2(errPipe[1], 2);
-        dup2(protoPipe[1], protocol::kProtocolFd);
-        // dup2 clears FD_CLOEXEC on the targets; everything else above fd 3 closes on exec.
-        prepared.apply();
-        if (!cwd.empty() && chdir(cwd.c_str()) != 0)
+        if (pid == 0) {
+            setpgid(0, 0);
+            if (inPipe[0] >= 0) {
+                dup2(inPipe[0], 0);
+            } else {
+                int devnull = open("/dev/null", O_RDONLY);
+                dup2(devnull, 0);
+            }
+            dup2(outPipe[1], 1);
+            dup2(errPipe[1], 2);
+            dup2(protoPipe[1], protocol::kProtocolFd);
+            // dup2 clears FD_CLOEXEC on the targets; everything else above fd 3 closes on exec.
+            prepared.apply();
+            if (!cwd.empty() && chdir(cwd.c_str()) != 0)
+                _exit(127);
+            execve(argv[0], argv.data(), envp.data());
+            const char msg[] = "kbx: execve failed\n";
+            (void)!write(2, msg, sizeof msg - 1);
             _exit(127);
-        execve(argv[0], argv.data(), envp.data());
-        const char msg[] = "kbx: execve failed\n";
-        (void)!write(2, msg, sizeof msg - 1);
-        _exit(127);
-    }
-    setpgid(pid, pid);  // also from the parent: no race with an early kill
+        }
+        setpgid(pid, pid);  // also from the parent: no race with an early kill
     }
     close(outPipe[1]);
     close(errPipe[1]);

@@ -30,6 +30,8 @@ struct ChildRestrictions {
     bool noNewPrivs = false;     ///< PR_SET_NO_NEW_PRIVS: no setuid/file-capability gains after exec
     bool dieWithParent = false;  ///< PR_SET_PDEATHSIG(SIGKILL)
 };
+/// This process's environment, by name.
+std::map<std::string, std::string> currentEnvironment();
 nlohmann::json toJson(const ChildRestrictions& rx);
 ChildRestrictions restrictionsFromJson(const nlohmann::json& j);
 

@@ -26,7 +26,6 @@
 #define KBX_DEFAULT_PYTHON ""
 #endif
 
-extern char** environ;
 
 namespace kbx {
 namespace fs = std::filesystem;
@@ -621,12 +620,9 @@ std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const Sandbo
         fs::create_directories(work / sub, ec);
 
     // A clean environment: what the worker needs, nothing of ours (tokens, KBX_DB, ssh agent ...).
-    for (char** e = environ; *e; ++e) {
-        std::string kv(*e);
-        auto name = kv.substr(0, kv.find('='));
+    for (const auto& [name, value] : currentEnvironment())
         if (!candidateEnvAllowed(name) && !spec.env.count(name))
             spec.unsetEnv.push_back(name);
-    }
     spec.env["HOME"] = work.string();
     spec.env["TMPDIR"] = (work / "tmp").string();
     spec.env["XDG_CACHE_HOME"] = (work / ".cache").string();
