@@ -234,7 +234,13 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     // Perf workers start cold: on the H200, two perf stages with warm perf workers stalled on both GPUs
     // (every remaining timing waited for minutes behind a worker that never ended; not diagnosed,
     // docs/PERF_PROTOCOL.md). Reference and candidate workers ran warm there without a fault.
-    if (m_warm && allowWarm && (role == "reference" || role == "candidate"))
+    // A slot whose environment sets what only a starting interpreter or loader reads (PYTHON*, LD_*)
+    // cannot be served by a warm worker that started before: its workers start cold.
+    const auto& slotEnv = m_opt.deviceSlots.at(t_slot).env;
+    const bool slotWarmable = std::none_of(slotEnv.begin(), slotEnv.end(), [](const auto& kv) {
+        return kv.first.rfind("PYTHON", 0) == 0 || kv.first.rfind("LD_", 0) == 0;
+    });
+    if (m_warm && allowWarm && slotWarmable && (role == "reference" || role == "candidate"))
         spec.warm = m_warm;
     // Roles that import candidate code run sandboxed (core/sandbox.h); reference and compare are ours.
     std::unique_ptr<SandboxLease> lease;

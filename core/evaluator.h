@@ -62,7 +62,7 @@ struct EvalOptions {
     /// Reference and candidate workers forked from a warm worker that imported torch once
     /// (core/warm.h) instead of each starting an interpreter (perf workers always start cold): auto =
     /// where the sandbox allows it (rlimit, none; not bwrap), on = the same but an error where it
-    /// cannot, off = never.
+    /// cannot, off = never. A slot whose env sets PYTHON* or LD_* variables always starts cold.
     std::string warmWorkers = "auto";
     /// Perf stage (docs/PERF_PROTOCOL.md): after all correctness work, every correct candidate is
     /// timed against eager PyTorch, one at a time. CUDA; on the CPU only to test the plumbing.
