@@ -66,7 +66,11 @@ def _child(job: dict, fds: list[int], keep_alive: list[socket.socket], parent: i
         tempfile.tempdir = None  # TMPDIR (Triton builds its launcher there)
         if job.get("cwd"):
             os.chdir(job["cwd"])
-        random.seed()  # a fresh Python RNG, as a new interpreter would have
+        # Fresh global RNGs, as a new interpreter would have (torch's default generator starts from
+        # its fixed default seed either way; inputs never come from any of them).
+        random.seed()
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()
         argv = list(job.get("argv", []))
         role = argv[1] if len(argv) > 1 else ""
         if role not in ROLES or "--request" not in argv:
