@@ -111,6 +111,18 @@ def main(req: dict) -> int:
         _send(ctl, {"error": f"cannot preload: {type(e).__name__}: {e}"})
         traceback.print_exc()
         return EXIT_HARNESS_ERROR
+    # For diagnosis (warm-worker.log in the run's scratch, kept with --keep-scratch): what every child
+    # inherits that a fresh process would have made itself: threads (absent in a forked child) and
+    # loaded GPU driver libraries (fork-unsafe once initialised).
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            libs = sorted({ln.split()[-1].rsplit("/", 1)[-1] for ln in f
+                           if "libcuda.so" in ln or "libnvidia-ml.so" in ln})
+        print(f"kbx warm worker {os.getpid()}: ready after {time.time() - t0:.2f} s, {threads} thread(s), "
+              f"GPU driver libraries loaded: {', '.join(libs) or 'none'}", flush=True)
+    except OSError:
+        pass
     sys.stdout.flush()
     sys.stderr.flush()
     _send(ctl, {"ready": True, "pid": os.getpid(), "preloaded": list(PRELOAD),
