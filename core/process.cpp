@@ -81,6 +81,23 @@ std::map<std::string, std::string> currentEnvironment()
     return env;
 }
 
+ExecStrings::ExecStrings(std::vector<std::string> strings) : m_strings(std::move(strings))
+{
+    for (auto& x : m_strings)
+        m_ptrs.push_back(x.data());
+    m_ptrs.push_back(nullptr);
+}
+
+ExecStrings::ExecStrings(const std::map<std::string, std::string>& env)
+    : ExecStrings([&] {
+          std::vector<std::string> v;
+          for (const auto& [k, val] : env)
+              v.push_back(k + "=" + val);
+          return v;
+      }())
+{
+}
+
 nlohmann::json toJson(const ChildRestrictions& rx)
 {
     nlohmann::json lim = nlohmann::json::array();
@@ -182,18 +199,8 @@ ProcessResult runProcess(const ProcessSpec& spec)
         envMap.erase(k);
     for (const auto& [k, v] : spec.env)
         envMap[k] = v;
-    std::vector<std::string> envStrings;
-    for (const auto& [k, v] : envMap)
-        envStrings.push_back(k + "=" + v);
-    std::vector<char*> envp;
-    for (auto& s : envStrings)
-        envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argvStrings = spec.argv;
-    std::vector<char*> argv;
-    for (auto& s : argvStrings)
-        argv.push_back(s.data());
-    argv.push_back(nullptr);
+    ExecStrings envp(envMap);
+    ExecStrings argv(spec.argv);
     const std::string cwd = spec.cwd.string();
     // Sandbox restrictions, prepared here too (limits clamped to the current hard limits).
     const auto prepared = PreparedRestrictions::prepare(spec.restrictions, getpid());
@@ -255,7 +262,7 @@ ProcessResult runProcess(const ProcessSpec& spec)
             prepared.apply();
             if (!cwd.empty() && chdir(cwd.c_str()) != 0)
                 _exit(127);
-            execve(argv[0], argv.data(), envp.data());
+            execve(argv.data()[0], argv.data(), envp.data());
             const char msg[] = "kbx: execve failed\n";
             (void)!write(2, msg, sizeof msg - 1);
             _exit(127);

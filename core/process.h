@@ -32,6 +32,16 @@ struct ChildRestrictions {
 };
 /// This process's environment, by name.
 std::map<std::string, std::string> currentEnvironment();
+/// argv or envp for execve, made before fork: owns its strings, data() is NULL-terminated.
+class ExecStrings {
+public:
+    explicit ExecStrings(std::vector<std::string> strings);
+    explicit ExecStrings(const std::map<std::string, std::string>& env);  ///< NAME=value
+    char** data() { return m_ptrs.data(); }
+private:
+    std::vector<std::string> m_strings;
+    std::vector<char*> m_ptrs;
+};
 nlohmann::json toJson(const ChildRestrictions& rx);
 ChildRestrictions restrictionsFromJson(const nlohmann::json& j);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "warm.h"
 
+#include "process.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,17 +20,8 @@ WarmWorker::WarmWorker(std::vector<std::string> argv, std::map<std::string, std:
                        double readyTimeoutSeconds)
     : m_argv(std::move(argv))
 {
-    std::vector<std::string> envStrings;
-    for (const auto& [k, v] : env)
-        envStrings.push_back(k + "=" + v);
-    std::vector<char*> envp;
-    for (auto& s : envStrings)
-        envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<char*> args;
-    for (auto& s : m_argv)
-        args.push_back(s.data());
-    args.push_back(nullptr);
+    ExecStrings envp(env);
+    ExecStrings args(m_argv);
     int sv[2];
     if (m_argv.empty() || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
         m_why = std::string("socketpair: ") + std::strerror(errno);
@@ -49,7 +42,7 @@ WarmWorker::WarmWorker(std::vector<std::string> argv, std::map<std::string, std:
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(127);
-        execve(args[0], args.data(), envp.data());
+        execve(args.data()[0], args.data(), envp.data());
         _exit(127);
     }
     close(sv[1]);
