@@ -16,9 +16,11 @@
 #              kept while the machine stays warm; KBX_BENCH_RESTORE=TARBALL restores them on a fresh
 #              machine) and a part that would not end by KBX_GPU_DEADLINE (seconds after the call's
 #              start, default 570) is not started. Each call leaves $OUT/bench.md (the runs so far) and
-#              $OUT/state.tar.xz. KBX_BENCH_TIE_TEST=1: afterwards, with the time left, the GPU test of
-#              the noise band / tie logic. KBX_BENCH_AB=1: first, the correctness stage of every
-#              third known-good solution with and without the warm worker (ab.txt, ab.sqlite.xz).
+#              $OUT/state.tar.xz. KBX_BENCH_POSTTEST=FILTER: afterwards, with the time left, these GPU
+#              integration tests (posttest.log; KBX_BENCH_TIE_TEST=1: the noise band / tie test).
+#              KBX_BENCH_DIAG=1: first, the threads and driver libraries after the zygote's imports.
+#              KBX_BENCH_AB=1: first, the correctness stage of every third known-good solution with and
+#              without the warm worker (ab.txt, ab.sqlite.xz).
 #              KBX_BENCH_PRETEST=FILTER: first, these GPU integration tests (pretest.log).
 # KBX_GPU_SKIP_CTEST=1: leave ctest out. KBX_GPU_JOBS: parallel candidates (default 14).
 set -uo pipefail
@@ -101,6 +103,26 @@ if [[ $MODE == fullbench ]]; then
   fi
   tasks=$(ls tests/fixtures/good/*/*.py | sort | sed 's#tests/fixtures/good/##; s#\.py$##' | paste -sd, -)
   gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+  if [[ "${KBX_BENCH_DIAG:-0}" == 1 ]]; then
+    # What a warm worker's children would inherit on this torch build: threads and GPU driver libraries
+    # present after the zygote's imports (the warm perf stall of 2026-11-30-h200x2-warm).
+    PYTHONPATH=tasks/worker/python timeout 60 "$PY" - <<'PYEOF' 2>&1 | tee "$OUT/zygote-diag.txt"
+import os, time
+t0 = time.time()
+for m in ("torch", "triton", "triton.language", "torch._dynamo", "torch.profiler"):
+    __import__(m)
+import torch
+names = []
+for t in sorted(os.listdir("/proc/self/task")):
+    try:
+        names.append(open(f"/proc/self/task/{t}/comm").read().strip())
+    except OSError:
+        pass
+libs = sorted({l.split()[-1] for l in open("/proc/self/maps") if "libcuda.so" in l or "libnvidia-ml.so" in l or "cupti" in l})
+print(f"imports {time.time() - t0:.1f} s; cuda initialised: {torch.cuda.is_initialized()}; {len(names)} threads: {names}")
+print("driver/CUPTI libraries mapped:", libs or "none")
+PYEOF
+  fi
   if [[ "${KBX_BENCH_AB:-0}" == 1 ]]; then
     # Warm worker against cold starts, side by side in one call: the correctness stage of every
     # third known-good solution on all GPUs, same secret seed, each order once (cold, warm, warm, cold).
@@ -128,11 +150,12 @@ if [[ $MODE == fullbench ]]; then
     --resume --deadline "$(( end - 25 ))" --run-estimate "${KBX_RUN_ESTIMATE:-420}" > "$OUT/bench.txt" 2>&1
   echo "bench rc=$? after $(( $(date +%s) - t3 )) s (GPUs $gpus)"; grep -E "^self-check|^- shapes|within|Wall time" "$OUT/bench.txt"
   cp "$ST/bench.md" "$OUT/" 2>/dev/null; cp "$ST/bench.log" "$OUT/" 2>/dev/null
-  if [[ "${KBX_BENCH_TIE_TEST:-0}" == 1 && $(left) -gt 120 ]]; then
+  post=${KBX_BENCH_POSTTEST:-}; [[ "${KBX_BENCH_TIE_TEST:-0}" == 1 ]] && post=${post:-Perf.TheTasksOwnSelfSpeedup*}
+  if [[ -n "$post" && $(left) -gt 120 ]]; then
     cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-it.log 2>&1 || tail -20 /tmp/kbx-build-it.log
-    KBX_TEST_DEVICE=cuda timeout "$(( $(left) - 20 ))" build-gpu/bin/integration_tests --gtest_filter='Perf.TheTasksOwnSelfSpeedup*' \
-      > "$OUT/tie-test.log" 2>&1
-    echo "gpu tie test rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/tie-test.log" | head -20
+    KBX_TEST_DEVICE=cuda timeout "$(( $(left) - 20 ))" build-gpu/bin/integration_tests --gtest_filter="$post" \
+      > "$OUT/posttest.log" 2>&1
+    echo "gpu tests ($post) rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/posttest.log" | head -30
   fi
   # The state without the part databases already merged into their run's database.
   ( cd "$ST" && ls | grep -vE '^self-check-[0-9]+-[0-9]+\.sqlite$' > /tmp/kbx-state.lst
