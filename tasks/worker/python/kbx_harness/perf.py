@@ -15,7 +15,8 @@ Protocol per perf shape (docs/PERF_PROTOCOL.md):
     `max_reps` pairs; slow calls (min_reps pairs longer than `max_seconds`) need fewer pairs (at
     least `min_reps_slow`) and warm up for at most two calls after `max_warmup_seconds`;
   * output re-check: the candidate's output of a random timed call is compared with the reference's
-    output of the same input set (tolerance x 10, a perf-shape sanity check, not the verdict);
+    output of the same input set (a gross-error check, not the verdict; kbx_harness.recheck says how
+    mutating ops, random outputs and quantized outputs are handled);
   * attribution: one profiled call (torch.profiler, CUDA activity) lists the GPU kernels that ran
     and the share of GPU time in Triton kernels launched by the candidate;
   * integrity: torch's public functions are fingerprinted before the candidate is imported and
@@ -36,7 +37,8 @@ import traceback
 import torch
 
 from .candidate import _count_launches, _launches, classify
-from .common import call_entry, import_candidate, load_task, send, tensors_in, tree_map, versions
+from .common import import_candidate, load_task, send, versions
+from . import recheck
 from .inputs import InputGen, derive_seed
 
 
@@ -137,10 +139,6 @@ def _median_ci(xs):
     return med, lo, hi
 
 
-def _clone_args(args, kwargs):
-    return tree_map(lambda t: t.clone(), args), tree_map(lambda t: t.clone(), kwargs)
-
-
 def timed_call(task):
     """What the perf stage times: the task's operation, called as fn(*args, **kwargs). A task's
     drive() may also *verify* the result (dropout statistics, factorisation identities: float64
@@ -152,33 +150,6 @@ def timed_call(task):
     if pd is not None:
         return lambda f, a, kw: pd(f, a, kw)
     return lambda f, a, kw: f(*a, **kw)
-
-
-def _recheck(cand_out, ref_out, tol: dict) -> dict:
-    """Perf-shape sanity check: the worst error of the candidate's timed output relative to
-    10x the task's tolerance (over the tensors that both outputs have, in order)."""
-    c, r = tensors_in(cand_out if isinstance(cand_out, (tuple, list, dict)) else (cand_out,)), \
-        tensors_in(ref_out if isinstance(ref_out, (tuple, list, dict)) else (ref_out,))
-    if len(c) != len(r):
-        return {"ok": False, "reason": f"{len(c)} output tensors, reference has {len(r)}"}
-    worst = 0.0
-    for a, b in zip(c, r):
-        if a.shape != b.shape:
-            return {"ok": False, "reason": f"shape {list(a.shape)} vs reference {list(b.shape)}"}
-        if not (b.is_floating_point() or b.is_complex()):
-            if not torch.equal(a.to(b.dtype), b):
-                return {"ok": False, "reason": "integer/bool output differs"}
-            continue
-        at, rt = tol.get(str(b.dtype).replace("torch.", ""), tol.get("float32", [1e-5, 1e-5]))
-        a64, b64 = a.to(torch.complex128 if b.is_complex() else torch.float64), \
-            b.to(torch.complex128 if b.is_complex() else torch.float64)
-        fin = torch.isfinite(b64) if not b.is_complex() else torch.isfinite(torch.view_as_real(b64)).all(-1)
-        if fin.sum() == 0:
-            continue
-        err = (a64 - b64).abs()[fin] / (10 * (at + rt * b64.abs()[fin]))
-        if err.numel():
-            worst = max(worst, float(err.max()))
-    return {"ok": worst <= 1.0, "worst_over_10x_tol": worst}
 
 
 def _attribution(fn_call, device: str, triton_names: set) -> dict:
@@ -268,7 +239,7 @@ def run(req: dict) -> int:
     device = req["device"]
     cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
            "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
-           "min_gap_us": 20, "max_gap_us": 2000}
+           "min_gap_us": 20, "max_gap_us": 2000, "recheck_drive_max_elements": 1 << 22}
     cfg.update(req.get("config", {}))
     task = load_task(req["task_file"], req["task_id"])
     meta = task.META
@@ -360,7 +331,6 @@ def run(req: dict) -> int:
             extra["tf32"] = tf32_ref
         else:
             baseline_errors[str(b)] = "unknown baseline (compile, tf32)"
-    tol = meta.get("tolerance", {})
     rng = random.Random(req.get("seed", 0))
     results = []
     for s in shapes:
@@ -372,12 +342,10 @@ def run(req: dict) -> int:
             # sides. The re-check compares one random timed call: only its input set needs reference
             # outputs (a slow reference, e.g. an eigensolver at seconds per call, is not called more).
             call = timed_call(task)
-            # drive() verifies and is not what is timed: the re-check is an untimed call through it.
-            recheck_via_drive = hasattr(task, "drive") and not hasattr(task, "perf_drive")
             recheck_at = rng.randrange(cfg["min_reps"])
             k = recheck_at % len(inputs)
-            ca, ckw = _clone_args(*inputs[k])
-            ref_out = {k: tree_map(lambda t: t.detach().clone(), call_entry(task, ref, ca, ckw))}
+            # The re-check's reference output(s), from a pristine copy of input set k (kbx_harness.recheck).
+            rplan = recheck.plan(task, meta, ref, inputs[k], int(cfg["recheck_drive_max_elements"]))
             first = {}
             warm = {}
             last_ms = {}
@@ -441,7 +409,7 @@ def run(req: dict) -> int:
             if recheck_at >= min_reps:  # the same input set as the reference outputs above
                 recheck_at = recheck_at % len(inputs)
                 min_reps = max(min_reps, recheck_at + 1)
-            recheck = None
+            recheck_result = None
             t_start = time.perf_counter()
             reps = 0
             while True:
@@ -462,11 +430,11 @@ def run(req: dict) -> int:
                         pair.append((side, ea, eb))
                         if side == "candidate" and reps == recheck_at:
                             timer.sync()
-                            if recheck_via_drive:
+                            if rplan.mode != "skipped" and recheck.needs_untimed_call(task, rplan, (a, kw)):
                                 del out
-                                out = call_entry(task, f, *_clone_args(a, kw))
+                                out = recheck.untimed_output(task, f, rplan)
                                 timer.sync()
-                            recheck = _recheck(out, ref_out[k], tol)
+                            recheck_result = recheck.check(rplan, out, meta)
                         del out
                     evs.append(pair)
                     reps += 1
@@ -491,7 +459,7 @@ def run(req: dict) -> int:
                     break
             res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
                    "warmup_calls": warm, "host_enqueue_us": host_us, "launch_gap_us": gap_us if gap_cycles else 0.0, "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
-                   "recheck": recheck, "cost": cost, "baseline_errors": dict(baseline_errors)}
+                   "recheck": recheck_result, "cost": cost, "baseline_errors": dict(baseline_errors)}
             phase("timed_loops")
         except BaseException as e:  # noqa: BLE001
             res = {"shape": name, "error": classify(e), "message": f"{type(e).__name__}: {e}"[:2000],
