@@ -104,6 +104,12 @@ class Recheck(unittest.TestCase):
         self.assertFalse(recheck.check(p, torch.full((512, 512), 0.5), t.META)["ok"])
         self.assertFalse(recheck.check(p, torch.rand(512, 512) * 0.9, t.META)["ok"])
         self.assertFalse(recheck.check(p, torch.rand(512, 512) + 0.5, t.META)["ok"])
+        # bfloat16: a discrete sample (steps of 2^-8 near 1) passes at 1M samples; a biased one does not.
+        g = torch.Generator().manual_seed(5)
+        honest = torch.rand(1024, 1024, generator=g).to(torch.bfloat16).clamp(max=1 - 2 ** -8)
+        r = recheck.check(p, honest, t.META)
+        self.assertTrue(r["ok"], r)
+        self.assertFalse(recheck.check(p, (torch.rand(1024, 1024, generator=g) ** 1.1).to(torch.bfloat16), t.META)["ok"])
 
     def test_a_verifying_drive_is_rechecked_through_it_and_skipped_when_too_large(self):
         t = task("Math/bitwise_and_binomial")
@@ -145,6 +151,9 @@ class Recheck(unittest.TestCase):
         two = ref.clone()
         two[0, 0] += 2
         self.assertFalse(recheck.check(p, two, t.META)["ok"])
+        few = ref.clone()
+        few.view(-1)[::256] += 1  # one int8 value of 256 on a rounding boundary (0.39 %, the H200's case)
+        self.assertTrue(recheck.check(p, few, t.META)["ok"])
         many = ref.clone()
         many[:, :5] += 1  # 5 % of the elements
         self.assertFalse(recheck.check(p, many, t.META)["ok"])

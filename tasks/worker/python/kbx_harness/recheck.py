@@ -13,7 +13,7 @@ H200 the first version flagged references against *themselves* (bench/results/20
 * quantized outputs are judged by the spec's cosine / relative-L1 thresholds, not elementwise;
 * float outputs pass elementwise at 10x the task's tolerance, or with a relative L2 error below 1e-2
   and at most 1e-3 of the elements beyond it (TF32 over long reductions); integer outputs exactly,
-  or off by one on at most 1e-3 of the elements (rounding boundaries the verdict's cases exclude);
+  or off by one on at most 1 % of the elements (rounding boundaries the verdict's cases exclude);
 * a task's verifying drive() (float64 statistics) over a large input costs minutes on the host
   (Math/bitwise_and_binomial: 366 s of one GPU's exclusive time): above `drive_max_elements`
   input elements the re-check of such a task is skipped, and the reason is stored.
@@ -151,7 +151,10 @@ def _allclose(c, r, tol: dict) -> dict:
         worst_rel_l2 = max(worst_rel_l2, float(e.pow(2).sum().sqrt()) / max(den, 1e-30))
         if not bool(torch.isfinite(a64[fin] if not cplx else torch.view_as_real(a64)[fin]).all()):
             return {"ok": False, "mode": "allclose", "reason": "non-finite values where the reference is finite"}
-    ok = int_frac <= 1e-3 and (worst <= 1.0 or (worst_rel_l2 <= 1e-2 and worst_frac <= 1e-3))
+    # Integers: off by one on at most 1 % of the elements. Inputs from a small domain (int8 has 256
+    # values) put whole values on a rounding boundary: on the H200, 1 of 256 int8 inputs of
+    # Activation/gelu_int8 (0.39 % of the elements) rounds the other way in a known-good kernel.
+    ok = int_frac <= 1e-2 and (worst <= 1.0 or (worst_rel_l2 <= 1e-2 and worst_frac <= 1e-3))
     out = {"ok": ok, "mode": "allclose", "worst_over_10x_tol": worst, "beyond_10x_tol_fraction": worst_frac,
            "rel_l2": worst_rel_l2}
     if int_frac:
@@ -179,6 +182,10 @@ def _uniform(c, u: dict, max_n: int = 1 << 20) -> dict:
     if not c:
         return {"ok": False, "mode": "uniform", "reason": "no output tensor"}
     x = torch.cat([t.detach().reshape(-1).to(torch.float64) for t in c])
+    # Low-precision outputs are a discrete sample: bfloat16 in [0.5, 1) has steps of 2^-8, so the KS
+    # distance of an honest generator is about one step (0.004 measured on the H200 at 1M samples,
+    # against 2.65 / sqrt(n) = 0.0026). The critical value gets the dtype's largest step in the range.
+    step = max((torch.finfo(t.dtype).eps * max(abs(lo), abs(hi)) for t in c if t.is_floating_point()), default=0.0)
     if x.numel() > max_n:
         x = x[:: math.ceil(x.numel() / max_n)]
     n = x.numel()
@@ -196,8 +203,9 @@ def _uniform(c, u: dict, max_n: int = 1 << 20) -> dict:
         mean, var = float(x.mean()), float(x.var())
         exp_var = w * w / 12
         rel_var = abs(var - exp_var) / exp_var
-        out.update({"ks_d": d, "ks_critical": 2.65 / math.sqrt(n), "mean": mean, "var_rel_err": rel_var})
-        if abs(mean - (lo + w / 2)) > 6 * math.sqrt(exp_var / n) or d > 2.65 / math.sqrt(n) or \
-                rel_var > 6 * math.sqrt(0.8 / n) + 0.01:
+        crit = 2.65 / math.sqrt(n) + step / w
+        out.update({"ks_d": d, "ks_critical": crit, "mean": mean, "var_rel_err": rel_var})
+        if abs(mean - (lo + w / 2)) > 6 * math.sqrt(exp_var / n) + step or d > crit or \
+                rel_var > 6 * math.sqrt(0.8 / n) + 0.01 + step:
             out.update({"ok": False, "reason": "sample is not uniform (moments or KS test)"})
     return out
