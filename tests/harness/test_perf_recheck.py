@@ -95,6 +95,19 @@ class Recheck(unittest.TestCase):
         self.assertEqual(p.mode, "allclose")
         self.assertTrue(r["ok"], r)
 
+    def test_a_nondeterministic_reduction_is_still_checked_elementwise(self):
+        t = task("Fusion/fused_relu_sqrt")
+        x = gen("atomics").randn(256, 256).abs() + 0.5
+        calls = [0]
+
+        def wobbly(inp, inplace=False, out=None):  # float atomics: the last bit differs per call
+            calls[0] += 1
+            return torch.sqrt(torch.relu(inp)) * (1 + 1e-7 * (calls[0] % 2))
+        p = recheck.plan(t, t.META, wobbly, ((x,), {}), BIG)
+        self.assertEqual(p.mode, "allclose")
+        self.assertTrue(recheck.check(p, t.reference(x.clone()), t.META)["ok"])
+        self.assertFalse(recheck.check(p, t.reference(x.clone() + 1.0), t.META)["ok"])
+
     def test_uniform_outputs_get_the_verdicts_uniformity_test(self):
         t = task("Random/rand")
         inputs = ((512, 512), {"dtype": torch.float32})

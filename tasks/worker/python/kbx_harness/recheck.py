@@ -8,7 +8,8 @@ H200 the first version flagged references against *themselves* (bench/results/20
 * ops that mutate their inputs (optimizer steps, `inplace=True`) drift the rotated input sets during
   timing, so the check compares calls on a pristine copy of the input set instead;
 * random outputs (dropout with 0 < p < 1, `torch.rand`) differ from call to call: the reference is
-  called twice on the same input, and when its two outputs differ only the structure is checked,
+  called twice on the same input, and when its two outputs differ beyond the check's own tolerance
+  (not just float atomics' rounding) only the structure is checked,
   or, for tasks judged by a uniformity test (`comparison: "uniform"`), the same test as the verdict;
 * quantized outputs are judged by the spec's cosine / relative-L1 thresholds, not elementwise;
 * float outputs pass elementwise at 10x the task's tolerance, or with a relative L2 error below 1e-2
@@ -83,10 +84,18 @@ def plan(task, meta: dict, ref, inputs_k, drive_max_elements: int) -> Plan:
         return Plan("uniform", pristine=pristine)
     r1 = _detached(call_entry(task, ref, *clone_args(*pristine)))
     r2 = _detached(call_entry(task, ref, *clone_args(*pristine)))
+    mode = "quantization" if comparison == "quantization" else "allclose"
     if not same(r1, r2):
-        return Plan("structure", ref_out=r1, pristine=pristine,
-                    why="the reference's output differs between two calls on this input (random)")
-    return Plan("quantization" if comparison == "quantization" else "allclose", ref_out=r1, pristine=pristine)
+        # Two calls that differ within the check's own tolerance are nondeterministic reductions
+        # (float atomics), still checked as usual; beyond it the output is random (dropout).
+        t1, t2 = tensors_in(_as_tree(r1)), tensors_in(_as_tree(r2))
+        close = len(t1) == len(t2) and all(a.shape == b.shape for a, b in zip(t1, t2)) and \
+            (_quantized(t2, t1, meta.get("quantization") or {}) if mode == "quantization"
+             else _allclose(t2, t1, meta.get("tolerance", {})))["ok"]
+        if not close:
+            return Plan("structure", ref_out=r1, pristine=pristine,
+                        why="the reference's output differs between two calls on this input (random)")
+    return Plan(mode, ref_out=r1, pristine=pristine)
 
 
 def needs_untimed_call(task, p: Plan, inputs_k) -> bool:
