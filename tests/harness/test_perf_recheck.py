@@ -22,7 +22,7 @@ from kbx_harness.common import call_entry, load_task  # noqa: E402
 from kbx_harness.inputs import InputGen, derive_seed  # noqa: E402
 from kbx_harness.perf import timed_call  # noqa: E402
 
-BIG = 1 << 22
+BIG = 1 << 25
 
 
 def task(task_id):
@@ -138,7 +138,14 @@ class Recheck(unittest.TestCase):
         self.assertFalse(r["ok"], r)
         p, r = self.verdict(t, t.reference, inputs, cap=1000)
         self.assertEqual(p.mode, "skipped")
-        self.assertTrue(r["ok"] and "drive()" in r["skipped"], r)
+        self.assertTrue(r["ok"] and "input elements" in r["skipped"], r)
+        # A drive() slower than its time limit on the reference: one call, then skipped.
+        p = recheck.plan(t, t.META, t.reference, inputs, BIG, drive_max_seconds=0.0)
+        self.assertEqual(p.mode, "skipped")
+        self.assertIn("took", p.why)
+        # Tasks without a verifying drive() are never skipped for time.
+        r2 = task("Fusion/fused_relu_sqrt")
+        self.assertEqual(recheck.plan(r2, r2.META, r2.reference, ((torch.ones(8),), {}), 0, 0.0).mode, "allclose")
 
     def test_quantized_outputs_are_judged_by_the_spec_thresholds(self):
         t = task("Quantization/linear_w4a16")

@@ -239,7 +239,8 @@ def run(req: dict) -> int:
     device = req["device"]
     cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
            "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
-           "min_gap_us": 20, "max_gap_us": 2000, "recheck_drive_max_elements": 1 << 22}
+           "min_gap_us": 20, "max_gap_us": 2000, "recheck_drive_max_elements": 1 << 25,
+           "recheck_drive_max_seconds": 2.0}
     cfg.update(req.get("config", {}))
     task = load_task(req["task_file"], req["task_id"])
     meta = task.META
@@ -345,7 +346,8 @@ def run(req: dict) -> int:
             recheck_at = rng.randrange(cfg["min_reps"])
             k = recheck_at % len(inputs)
             # The re-check's reference output(s), from a pristine copy of input set k (kbx_harness.recheck).
-            rplan = recheck.plan(task, meta, ref, inputs[k], int(cfg["recheck_drive_max_elements"]))
+            rplan = recheck.plan(task, meta, ref, inputs[k], int(cfg["recheck_drive_max_elements"]),
+                                 float(cfg["recheck_drive_max_seconds"]))
             first = {}
             warm = {}
             last_ms = {}
