@@ -341,7 +341,7 @@ def run(req: dict) -> int:
         try:
             # Reference outputs for the re-check (before any candidate call), then warm-up of both
             # sides. The re-check compares one random timed call: only its input set needs reference
-            # outputs (a slow reference, e.g. an eigensolver at seconds per call, is not called more).
+            # outputs (two calls, to tell a random output; a slow reference is not called more).
             call = timed_call(task)
             recheck_at = rng.randrange(cfg["min_reps"])
             k = recheck_at % len(inputs)
