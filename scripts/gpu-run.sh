@@ -101,8 +101,10 @@ if [[ $MODE == fullbench ]]; then
   if [[ -n "${KBX_BENCH_RESTORE:-}" && ! -f "$ST/unit_walls.json" ]]; then
     tar -xJf "$KBX_BENCH_RESTORE" -C "$ST" && echo "restored $(ls "$ST" | grep -c '\.done$') finished parts/runs from $KBX_BENCH_RESTORE"
   fi
-  # KBX_BENCH_EVERY=K: every K-th task with a known-good solution only (default all of them).
-  tasks=$(ls tests/fixtures/good/*/*.py | sort | awk -v k="${KBX_BENCH_EVERY:-1}" 'NR % k == 1 % k' \
+  # KBX_BENCH_EVERY=K: every K-th task with a known-good solution only (default all of them), from the
+  # KBX_BENCH_OFFSET-th (1..K, default 1): EVERY=3 with OFFSET=1, 2, 3 are the three thirds.
+  tasks=$(ls tests/fixtures/good/*/*.py | sort \
+    | awk -v k="${KBX_BENCH_EVERY:-1}" -v o="${KBX_BENCH_OFFSET:-1}" 'NR % k == o % k' \
     | sed 's#tests/fixtures/good/##; s#\.py$##' | paste -sd, -)
   gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
   if [[ "${KBX_BENCH_DIAG:-0}" == 1 ]]; then
