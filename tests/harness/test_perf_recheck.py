@@ -18,7 +18,7 @@ TASKS = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path("tasks"
 sys.path.insert(0, sys.argv[2] if len(sys.argv) > 2 else "tasks/worker/python")
 
 from kbx_harness import recheck  # noqa: E402
-from kbx_harness.common import call_entry, load_task  # noqa: E402
+from kbx_harness.common import call_entry, clone_tree, load_task  # noqa: E402
 from kbx_harness.inputs import InputGen, derive_seed  # noqa: E402
 from kbx_harness.perf import timed_call  # noqa: E402
 
@@ -57,7 +57,7 @@ class Recheck(unittest.TestCase):
         self.assertEqual(p.mode, "allclose")
         self.assertTrue(r["ok"], r)
         # The drifted timed output itself would have failed: the test can tell the difference.
-        drifted = t.reference(*recheck.clone_args(*inputs)[0], **inputs[1])
+        drifted = t.reference(*clone_tree(inputs)[0], **inputs[1])
         self.assertFalse(recheck.check(p, drifted, t.META)["ok"])
 
     def test_an_optimizer_step_against_itself_passes(self):
@@ -153,7 +153,7 @@ class Recheck(unittest.TestCase):
         inputs = (tuple(case["args"]), dict(case.get("kwargs", {})))
         p = recheck.plan(t, t.META, t.reference, inputs, BIG)
         self.assertEqual(p.mode, "quantization")
-        ref = t.reference(*recheck.clone_args(*inputs)[0])
+        ref = t.reference(*clone_tree(inputs)[0])
         noisy = ref + 0.02 * ref.abs().mean() * torch.randn(ref.shape, generator=torch.Generator().manual_seed(3)).to(ref.dtype)
         r = recheck.check(p, noisy, t.META)
         self.assertTrue(r["ok"], r)
@@ -185,7 +185,7 @@ class Recheck(unittest.TestCase):
         inputs = (tuple(case["args"]), dict(case.get("kwargs", {})))
         p = recheck.plan(t, t.META, t.reference, inputs, BIG)
         self.assertEqual(p.mode, "allclose")
-        ref = call_entry(t, t.reference, *recheck.clone_args(*inputs))
+        ref = call_entry(t, t.reference, *clone_tree(inputs))
         r = recheck.check(p, ref, t.META)
         self.assertTrue(r["ok"] and r["worst_over_10x_tol"] == 0.0, r)
         bad = ref.clone()

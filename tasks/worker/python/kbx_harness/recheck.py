@@ -27,11 +27,7 @@ import time
 
 import torch
 
-from .common import call_entry, tensors_in, tree_map
-
-
-def clone_args(args, kwargs):
-    return tree_map(lambda t: t.clone(), args), tree_map(lambda t: t.clone(), kwargs)
+from .common import call_entry, clone_tree, tensors_in, tree_map
 
 
 def numel(args, kwargs) -> int:
@@ -40,7 +36,7 @@ def numel(args, kwargs) -> int:
 
 def same(a, b) -> bool:
     """Bitwise the same tensors (NaN equal to NaN) in the same structure."""
-    ta, tb = tensors_in(_as_tree(a)), tensors_in(_as_tree(b))
+    ta, tb = tensors_in(a), tensors_in(b)
     if len(ta) != len(tb):
         return False
     for x, y in zip(ta, tb):
@@ -53,10 +49,6 @@ def same(a, b) -> bool:
         elif not torch.equal(x, y):
             return False
     return True
-
-
-def _as_tree(x):
-    return x if isinstance(x, (tuple, list, dict)) else (x,)
 
 
 def _detached(out):
@@ -74,7 +66,7 @@ class Plan:
 
 
 def _synced(out):
-    if any(t.is_cuda for t in tensors_in(_as_tree(out))):
+    if any(t.is_cuda for t in tensors_in(out)):
         torch.cuda.synchronize()
     return out
 
@@ -87,9 +79,9 @@ def plan(task, meta: dict, ref, inputs_k, drive_max_elements: int, drive_max_sec
     if verifying_drive and n > drive_max_elements:
         return Plan("skipped", why=f"the task's verifying drive() over {n} input elements costs more than "
                                    f"the timing (re-checked up to {drive_max_elements})")
-    pristine = clone_args(*inputs_k)
+    pristine = clone_tree(inputs_k)
     t0 = time.perf_counter()
-    r1 = _detached(_synced(call_entry(task, ref, *clone_args(*pristine))))
+    r1 = _detached(_synced(call_entry(task, ref, *clone_tree(pristine))))
     took = time.perf_counter() - t0
     if verifying_drive and took > drive_max_seconds:
         # Host-side verification that grows faster than the input (a binomial PIT table of elements
@@ -98,12 +90,12 @@ def plan(task, meta: dict, ref, inputs_k, drive_max_elements: int, drive_max_sec
                                    f"(re-checked up to {drive_max_seconds:g} s)")
     if comparison == "uniform":
         return Plan("uniform", pristine=pristine)
-    r2 = _detached(call_entry(task, ref, *clone_args(*pristine)))
+    r2 = _detached(call_entry(task, ref, *clone_tree(pristine)))
     mode = "quantization" if comparison == "quantization" else "allclose"
     if not same(r1, r2):
         # Two calls that differ within the check's own tolerance are nondeterministic reductions
         # (float atomics), still checked as usual; beyond it the output is random (dropout).
-        t1, t2 = tensors_in(_as_tree(r1)), tensors_in(_as_tree(r2))
+        t1, t2 = tensors_in(r1), tensors_in(r2)
         close = len(t1) == len(t2) and all(a.shape == b.shape for a, b in zip(t1, t2)) and \
             (_quantized(t2, t1, meta.get("quantization") or {}) if mode == "quantization"
              else _allclose(t2, t1, meta.get("tolerance", {})))["ok"]
@@ -121,16 +113,16 @@ def needs_untimed_call(task, p: Plan, inputs_k) -> bool:
 
 
 def untimed_output(task, fn, p: Plan):
-    return call_entry(task, fn, *clone_args(*p.pristine))
+    return call_entry(task, fn, *clone_tree(p.pristine))
 
 
 def check(p: Plan, cand_out, meta: dict) -> dict:
     if p.mode == "skipped":
         return {"ok": True, "skipped": p.why}
-    c = tensors_in(_as_tree(cand_out))
+    c = tensors_in(cand_out)
     if p.mode == "uniform":
         return _uniform(c, meta.get("uniform") or {})
-    r = tensors_in(_as_tree(p.ref_out))
+    r = tensors_in(p.ref_out)
     if len(c) != len(r):
         return {"ok": False, "mode": p.mode, "reason": f"{len(c)} output tensors, reference has {len(r)}"}
     for a, b in zip(c, r):
