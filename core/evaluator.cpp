@@ -232,8 +232,9 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     spec.cancel = m_cancel;
     spec.reply = std::move(reply);
     // Perf workers start cold: on the H200, two perf stages with warm perf workers stalled on both GPUs
-    // (every remaining timing waited for minutes behind a worker that never ended; not diagnosed,
-    // docs/PERF_PROTOCOL.md). Reference and candidate workers ran warm there without a fault.
+    // (every remaining timing waited for minutes behind one worker). The likely cause was a re-check
+    // through a verifying drive(), since bounded, not the fork; they stay cold until a GPU run shows
+    // warm ones are safe (docs/PERF_PROTOCOL.md). Reference and candidate workers run warm there.
     // A slot whose environment sets what only a starting interpreter or loader reads (PYTHON*, LD_*)
     // cannot be served by a warm worker that started before: its workers start cold.
     const auto& slotEnv = m_opt.deviceSlots.at(t_slot).env;

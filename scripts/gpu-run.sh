@@ -110,22 +110,10 @@ if [[ $MODE == fullbench ]]; then
   if [[ "${KBX_BENCH_DIAG:-0}" == 1 ]]; then
     # What a warm worker's children would inherit on this torch build: threads and GPU driver libraries
     # present after the zygote's imports (the warm perf stall of 2026-11-30-h200x2-warm).
-    PYTHONPATH=tasks/worker/python timeout 60 "$PY" - <<'PYEOF' 2>&1 | tee "$OUT/zygote-diag.txt"
-import os, time
-t0 = time.time()
-for m in ("torch", "triton", "triton.language", "torch._dynamo", "torch.profiler"):
-    __import__(m)
-import torch
-names = []
-for t in sorted(os.listdir("/proc/self/task")):
-    try:
-        names.append(open(f"/proc/self/task/{t}/comm").read().strip())
-    except OSError:
-        pass
-libs = sorted({l.split()[-1] for l in open("/proc/self/maps") if "libcuda.so" in l or "libnvidia-ml.so" in l or "cupti" in l})
-print(f"imports {time.time() - t0:.1f} s; cuda initialised: {torch.cuda.is_initialized()}; {len(names)} threads: {names}")
-print("driver/CUPTI libraries mapped:", libs or "none")
-PYEOF
+    PYTHONPATH=tasks/worker/python timeout 60 "$PY" -c 'import importlib, time; from kbx_harness import zygote as z
+t0 = time.time(); [importlib.import_module(m) for m in z.PRELOAD]
+import torch; print(f"imports {time.time() - t0:.1f} s; cuda initialised: {torch.cuda.is_initialized()}; {z.inherited_state()}")' \
+      2>&1 | tee "$OUT/zygote-diag.txt"
   fi
   if [[ "${KBX_BENCH_AB:-0}" == 1 ]]; then
     # Warm worker against cold starts, side by side in one call: the correctness stage of every

@@ -98,6 +98,20 @@ def _child(job: dict, fds: list[int], keep_alive: list[socket.socket], parent: i
     os._exit(code)
 
 
+def inherited_state() -> str:
+    """What every child inherits that a fresh process would have made itself: threads (absent in a
+    forked child, their locks kept as they were) and loaded GPU driver / CUPTI libraries (fork-unsafe
+    once initialised). Also run by scripts/gpu-run.sh (KBX_BENCH_DIAG) on a GPU machine's torch."""
+    try:
+        threads = len(os.listdir("/proc/self/task"))
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            libs = sorted({ln.split()[-1].rsplit("/", 1)[-1] for ln in f
+                           if "libcuda.so" in ln or "libnvidia-ml.so" in ln or "libcupti" in ln})
+    except OSError as e:
+        return f"cannot inspect itself: {e}"
+    return f"{threads} thread(s), GPU driver libraries loaded: {', '.join(libs) or 'none'}"
+
+
 def main(req: dict) -> int:
     ctl = socket.socket(fileno=3)
     t0 = time.time()
@@ -111,18 +125,8 @@ def main(req: dict) -> int:
         _send(ctl, {"error": f"cannot preload: {type(e).__name__}: {e}"})
         traceback.print_exc()
         return EXIT_HARNESS_ERROR
-    # For diagnosis (warm-worker.log in the run's scratch, kept with --keep-scratch): what every child
-    # inherits that a fresh process would have made itself: threads (absent in a forked child) and
-    # loaded GPU driver libraries (fork-unsafe once initialised).
-    try:
-        threads = len(os.listdir("/proc/self/task"))
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            libs = sorted({ln.split()[-1].rsplit("/", 1)[-1] for ln in f
-                           if "libcuda.so" in ln or "libnvidia-ml.so" in ln})
-        print(f"kbx warm worker {os.getpid()}: ready after {time.time() - t0:.2f} s, {threads} thread(s), "
-              f"GPU driver libraries loaded: {', '.join(libs) or 'none'}", flush=True)
-    except OSError:
-        pass
+    # For diagnosis (warm-worker.log in the run's scratch, kept with --keep-scratch).
+    print(f"kbx warm worker {os.getpid()}: ready after {time.time() - t0:.2f} s, {inherited_state()}", flush=True)
     sys.stdout.flush()
     sys.stderr.flush()
     _send(ctl, {"ready": True, "pid": os.getpid(), "preloaded": list(PRELOAD),
