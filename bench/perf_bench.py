@@ -171,6 +171,9 @@ def main():
         timing_rows = con.execute(" UNION ALL ".join(parts_t)).fetchall()
         walls = self_walls[:]
         n_all0 = con.execute("SELECT count(*) FROM r0.evaluations").fetchone()[0]
+        samples0 = [r[0] for r in con.execute("""SELECT t.samples FROM r0.timings t JOIN r0.evaluations e ON e.id = t.evaluation_id
+                    JOIN r0.submissions s ON s.id = e.submission_id JOIN r0.methods m ON m.id = s.method_id
+                    WHERE m.name = 'known-good'""")]
     else:
         con = sqlite3.connect(db)
         rows = con.execute("""SELECT e.id, e.task_id, s.round, e.verdict, e.stage_seconds, e.evidence
@@ -179,6 +182,8 @@ def main():
         timing_rows = con.execute("""SELECT e.task_id, t.shape, s.round, t.candidate_ms, t.baseline_ms FROM timings t
                            JOIN evaluations e ON e.id = t.evaluation_id JOIN submissions s ON s.id = e.submission_id
                            WHERE t.candidate_ms IS NOT NULL""").fetchall()
+        samples0 = [r[0] for r in con.execute("""SELECT t.samples FROM timings t JOIN evaluations e ON e.id = t.evaluation_id
+                    JOIN submissions s ON s.id = e.submission_id WHERE s.round = (SELECT min(round) FROM submissions)""")]
     lines = [f"# kbx evaluation cost and timing precision ({time.strftime('%Y-%m-%d', time.gmtime())})", ""]
     dev = (prov.get("devices") or [{}])[0]
     v = prov.get("versions", {})
@@ -203,9 +208,9 @@ def main():
             for k, v in row.items():
                 cphases.setdefault(k, []).append(v)
     lines += ["## Seconds per kernel and stage (repeat 0)", "",
-              "| task | verdict | candidate s | compare s | perf s | geomean speedup [95% CI] | triton share |",
-              "|---|---|---|---|---|---|---|"]
-    tot = {"candidate": 0.0, "compare": 0.0, "perf": 0.0}
+              "| task | verdict | candidate s | compare s | precompile s | perf s | geomean speedup [95% CI] | triton share |",
+              "|---|---|---|---|---|---|---|---|"]
+    tot = {"candidate": 0.0, "compare": 0.0, "precompile": 0.0, "perf": 0.0}
     n0 = 0
     for task in sorted(per):
         for rnd, verdict, st, p in per[task]:
@@ -216,13 +221,15 @@ def main():
             gs = f"{g['estimate']:.3f} [{g['lo']:.3f}, {g['hi']:.3f}]" if g else p.get("error", "-")
             att = p.get("attribution", {})
             share = f"{100 * att['triton_share']:.0f}%" if att.get("available") else "-"
-            c, m, ps = st.get("candidate", 0.0), st.get("compare", 0.0), p.get("seconds", 0.0)
+            c, m, pc, ps = st.get("candidate", 0.0), st.get("compare", 0.0), st.get("precompile", 0.0), p.get("seconds", 0.0)
             tot["candidate"] += c
             tot["compare"] += m
+            tot["precompile"] += pc
             tot["perf"] += ps
-            lines.append(f"| {task} | {verdict} | {c:.1f} | {m:.1f} | {ps:.1f} | {gs} | {share} |")
+            lines.append(f"| {task} | {verdict} | {c:.1f} | {m:.1f} | {pc:.1f} | {ps:.1f} | {gs} | {share} |")
     lines += ["", f"Totals over {n0} kernels (process seconds, summed over parallel jobs): candidate {tot['candidate']:.0f} s, "
-              f"compare {tot['compare']:.0f} s, perf {tot['perf']:.0f} s.",
+              f"compare {tot['compare']:.0f} s, precompile (perf shapes' Triton kernels, in the correctness stage) "
+              f"{tot['precompile']:.0f} s, perf {tot['perf']:.0f} s.",
               f"Wall time per repeat: {', '.join(f'{w:.0f} s' for w in walls)}; amortised "
               + (f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf)." if not a.self_check_only else
                  f"{walls[0] / max(1, n_all0):.2f} s per evaluated kernel ({n_all0} references and known-good solutions in run 0, correctness + perf)."), ""]
@@ -252,6 +259,31 @@ def main():
         lines += ["## Perf stage by phase (repeat 0, seconds per kernel)", "", "| phase | median | mean | max |", "|---|---:|---:|---:|"]
         lines += [f"| {k} | {statistics.median(ph[k]):.2f} | {statistics.mean(ph[k]):.2f} | {max(ph[k]):.2f} |" for k in ph_names]
         lines += [""]
+    # The perf stage's exclusive GPU time (each timing's window holding its GPU) and how much of it
+    # the candidates' first calls (Triton JIT, autotuning) and compilations took.
+    wins, compiles, n_compiling, n_counted = 0.0, 0, 0, 0
+    for task in per:
+        for rnd, verdict, st, p in per[task]:
+            w = p.get("window")
+            if rnd == 0 and isinstance(w, list) and len(w) == 2:
+                wins += w[1] - w[0]
+            if rnd == 0 and isinstance(p.get("triton_compiles"), int):
+                compiles += p["triton_compiles"]
+                n_compiling += p["triton_compiles"] > 0
+                n_counted += 1
+    first = 0.0
+    for smp in samples0:
+        try:
+            first += float(json.loads(smp).get("first_call_s", {}).get("candidate", 0.0))
+        except (TypeError, ValueError, AttributeError):
+            pass
+    if wins:
+        lines += ["## Exclusive GPU time of the perf stage (repeat 0)", "",
+                  f"- timed windows (a GPU held by one timing): {wins:.0f} s over {n0} kernels",
+                  f"- of which the candidates' first calls per shape (JIT, autotuning, first launch): {first:.0f} s",
+                  (f"- Triton compilations inside the windows: {compiles} (in {n_compiling} of {n_counted} kernels); "
+                   "the precompile step compiles the perf shapes before, beside the correctness work" if n_counted else
+                   "- Triton compilations inside the windows: not recorded by this kbx (before the precompile step)"), ""]
     # Run-to-run precision of per-shape medians.
     by = {}
     for task, shape, rnd, cms, bms in timing_rows:

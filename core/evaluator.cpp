@@ -150,6 +150,13 @@ std::string frameTypeProblem(const nlohmann::json& f)
 /// The slot (index into EvalOptions::slots) the calling thread works for.
 thread_local std::size_t t_slot = 0;
 
+/// The function the harness calls: the task's entry point, or the alias the static check found.
+std::string entryPoint(const EvaluationRecord& rec, const TaskInfo& task)
+{
+    if (auto it = rec.evidence.find("static"); it != rec.evidence.end() && it->is_object())
+        return it->value("entry", task.entry);
+    return task.entry;
+}
 }  // namespace
 
 std::vector<DeviceSlot> gpuSlots(const std::vector<std::string>& gpus)
@@ -241,11 +248,12 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
     const bool slotWarmable = std::none_of(slotEnv.begin(), slotEnv.end(), [](const auto& kv) {
         return kv.first.rfind("PYTHON", 0) == 0 || kv.first.rfind("LD_", 0) == 0;
     });
-    if (m_warm && allowWarm && slotWarmable && (role == "reference" || role == "candidate"))
+    if (m_warm && allowWarm && slotWarmable && (role == "reference" || role == "candidate" || role == "precompile"))
         spec.warm = m_warm;
     // Roles that import candidate code run sandboxed (core/sandbox.h); reference and compare are ours.
     std::unique_ptr<SandboxLease> lease;
-    if (role == "candidate" || role == "perf") {
+    const bool untrusted = role == "candidate" || role == "perf" || role == "precompile";
+    if (untrusted) {
         SandboxRequest sb;
         sb.workDir = dir;
         sb.traverseRoot = m_scratch;
@@ -285,7 +293,7 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
                                  m_warm ? m_warm->describe().value("why_not", std::string("?")) : std::string("?"), m_opt.device);
         return runWorker(role, request, dir, timeout, spec.reply, /*allowWarm=*/false);
     }
-    if ((role == "candidate" || role == "perf") && res.frames.empty() && !res.timedOut && !res.cancelled && res.signal == 0 &&
+    if (untrusted && res.frames.empty() && !res.timedOut && !res.cancelled && res.signal == 0 &&
         res.exitCode != 0) {
         // Not a word from the worker, not even its hello (sent before any candidate code runs): the
         // sandbox or the worker could not start (bwrap set-up, execve). Ours, not the candidate's.
@@ -641,7 +649,42 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         return finish(true);
     }
     rec.pass = true;
+    if (m_opt.perf && m_opt.device != "cpu" && m_opt.perfConfig.value("precompile", true))
+        precompile(rec, *task, dir);
     return finish(true);
+}
+
+void Evaluator::precompile(EvaluationRecord& rec, const TaskInfo& task, const fs::path& dir) const
+{
+    // The perf shapes' Triton specialisations, compiled now (beside other correctness work) instead
+    // of in the perf stage's exclusive window (kbx_harness/precompile.py). Best effort: whatever
+    // happens here is kept as evidence and changes no verdict.
+    nlohmann::json req = {{"task_id", task.id},
+                          {"task_file", m_catalogue.taskFile(task).string()},
+                          {"source_file", (dir / "candidate.py").string()},
+                          {"entry", entryPoint(rec, task)},
+                          {"device", m_opt.device},
+                          {"config", m_opt.perfConfig}};
+    ProcessResult res;
+    try {
+        res = runWorker("precompile", req, dir, m_opt.candidateTimeout);
+    } catch (const std::exception& e) {
+        rec.evidence["precompile"] = {{"error", e.what()}};
+        return;
+    }
+    rec.stageSeconds["precompile"] = res.seconds;
+    nlohmann::json ev = {{"seconds", res.seconds}};
+    const auto* r = findFrame(res, "result");
+    if (r && r->value("ok", false)) {
+        for (const char* k : {"shapes", "compiled", "inputs_seconds"})
+            if (r->contains(k))
+                ev[k] = (*r)[k];
+    } else {
+        ev["error"] = r ? r->value("message", std::string("precompile failed"))
+                        : fmt::format("precompile worker ended without a result (exit {}, signal {}{})", res.exitCode, res.signal,
+                                      res.timedOut ? ", timed out" : "");
+    }
+    rec.evidence["precompile"] = ev;
 }
 
 namespace {
@@ -676,9 +719,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
     if (!task)
         throw std::runtime_error("unknown task " + o.taskId);
     const auto dir = m_scratch / "candidates" / fmt::format("{:05d}-{}", index, o.codeHash.substr(0, 12));
-    std::string entry = task->entry;
-    if (auto it = o.record.evidence.find("static"); it != o.record.evidence.end() && it->is_object())
-        entry = it->value("entry", entry);
+    const std::string entry = entryPoint(o.record, *task);
     const std::uint64_t seed = static_cast<std::uint64_t>(runId) * 100003u + static_cast<std::uint64_t>(index);
     bool calibrate = false;
     {
@@ -750,7 +791,8 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
                                                        res.timedOut ? ", timed out" : "");
         ev["stderr_tail"] = tail(res.stderrText, 3000);
     } else {
-        for (const char* k : {"attribution", "torch_modified", "launches", "nvml_before", "nvml_after", "config", "phases", "window"})
+        for (const char* k : {"attribution", "torch_modified", "launches", "nvml_before", "nvml_after", "config", "phases", "window",
+                              "triton_compiles"})
             if (result.contains(k))
                 ev[k] = result[k];
     }

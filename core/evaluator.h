@@ -139,6 +139,9 @@ private:
     std::string slotHealth(nlohmann::json* probeOut = nullptr) const;
     Outcome evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index);
     nlohmann::json runPerf(Outcome& o, const Submission& sub, std::int64_t runId, int index);
+    /// After a pass, with --perf on a GPU: the perf shapes' Triton kernels compiled into the
+    /// candidate's cache (kbx_harness/precompile.py); evidence "precompile", stage "precompile".
+    void precompile(EvaluationRecord& rec, const TaskInfo& task, const std::filesystem::path& dir) const;
     PerfProgressFn m_perfProgress;
     std::vector<nlohmann::json> m_peaks;  ///< per slot: device peaks measured by its first perf worker
     std::vector<char> m_calibrating;      ///< per slot: a perf worker was asked to calibrate (guarded by m_peaksMutex)

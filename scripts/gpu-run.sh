@@ -22,6 +22,7 @@
 #              KBX_BENCH_AB=1: first, the correctness stage of every third known-good solution with and
 #              without the warm worker (ab.txt, ab.sqlite.xz).
 #              KBX_BENCH_PRETEST=FILTER: first, these GPU integration tests (pretest.log).
+#              KBX_BENCH_PERF_CONFIG=JSON: kbx --perf-config for every run (e.g. '{"precompile": false}').
 # KBX_GPU_SKIP_CTEST=1: leave ctest out. KBX_GPU_JOBS: parallel candidates (default 14).
 set -uo pipefail
 T_CALL=$(date +%s)
@@ -139,7 +140,8 @@ import torch; print(f"imports {time.time() - t0:.1f} s; cuda initialised: {torch
   t3=$(date +%s)
   PYTHONUNBUFFERED=1 timeout "$(( $(left) - 25 ))" "$PY" bench/perf_bench.py - --self-check-only --out "$ST" --repeats 3 \
     --parts "${KBX_BENCH_PARTS:-2}" --jobs "${KBX_BENCH_JOBS:-12}" --gpus "$gpus" --tasks "$tasks" --kbx build-gpu/bin/kbx \
-    --resume --deadline "$(( end - 25 ))" --run-estimate "${KBX_RUN_ESTIMATE:-420}" > "$OUT/bench.txt" 2>&1
+    --resume --deadline "$(( end - 25 ))" --run-estimate "${KBX_RUN_ESTIMATE:-420}" \
+    ${KBX_BENCH_PERF_CONFIG:+--perf-config "$KBX_BENCH_PERF_CONFIG"} > "$OUT/bench.txt" 2>&1
   echo "bench rc=$? after $(( $(date +%s) - t3 )) s (GPUs $gpus)"; grep -E "^self-check|^- shapes|within|Wall time" "$OUT/bench.txt"
   cp "$ST/bench.md" "$OUT/" 2>/dev/null; cp "$ST/bench.log" "$OUT/" 2>/dev/null
   post=${KBX_BENCH_POSTTEST:-}; [[ "${KBX_BENCH_TIE_TEST:-0}" == 1 ]] && post=${post:-Perf.TheTasksOwnSelfSpeedup*}

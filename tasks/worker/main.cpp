@@ -3,6 +3,8 @@
 //   reference --request FILE   draw inputs, compute reference outputs (never sees candidate code)
 //   candidate --request FILE   import and call one candidate on the saved inputs
 //   compare   --request FILE   compare reference and candidate outputs in C++ (LibTorch)
+//   perf      --request FILE   time a correct candidate against eager PyTorch (kbx_harness/perf.py)
+//   precompile --request FILE  compile a correct candidate's kernels for the perf shapes, run nothing
 //   probe                      report versions and devices
 //   zygote                     warm worker: imports torch once, forks the roles above on request
 //                              (fd 3 is then kbx's control socket; kbx_harness/zygote.py, core/warm.h)
@@ -172,7 +174,7 @@ int runCompare(const nlohmann::json& request)
 
 void usage()
 {
-    std::cerr << "usage: kbx-worker (reference|candidate|compare) --request FILE [--protocol N]\n"
+    std::cerr << "usage: kbx-worker (reference|candidate|compare|perf|precompile) --request FILE [--protocol N]\n"
                  "       kbx-worker probe | zygote\n"
                  "The worker is started by kbx; it writes protocol frames on fd 3.\n";
 }
@@ -203,7 +205,8 @@ int main(int argc, char** argv)
         if (role == "probe" || role == "zygote") {
             return runPython(role, nlohmann::json::object());
         }
-        if (requestFile.empty() || (role != "reference" && role != "candidate" && role != "compare" && role != "perf")) {
+        if (requestFile.empty() || (role != "reference" && role != "candidate" && role != "compare" && role != "perf" &&
+                                     role != "precompile")) {
             usage();
             return proto::ExitUsage;
         }

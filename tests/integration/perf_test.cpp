@@ -228,3 +228,44 @@ TEST(Perf, SlowCallsNeedFewerPairsSoTheTimeCapHolds)
     EXPECT_EQ(normal["min_reps"], 10);
     EXPECT_GE(normal["reps"].get<int>(), 10);
 }
+
+TEST(Perf, PerfShapeSpecialisationsCompileBeforeTheTimedWindow)
+{
+    // A kernel whose block size follows the input's size needs a compilation for the perf shapes
+    // that the correctness cases never did. The precompile step (kbx_harness/precompile.py) does it
+    // beside the correctness work; the perf worker then compiles nothing while it holds the GPU.
+    // With precompile off (the control), the same compilation lands in the timed window.
+    REQUIRE_DEVICE();
+    if (device() != "cuda")
+        GTEST_SKIP() << "Triton compiles nothing on the CPU (interpreter)";
+    auto dir = tempPath("perf-precompile");
+    fs::create_directories(dir / "in");
+    fs::copy_file(kFixtures / "perf" / "relu_block_by_size.py", dir / "in" / "relu.py");
+    for (const bool pre : {true, false}) {
+        const auto db = dir / (pre ? "on.sqlite" : "off.sqlite");
+        const std::string cfg = std::string(R"({"shapes":["1M_f32","16M_f16"],"precompile":)") + (pre ? "true" : "false") + "}";
+        auto r = run(kbxBin() + " eval " + (dir / "in" / "relu.py").string() + " --device cuda --perf --perf-config '" + cfg +
+                     "' --json --db " + db.string() + " 2>/dev/null");
+        ASSERT_EQ(r.rc, 0) << r.out;
+        auto lines = jsonLines(r.out);
+        ASSERT_EQ(lines.size(), 2u) << r.out;
+        EXPECT_EQ(lines[1]["verdict"], "pass") << lines[1].dump();
+        kbx::Store s(db);
+        auto rows = s.query("SELECT stage_seconds, evidence FROM evaluations");
+        ASSERT_EQ(rows.size(), 1u);
+        const auto ev = nlohmann::json::parse(rows[0]["evidence"].get<std::string>());
+        const auto st = nlohmann::json::parse(rows[0]["stage_seconds"].get<std::string>());
+        ASSERT_TRUE(ev.contains("perf") && ev["perf"].contains("triton_compiles")) << ev.dump();
+        if (pre) {
+            ASSERT_TRUE(ev.contains("precompile")) << ev.dump();
+            EXPECT_FALSE(ev["precompile"].contains("error")) << ev["precompile"].dump();
+            EXPECT_GE(ev["precompile"]["compiled"].get<int>(), 2) << "one kernel per perf shape's dtype, and its launcher";
+            EXPECT_EQ(ev["precompile"]["shapes"].size(), 2u) << ev["precompile"].dump();
+            EXPECT_GT(st.value("precompile", 0.0), 0.0);
+            EXPECT_EQ(ev["perf"]["triton_compiles"].get<int>(), 0) << "compiled again in the timed window: " << ev["perf"].dump();
+        } else {
+            EXPECT_FALSE(ev.contains("precompile"));
+            EXPECT_GE(ev["perf"]["triton_compiles"].get<int>(), 2) << ev["perf"].dump();
+        }
+    }
+}

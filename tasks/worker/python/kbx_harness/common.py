@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import platform
 import sys
 import types
@@ -45,6 +46,16 @@ def versions() -> dict:
         v["device_name"] = p.name
         v["device_capability"] = f"{p.major}.{p.minor}"
     return v
+
+
+def triton_cache_entries() -> int:
+    """Kernels in this process's Triton cache (one directory per compiled specialisation): the
+    difference over a span is the number of compilations in it (cache hits add nothing)."""
+    d = os.environ.get("TRITON_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".triton", "cache")
+    try:
+        return sum(1 for e in os.scandir(d) if e.is_dir())
+    except OSError:
+        return 0
 
 
 def load_task(path: str, task_id: str) -> types.ModuleType:

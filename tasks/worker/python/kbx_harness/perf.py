@@ -37,7 +37,7 @@ import traceback
 import torch
 
 from .candidate import _count_launches, _launches, classify
-from .common import import_candidate, load_task, send, versions
+from .common import import_candidate, load_task, send, triton_cache_entries, versions
 from . import recheck
 from .inputs import InputGen, derive_seed
 
@@ -137,6 +137,26 @@ def _median_ci(xs):
     lo = s[max(0, int(math.floor(n / 2 - h)))]
     hi = s[min(n - 1, int(math.ceil(n / 2 + h)))]
     return med, lo, hi
+
+
+def perf_shapes(meta: dict, cfg: dict, req: dict) -> list:
+    """The task's perf shapes, or those of them the configuration names ("shapes")."""
+    shapes = meta.get("perf_shapes", [])
+    only = cfg.get("shapes") or req.get("shapes")
+    return [s for s in shapes if s["name"] in only] if only else shapes
+
+
+def perf_input_sets(task, task_id: str, shapes: list, device: str, rotations: int) -> dict:
+    """Input set k of every perf shape: {shape name: [(args, kwargs), ...]}, drawn on the device
+    from (task, shape, k) alone, so the precompile role draws the same first set as the timer."""
+    sets = {}
+    for s in shapes:
+        sets[s["name"]] = []
+        for k in range(rotations):
+            g = InputGen(derive_seed(task_id, "perf/" + s["name"], k), device, native=True)
+            a, kw = task.perf_inputs(g, s["params"])
+            sets[s["name"]].append((tuple(a), dict(kw)))
+    return sets
 
 
 def timed_call(task):
@@ -244,10 +264,7 @@ def run(req: dict) -> int:
     cfg.update(req.get("config", {}))
     task = load_task(req["task_file"], req["task_id"])
     meta = task.META
-    shapes = meta.get("perf_shapes", [])
-    only = cfg.get("shapes") or req.get("shapes")
-    if only:
-        shapes = [s for s in shapes if s["name"] in only]
+    shapes = perf_shapes(meta, cfg, req)
     nvml = _Nvml() if device == "cuda" else None
     flush = None
     if device == "cuda":
@@ -267,6 +284,7 @@ def run(req: dict) -> int:
     send({"type": "ready"})
     answer = sys.stdin.buffer.readline().strip()
     t_go = time.time()
+    cache0 = triton_cache_entries()
     phase("wait_gpu")
     if answer == b"stop":
         send({"type": "result", "ok": False, "failure_class": "harness_error", "message": "perf stage cancelled"})
@@ -292,13 +310,7 @@ def run(req: dict) -> int:
         timer.sync()
         cycles_per_us = 2_000_000 / max(1e-3, ea.elapsed_time(eb) * 1e3)
     # Inputs of every shape and rotation, drawn on the device before any candidate code runs.
-    sets = {}
-    for s in shapes:
-        sets[s["name"]] = []
-        for k in range(int(cfg["rotations"])):
-            g = InputGen(derive_seed(req["task_id"], "perf/" + s["name"], k), device, native=True)
-            a, kw = task.perf_inputs(g, s["params"])
-            sets[s["name"]].append((tuple(a), dict(kw)))
+    sets = perf_input_sets(task, req["task_id"], shapes, device, int(cfg["rotations"]))
     timer.sync()
     phase("setup")  # NVML, calibration (first job per GPU), perf inputs
     fp0 = _fingerprint()
@@ -491,7 +503,7 @@ def run(req: dict) -> int:
     phase("finish")
     send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed, "peaks": peaks,
           "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg, "phases": phases,
-          "window": [t_go, time.time()]})
+          "window": [t_go, time.time()], "triton_compiles": triton_cache_entries() - cache0})
     return 0
 
 

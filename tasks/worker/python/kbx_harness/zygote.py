@@ -34,9 +34,9 @@ import traceback
 # its fingerprint.
 PRELOAD = ("torch", "triton", "triton.language", "torch._dynamo", "torch.profiler",
            "kbx_harness.common", "kbx_harness.static_checks", "kbx_harness.reference",
-           "kbx_harness.candidate")
+           "kbx_harness.candidate", "kbx_harness.precompile")
 # Perf workers start cold (core/evaluator.cpp says why).
-ROLES = ("reference", "candidate")
+ROLES = ("reference", "candidate", "precompile")
 EXIT_HARNESS_ERROR = 67
 
 
