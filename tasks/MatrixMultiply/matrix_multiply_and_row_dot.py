@@ -68,10 +68,13 @@ def random_cases(g):
     yield _case("randn_64x128x96", g.randn(64, 128), g.randn(128, 96), 1.0, 1.0, g.randn(64, 96))
     yield _case("randn_odd_37x101x203", g.randn(37, 101), g.randn(101, 203), 0.3, -1.5, g.randn(37, 203))
     yield _case("outlier_16x256x128", g.outlier(16, 256), g.outlier(256, 128), 0.1, 2.0, g.outlier(16, 128))
+    # Half precision: C in [2, 3] keeps rows 0 and 1 of D correlated, so their dot product stays far
+    # from zero. With C ~ randn it cancelled to near zero on ~0.5 % of seeds, where the rounding of
+    # D to the storage dtype alone (the reference's own) broke the tolerance.
     yield _case("randn_f16", g.randn(8, 64, dtype=torch.float16), g.randn(64, 48, dtype=torch.float16), 0.125,
-                0.5, g.randn(8, 48, dtype=torch.float16))
+                0.5, g.rand(8, 48, low=2.0, high=3.0, dtype=torch.float16))
     yield _case("randn_bf16_odd", g.randn(5, 33, dtype=torch.bfloat16), g.randn(33, 29, dtype=torch.bfloat16),
-                0.25, 1.0, g.randn(5, 29, dtype=torch.bfloat16))
+                0.25, 1.0, g.rand(5, 29, low=2.0, high=3.0, dtype=torch.bfloat16))
 
 
 def perf_inputs(g, params):
