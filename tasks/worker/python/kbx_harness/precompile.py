@@ -8,7 +8,9 @@ from the shape). Measured on 2 x H200: those first calls were 96 s of a run's 21
 time (bench/results/2026-11-30-h200x2-3runs). Here the candidate is called once per perf shape on
 the perf stage's own first input set with every Triton launch replaced by a compile
 (`JITFunction.run(..., warmup=True)`: the same specialisation key as a real launch, nothing runs on
-the device); @triton.autotune compiles every config it would benchmark and benchmarks none. The
+the device), plus the kernel's launcher (C code the host's compiler builds per signature and
+constants) and module load; @triton.autotune compiles every config it would benchmark and
+benchmarks none. The
 compiled kernels land in this candidate's Triton cache, which the perf worker starts from
 (core/evaluator.cpp).
 
