@@ -32,8 +32,8 @@ META = {
     "tolerance": {
         "float64": [1e-9, 1e-9],
         "float32": [1e-1, 2e-2],
-        "float16": [5e-2, 1e-2],
-        "bfloat16": [3e-1, 2e-2],
+        "float16": [7e-2, 1e-2],
+        "bfloat16": [5e-1, 2e-2],
     },
     "tolerance_note": (
         "TF32 allowed for the float32 bmm: log-softmax values are all negative with magnitude "
@@ -41,7 +41,12 @@ META = {
         "emulated truncated-TF32 products with D_in <= 64 reach ~0.15 on outputs of size ~40, inside "
         "atol 1e-1 + rtol 2e-2 of the float64 oracle (a 2-3x margin); half precision: torch rounds the log-softmax (|L| up to ~8) to the "
         "input dtype before the product; those roundings (bf16 ulp 0.03, fp16 0.004) summed over K = 48 "
-        "reach ~0.5 (bf16) / ~0.07 (fp16) at the worst of ~3000 outputs of size ~30, hence the atol."
+        "are independent of the output's size, so the atol alone must cover them where an output is near "
+        "0 (rtol gives nothing there): over 20000 seeds of the random cases the eager half reference "
+        "errs by up to 0.44 (bf16) / 0.056 (fp16) on outputs |y| < 1, so the former atol 0.3 / 0.05 "
+        "failed PyTorch itself on ~0.5% / 0.005% of seeds; atol 0.5 / 0.07 keeps its worst at 0.87 / "
+        "0.73 of the bound, still far below the errors of a wrong formula (e.g. a missing "
+        "log-sum-exp shifts outputs by ~log(D_in) sqrt(K) ~ 25)."
     ),
     "tf32": True,
     "oracle": "float64",

@@ -24,7 +24,8 @@ META = {
     "tolerance_note": (
         "Judged against the exact (float64) result rounded once, so a fused (FMA or float32) kernel "
         "and one that rounds the product to the output type both pass: the product's rounding is "
-        "half an ulp of |input*other_mul|, which for N(0,1) data stays within atol + rtol*|ref|."
+        "half an ulp of |input*other_mul|, which for N(0,1) data stays within atol + rtol*|ref|; "
+        "the bf16 case keeps |input*other_mul| < 4 (half an ulp < 0.008 < atol) where the sum cancels."
     ),
     "tf32": False,
     "oracle": "float64",
@@ -82,8 +83,12 @@ def random_cases(g):
            "kwargs": {}}
     yield {"name": "randn_f16", "args": (g.randn(64, 100, dtype=torch.float16), g.randn(64, 100, dtype=torch.float16),
                                          g.randn(64, 100, dtype=torch.float16)), "kwargs": {}}
-    yield {"name": "outlier_bf16_alpha", "args": (g.outlier(3, 7, 311, dtype=torch.bfloat16),
-                                                 g.randn(3, 7, 311, dtype=torch.bfloat16),
+    # bf16: the outliers are in other_sub only and |other_mul| <= 0.5, so |input * other_mul| < 4 and
+    # half an ulp of the product (what a kernel rounding it to bf16, like eager, adds) stays under
+    # atol wherever the sum cancels. With outliers in input the product reached ~16 and eager's own
+    # result missed the tolerance on ~4 % of seeds (scripts/oracle_sweep.py).
+    yield {"name": "outlier_bf16_alpha", "args": (g.randn(3, 7, 311, dtype=torch.bfloat16),
+                                                 g.rand(3, 7, 311, low=-0.5, high=0.5, dtype=torch.bfloat16),
                                                  g.outlier(3, 7, 311, dtype=torch.bfloat16)),
            "kwargs": {"alpha": -1.5}}
 

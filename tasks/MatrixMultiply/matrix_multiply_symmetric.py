@@ -24,14 +24,20 @@ META = {
         "float64": [1e-9, 1e-9],
         "float32": [5e-2, 1e-2],
         "float16": [1e-2, 1e-2],
-        "bfloat16": [2e-2, 1e-2],
+        # bfloat16: the reference rounds C1 to bfloat16 before the second product (see the note)
+        "bfloat16": [4e-2, 2e-2],
     },
     "tolerance_note": (
         "TF32 allowed for float32 in both products: a truncated-TF32 emulation of every case over 20 "
         "seeds stays below 0.5 of atol 5e-2 + rtol 1e-2 against the exact float64 result (inputs are "
         "scaled so that C1 is of order 1; atol is above matmul's 3e-2 because the first product's "
-        "TF32 error is squared into the second); float16/bfloat16 allow about one ulp of the rounded output "
-        "when C1 is kept in float32."
+        "TF32 error is squared into the second); float16 allows about one ulp of the rounded output. "
+        "bfloat16 is budgeted for the reference's own error, which keeps C1 in bfloat16 as PyTorch does: "
+        "C1's rounding (relative 2^-9) carried through the n=50 second product is an absolute error of "
+        "rms 0.006 and up to 0.027 (atol 4e-2), and the rounded C1 @ C1^T, epilogue and oracle cast are "
+        "three bf16 roundings of result-sized values, up to 0.015 relative (rtol 2e-2); with the earlier "
+        "[2e-2, 1e-2] the reference failed its own oracle on 8 of 3000 seeds (needed atol up to 0.041), "
+        "its worst over 20000 seeds is now 0.67 of the tolerance."
     ),
     "tf32": True,
     "oracle": "float64",
@@ -84,6 +90,8 @@ def random_cases(g):
     yield {"name": "outlier_96x64", "args": (A, B, C, 0.5, 1.0), "kwargs": {}}
     A, B, C = _inputs(g, 64, 96, dtype=torch.float16)
     yield {"name": "randn_f16", "args": (A, B, C, 0.5, 0.5), "kwargs": {}}
+    # C1 = alpha*(A @ B) + beta*C rounded to bfloat16 feeds the second product, so near-zero
+    # entries of the result carry an absolute error of up to ~0.03: the bfloat16 tolerance covers it
     A, B, C = _inputs(g, 50, 40, dtype=torch.bfloat16)
     yield {"name": "randn_bf16_odd", "args": (A, B, C, 0.5, -0.5), "kwargs": {}}
 
