@@ -63,13 +63,20 @@ def edge_cases(g):
 
 
 def random_cases(g):
-    yield _case("randn_128", g.randn(128, 128), g.randn(128), g.randn(128), 1.0, 1.0)
-    yield _case("randn_odd_201", g.randn(201, 201), g.randn(201), g.randn(201), 0.25, -2.0)
+    # A = randn + 8 I makes x^T A x ~ 8 |x|^2, so the returned dot product stays far from zero. With
+    # A ~ randn it cancelled on ~0.6 % of bf16 seeds (to ~0.01, where rounding y to the storage dtype,
+    # eager's own, broke the tolerance) and on ~0.02 % of float32 ones (scripts/oracle_sweep.py).
+    yield _case("randn_128", _diag_heavy(g.randn(128, 128)), g.randn(128), g.randn(128), 1.0, 1.0)
+    yield _case("randn_odd_201", _diag_heavy(g.randn(201, 201)), g.randn(201), g.randn(201), 0.25, -2.0)
     yield _case("outlier_96", g.outlier(96, 96), g.outlier(96), g.randn(96), 1.5, 0.5)
-    yield _case("randn_f16_64", g.randn(64, 64, dtype=torch.float16), g.randn(64, dtype=torch.float16),
+    yield _case("randn_f16_64", _diag_heavy(g.randn(64, 64, dtype=torch.float16)), g.randn(64, dtype=torch.float16),
                 g.randn(64, dtype=torch.float16), 0.125, 1.0)
-    yield _case("randn_bf16_37", g.randn(37, 37, dtype=torch.bfloat16), g.randn(37, dtype=torch.bfloat16),
+    yield _case("randn_bf16_37", _diag_heavy(g.randn(37, 37, dtype=torch.bfloat16)), g.randn(37, dtype=torch.bfloat16),
                 g.randn(37, dtype=torch.bfloat16), 0.25, 0.5)
+
+
+def _diag_heavy(A, d=8.0):
+    return A + d * torch.eye(A.shape[0], dtype=A.dtype, device=A.device)
 
 
 def perf_inputs(g, params):
