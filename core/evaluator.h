@@ -65,13 +65,15 @@ struct EvalOptions {
     /// cannot, off = never. A slot whose env sets PYTHON* or LD_* variables always starts cold.
     std::string warmWorkers = "auto";
     /// Perf stage (docs/PERF_PROTOCOL.md): after all correctness work, every correct candidate is
-    /// timed against eager PyTorch, one at a time. CUDA; on the CPU only to test the plumbing.
+    /// timed against eager PyTorch, one at a time. CUDA; on the CPU only to test the plumbing. On a
+    /// GPU a passing candidate's kernels are first compiled for the perf shapes (perfConfig
+    /// "precompile", default true; Evaluator::precompile).
     bool perf = false;
     double perfTimeout = 900;
     nlohmann::json perfConfig = nlohmann::json::object();  ///< overrides of the timer's settings
     /// Perf workers per GPU: N > 1 = the next ones start (interpreter, torch, Triton: seconds of host
     /// work) while one times, only the timed part being exclusive; 1 = one perf worker per GPU at a
-    /// time; 0 = 6 on cuda, 2 on cpu.
+    /// time; 0 = half the host's cores per GPU (4 to 12) on cuda, 2 on cpu.
     int perfPipeline = 0;
     double minTritonShare = 0.5;  ///< below this share of GPU time in Triton kernels: not_triton_kernel
 };
