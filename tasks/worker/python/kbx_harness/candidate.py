@@ -12,7 +12,7 @@ import traceback
 import torch
 
 from . import static_checks
-from .common import (call_entry, import_candidate, case_output, clone_tree, flatten_output, load_task, send,
+from .common import (call_entry, import_candidate, case_output, clone_tree, flatten_output, guarded, load_task, send,
                      tensors_in, to_cpu_copy, to_device, versions)
 
 CUDA_STICKY = ("illegal memory access", "device-side assert", "misaligned address", "illegal instruction",
@@ -214,9 +214,4 @@ def run(req: dict) -> int:
 
 
 def main(req: dict) -> int:
-    try:
-        return run(req)
-    except BaseException as e:  # noqa: BLE001
-        send({"type": "error", "failure_class": "harness_error",
-              "message": f"candidate harness failed: {type(e).__name__}: {e}", "traceback": traceback.format_exc()})
-        return 67
+    return guarded(run, req, "candidate harness failed")

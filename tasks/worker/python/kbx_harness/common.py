@@ -6,6 +6,7 @@ import importlib.util
 import os
 import platform
 import sys
+import traceback
 import types
 
 import torch
@@ -46,6 +47,17 @@ def versions() -> dict:
         v["device_name"] = p.name
         v["device_capability"] = f"{p.major}.{p.minor}"
     return v
+
+
+def guarded(run, req: dict, what: str) -> int:
+    """A role's main(): run(req), and whatever escapes it (a harness bug, never silent) becomes a
+    harness_error frame with `what` and the traceback, exit code 67."""
+    try:
+        return run(req)
+    except BaseException as e:  # noqa: BLE001
+        send({"type": "error", "failure_class": "harness_error",
+              "message": f"{what}: {type(e).__name__}: {e}", "traceback": traceback.format_exc()})
+        return 67
 
 
 def triton_cache_entries() -> int:

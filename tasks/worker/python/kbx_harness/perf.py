@@ -37,7 +37,7 @@ import traceback
 import torch
 
 from .candidate import _count_launches, _launches, classify
-from .common import import_candidate, load_task, send, triton_cache_entries, versions
+from .common import guarded, import_candidate, load_task, send, triton_cache_entries, versions
 from . import recheck
 from .inputs import InputGen, derive_seed
 
@@ -508,9 +508,4 @@ def run(req: dict) -> int:
 
 
 def main(req: dict) -> int:
-    try:
-        return run(req)
-    except BaseException as e:  # noqa: BLE001
-        send({"type": "error", "failure_class": "harness_error",
-              "message": f"perf harness failed: {type(e).__name__}: {e}", "traceback": traceback.format_exc()})
-        return 67
+    return guarded(run, req, "perf harness failed")

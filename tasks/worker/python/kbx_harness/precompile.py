@@ -27,7 +27,7 @@ import traceback
 import torch
 
 from .candidate import classify
-from .common import import_candidate, load_task, send, triton_cache_entries, versions
+from .common import guarded, import_candidate, load_task, send, triton_cache_entries, versions
 from .perf import perf_input_sets, perf_shapes, timed_call
 
 
@@ -124,9 +124,4 @@ def run(req: dict) -> int:
 
 
 def main(req: dict) -> int:
-    try:
-        return run(req)
-    except BaseException as e:  # noqa: BLE001
-        send({"type": "error", "failure_class": "harness_error",
-              "message": f"precompile harness failed: {type(e).__name__}: {e}", "traceback": traceback.format_exc()})
-        return 67
+    return guarded(run, req, "precompile harness failed")

@@ -6,11 +6,10 @@ C++ comparison reads (outputs plus the inputs' tensors, to detect mutation)."""
 from __future__ import annotations
 
 import time
-import traceback
 
 import torch
 
-from .common import (call_entry, case_output, clone_tree, draw_cases, flatten_output, load_task,
+from .common import (call_entry, case_output, clone_tree, draw_cases, flatten_output, guarded, load_task,
                      send, tensors_in, to_cpu_copy, tree_map, versions)
 
 
@@ -69,9 +68,4 @@ def run(req: dict) -> int:
 
 
 def main(req: dict) -> int:
-    try:
-        return run(req)
-    except BaseException as e:  # noqa: BLE001 - the reference must never fail silently
-        send({"type": "error", "failure_class": "harness_error",
-              "message": f"reference failed: {type(e).__name__}: {e}", "traceback": traceback.format_exc()})
-        return 67
+    return guarded(run, req, "reference failed")
