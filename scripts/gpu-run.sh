@@ -16,7 +16,10 @@
 #              kept while the machine stays warm; KBX_BENCH_RESTORE=TARBALL restores them on a fresh
 #              machine) and a part that would not end by KBX_GPU_DEADLINE (seconds after the call's
 #              start, default 570) is not started. Each call leaves $OUT/bench.md (the runs so far) and
-#              $OUT/state.tar.xz. KBX_BENCH_POSTTEST=FILTER: afterwards, with the time left, these GPU
+#              $OUT/state.tar.xz. KBX_BENCH_EVERY=K with KBX_BENCH_OFFSET="O1 O2 ...": every K-th task from
+#              the O-th, one bench per offset in turn (own state, $OUT/bench-oO.md, state-oO.tar.xz;
+#              KBX_BENCH_RESTORE_DIR=DIR restores DIR/state-oO.tar.xz). KBX_VERIFY_TASKS=LIST: first, the
+#              perf self-check of these tasks as in MODE verify. KBX_BENCH_POSTTEST=FILTER: afterwards, with the time left, these GPU
 #              integration tests (posttest.log; KBX_BENCH_TIE_TEST=1: the noise band / tie test).
 #              KBX_BENCH_DIAG=1: first, the threads and driver libraries after the zygote's imports.
 #              KBX_BENCH_AB=1: first, the correctness stage of every third known-good solution with and
@@ -64,12 +67,8 @@ if [[ $MODE == smoke ]]; then
   grep -E "OK|FAILED|Failure|Expected|Which is|actual" "$OUT/perf-tests.log" | head -30
   exit 0
 fi
-if [[ $MODE == verify ]]; then
-  # After a change to the perf stage or the worker start: the perf self-check of KBX_VERIFY_TASKS on
-  # all GPUs (verdicts, Triton shares, speedups), then the GPU tests (KBX_VERIFY_TESTS) in the time left.
-  end=$(( T_CALL + ${KBX_GPU_DEADLINE:-570} )); left() { echo $(( end - $(date +%s) )); }
-  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
-  cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-it.log 2>&1 || tail -20 /tmp/kbx-build-it.log
+# The perf self-check of KBX_VERIFY_TASKS on all GPUs: verdicts, Triton shares, speedups (verify.*).
+verify_tasks() {
   t1=$(date +%s)
   build-gpu/bin/kbx tasks --check --device cuda --perf --gpus "$gpus" --jobs 8 --task "${KBX_VERIFY_TASKS:?}" \
     --db "$OUT/verify.sqlite" > "$OUT/verify.txt" 2> "$OUT/verify.log"
@@ -90,24 +89,27 @@ for tid, kind, verdict, fc, ev in con.execute(
     print(f"| {tid} | {kind} | {verdict} | {fc or ''} | {'' if share is None else f'{100*share:.0f}%'} | "
           f"{'' if g is None else f'{g:.3f}'} | {perf.get('worker_start', '')}/{ev.get('worker_start', '')} |")
 PYEOF
+  xz -T0 "$OUT/verify.sqlite"
+}
+if [[ $MODE == verify ]]; then
+  # After a change to the perf stage or the worker start: the perf self-check of KBX_VERIFY_TASKS on
+  # all GPUs (verdicts, Triton shares, speedups), then the GPU tests (KBX_VERIFY_TESTS) in the time left.
+  end=$(( T_CALL + ${KBX_GPU_DEADLINE:-570} )); left() { echo $(( end - $(date +%s) )); }
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+  cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-it.log 2>&1 || tail -20 /tmp/kbx-build-it.log
+  verify_tasks
   KBX_TEST_DEVICE=cuda timeout "$(( $(left) - 10 ))" build-gpu/bin/integration_tests --gtest_filter="${KBX_VERIFY_TESTS:-Perf.*}" \
     > "$OUT/verify-tests.log" 2>&1
   echo "gpu tests rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/verify-tests.log" | head -30
-  xz -T0 "$OUT/verify.sqlite"; echo "call wall $(( $(date +%s) - T_CALL )) s"
+  echo "call wall $(( $(date +%s) - T_CALL )) s"
   exit 0
 fi
 if [[ $MODE == fullbench ]]; then
   end=$(( T_CALL + ${KBX_GPU_DEADLINE:-570} )); left() { echo $(( end - $(date +%s) )); }
-  ST="$ROOT/.bench-state/full"; mkdir -p "$ST"
-  if [[ -n "${KBX_BENCH_RESTORE:-}" && ! -f "$ST/unit_walls.json" ]]; then
-    tar -xJf "$KBX_BENCH_RESTORE" -C "$ST" && echo "restored $(ls "$ST" | grep -c '\.done$') finished parts/runs from $KBX_BENCH_RESTORE"
-  fi
-  # KBX_BENCH_EVERY=K: every K-th task with a known-good solution only (default all of them), from the
-  # KBX_BENCH_OFFSET-th (1..K, default 1): EVERY=3 with OFFSET=1, 2, 3 are the three thirds.
-  tasks=$(ls tests/fixtures/good/*/*.py | sort \
-    | awk -v k="${KBX_BENCH_EVERY:-1}" -v o="${KBX_BENCH_OFFSET:-1}" 'NR % k == o % k' \
-    | sed 's#tests/fixtures/good/##; s#\.py$##' | paste -sd, -)
+  EVERY=${KBX_BENCH_EVERY:-1}
   gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+  # KBX_VERIFY_TASKS: first, the perf self-check of these tasks (as in MODE verify).
+  [[ -n "${KBX_VERIFY_TASKS:-}" ]] && verify_tasks
   if [[ "${KBX_BENCH_DIAG:-0}" == 1 ]]; then
     # What a warm worker's children would inherit on this torch build: threads and GPU driver libraries
     # present after the zygote's imports (the warm perf stall of 2026-11-30-h200x2-warm).
@@ -137,13 +139,34 @@ import torch; print(f"imports {time.time() - t0:.1f} s; cuda initialised: {torch
       > "$OUT/pretest.log" 2>&1
     echo "gpu tests ($KBX_BENCH_PRETEST) rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/pretest.log" | head -20
   fi
-  t3=$(date +%s)
-  PYTHONUNBUFFERED=1 timeout "$(( $(left) - 25 ))" "$PY" bench/perf_bench.py - --self-check-only --out "$ST" --repeats 3 \
-    --parts "${KBX_BENCH_PARTS:-2}" --jobs "${KBX_BENCH_JOBS:-12}" --gpus "$gpus" --tasks "$tasks" --kbx build-gpu/bin/kbx \
-    --resume --deadline "$(( end - 25 ))" --run-estimate "${KBX_RUN_ESTIMATE:-420}" \
-    ${KBX_BENCH_PERF_CONFIG:+--perf-config "$KBX_BENCH_PERF_CONFIG"} > "$OUT/bench.txt" 2>&1
-  echo "bench rc=$? after $(( $(date +%s) - t3 )) s (GPUs $gpus)"; grep -E "^self-check|^- shapes|within|Wall time" "$OUT/bench.txt"
-  cp "$ST/bench.md" "$OUT/" 2>/dev/null; cp "$ST/bench.log" "$OUT/" 2>/dev/null
+  # KBX_BENCH_EVERY=K: every K-th task with a known-good solution only (default all of them), from the
+  # KBX_BENCH_OFFSET-th (1..K, default 1): EVERY=3 with OFFSET=1, 2, 3 are the three thirds. OFFSET may
+  # list several ("3 2"): their benches run one after the other, each with its own state
+  # (.bench-state/full-eK-oO) and files ($OUT/bench-oO.md, state-oO.tar.xz; no suffix when K=1).
+  offs=${KBX_BENCH_OFFSET:-1}; for OFF in ${offs//,/ }; do
+    if [[ $EVERY == 1 ]]; then ST="$ROOT/.bench-state/full"; sfx=""; else ST="$ROOT/.bench-state/full-e$EVERY-o$OFF"; sfx="-o$OFF"; fi
+    mkdir -p "$ST"
+    # KBX_BENCH_RESTORE=TARBALL (one offset) or KBX_BENCH_RESTORE_DIR=DIR holding state-oO.tar.xz: the
+    # finished runs of an earlier call, restored only where this machine has none (a fresh machine).
+    rs=${KBX_BENCH_RESTORE:-}; [[ -n "${KBX_BENCH_RESTORE_DIR:-}" ]] && rs="$KBX_BENCH_RESTORE_DIR/state$sfx.tar.xz"
+    if [[ -n $rs && -f $rs && ! -f "$ST/unit_walls.json" ]]; then
+      tar -xJf "$rs" -C "$ST" && echo "restored $(ls "$ST" | grep -c '\.done$') finished parts/runs from $rs"
+    fi
+    tasks=$(ls tests/fixtures/good/*/*.py | sort | awk -v k="$EVERY" -v o="$OFF" 'NR % k == o % k' \
+      | sed 's#tests/fixtures/good/##; s#\.py$##' | paste -sd, -)
+    t3=$(date +%s)
+    PYTHONUNBUFFERED=1 timeout "$(( $(left) - 25 ))" "$PY" bench/perf_bench.py - --self-check-only --out "$ST" --repeats 3 \
+      --parts "${KBX_BENCH_PARTS:-2}" --jobs "${KBX_BENCH_JOBS:-12}" --gpus "$gpus" --tasks "$tasks" --kbx build-gpu/bin/kbx \
+      --resume --deadline "$(( end - 25 ))" --run-estimate "${KBX_RUN_ESTIMATE:-420}" \
+      ${KBX_BENCH_PERF_CONFIG:+--perf-config "$KBX_BENCH_PERF_CONFIG"} > "$OUT/bench$sfx.txt" 2>&1
+    echo "bench (offset $OFF of $EVERY) rc=$? after $(( $(date +%s) - t3 )) s (GPUs $gpus)"
+    grep -E "^self-check|^- shapes|within|Wall time" "$OUT/bench$sfx.txt"
+    cp "$ST/bench.md" "$OUT/bench$sfx.md" 2>/dev/null; cp "$ST/bench.log" "$OUT/bench$sfx.log" 2>/dev/null
+    # The state without the part databases already merged into their run's database.
+    ( cd "$ST" && ls | grep -vE '^self-check-[0-9]+-[0-9]+\.sqlite$' > /tmp/kbx-state.lst
+      for r in 0 1 2; do [[ -f self-check-$r.done ]] || grep -E "^self-check-$r-[0-9]+\.sqlite$" <(ls) >> /tmp/kbx-state.lst; done
+      tar -cf - -T /tmp/kbx-state.lst | xz -T0 -6 > "$OUT/state$sfx.tar.xz" )
+  done
   post=${KBX_BENCH_POSTTEST:-}; [[ "${KBX_BENCH_TIE_TEST:-0}" == 1 ]] && post=${post:-Perf.TheTasksOwnSelfSpeedup*}
   if [[ -n "$post" && $(left) -gt 120 ]]; then
     cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-it.log 2>&1 || tail -20 /tmp/kbx-build-it.log
@@ -151,10 +174,6 @@ import torch; print(f"imports {time.time() - t0:.1f} s; cuda initialised: {torch
       > "$OUT/posttest.log" 2>&1
     echo "gpu tests ($post) rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) |Failure|Which is|Actual|Expected" "$OUT/posttest.log" | head -30
   fi
-  # The state without the part databases already merged into their run's database.
-  ( cd "$ST" && ls | grep -vE '^self-check-[0-9]+-[0-9]+\.sqlite$' > /tmp/kbx-state.lst
-    for r in 0 1 2; do [[ -f self-check-$r.done ]] || grep -E "^self-check-$r-[0-9]+\.sqlite$" <(ls) >> /tmp/kbx-state.lst; done
-    tar -cf - -T /tmp/kbx-state.lst | xz -T0 -6 > "$OUT/state.tar.xz" )
   ls -la "$OUT"; echo "call wall $(( $(date +%s) - T_CALL )) s"
   exit 0
 fi
