@@ -843,7 +843,16 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
                               {"reps", f.value("reps", 0)}, {"min_reps", f.value("min_reps", 0)}, {"stop", f.value("stop", "")},
                               {"rotations", f.value("rotations", 0)}, {"recheck", f.value("recheck", nlohmann::json())},
                               {"host_enqueue_us", f.value("host_enqueue_us", nlohmann::json::object())},
-                              {"launch_gap_us", f.value("launch_gap_us", 0.0)}};
+                              {"launch_gap_us", f.value("launch_gap_us", 0.0)},
+                              {"launch_gap_start_us", f.value("launch_gap_start_us", 0.0)},
+                              {"host_sync", f.value("host_sync", nlohmann::json::object())},
+                              {"starved", f.value("starved", nlohmann::json::object())}};
+        // Samples in which the device may have waited for the host's launch (the longest launch gap
+        // was not enough, too few clean samples): kept, and said so.
+        if (auto sk = f.value("starved_kept", nlohmann::json::array()); sk.is_array() && !sk.empty()) {
+            smp["starved_kept"] = sk;
+            flags.push_back("host_latency_in_samples:" + row.shape);
+        }
         // The profiled call's kernels against the events: device work far beyond what the events saw
         // ran outside them (a side stream left unsynchronised): the samples cannot be trusted.
         if (const auto& att = ev.value("attribution", nlohmann::json::object());

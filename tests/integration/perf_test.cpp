@@ -269,3 +269,47 @@ TEST(Perf, PerfShapeSpecialisationsCompileBeforeTheTimedWindow)
         }
     }
 }
+
+TEST(Perf, AHostSlowerThanTheLaunchGapIsCaughtAndTheGapWidened)
+{
+    // From its 8th call on, the candidate's wrapper holds the host for 0.8 ms before every launch,
+    // longer than the launch gap its (two-call) warm-up earned: the device reaches the start event and
+    // waits. The loop never converges (target_rel_ci < 0), so it runs to its time cap.
+    // The timed loop sees the start event already passed once the call is enqueued, drops those
+    // samples and doubles the gap; the median is the kernel's device time. The control caps the gap
+    // below the delay: the starved samples must be kept, and the shape says so.
+    REQUIRE_DEVICE();
+    if (device() != "cuda")
+        GTEST_SKIP() << "the launch gap is a CUDA spin kernel";
+    auto dir = tempPath("perf-starved");
+    fs::create_directories(dir / "in");
+    fs::copy_file(kFixtures / "perf" / "relu_slow_host_after_warmup.py", dir / "in" / "relu.py");
+    for (const bool capped : {false, true}) {
+        const auto db = dir / (capped ? "capped.sqlite" : "widened.sqlite");
+        const std::string cfg = std::string(R"({"shapes":["1M_f32"],"precompile":false,"max_warmup":2,"target_rel_ci":-1)") + (capped ? R"(,"max_gap_us":200})" : "}");
+        auto r = run(kbxBin() + " eval " + (dir / "in" / "relu.py").string() + " --device cuda --perf --perf-config '" + cfg +
+                     "' --json --db " + db.string() + " 2>/dev/null");
+        ASSERT_EQ(r.rc, 0) << r.out;
+        auto lines = jsonLines(r.out);
+        ASSERT_EQ(lines.size(), 2u) << r.out;
+        EXPECT_EQ(lines[1]["verdict"], "pass") << lines[1].dump();
+        kbx::Store s(db);
+        auto rows = s.query("SELECT candidate_ms, samples FROM timings");
+        ASSERT_EQ(rows.size(), 1u);
+        const auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
+        const auto flags = lines[1]["perf"].value("flags", nlohmann::json::array()).dump();
+        EXPECT_FALSE(smp["host_sync"].value("candidate", true)) << "its warm-up calls do not wait for the device: " << smp.dump();
+        EXPECT_GT(smp["starved"].value("candidate", 0), 0) << smp.dump();
+        const double ms = rows[0]["candidate_ms"].get<double>();
+        if (!capped) {
+            EXPECT_GT(smp["launch_gap_us"].get<double>(), 800.0) << smp.dump();
+            EXPECT_GT(smp["launch_gap_us"].get<double>(), smp["launch_gap_start_us"].get<double>());
+            EXPECT_LT(ms, 0.3) << "a 1M-element ReLU is microseconds of device time; 0.8 ms is the host's delay";
+            EXPECT_EQ(flags.find("host_latency_in_samples"), std::string::npos) << flags;
+        } else {
+            EXPECT_LE(smp["launch_gap_us"].get<double>(), 200.0);
+            EXPECT_NE(flags.find("host_latency_in_samples:1M_f32"), std::string::npos) << flags;
+            EXPECT_GT(ms, 0.4) << "the kept samples hold the host's delay: " << smp.dump();
+        }
+    }
+}

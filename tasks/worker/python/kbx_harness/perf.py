@@ -10,6 +10,10 @@ Protocol per perf shape (docs/PERF_PROTOCOL.md):
   * timed loop: L2 flushed (a buffer >= 2x the device's L2 is zeroed) before every timed call,
     outside the timed region; CUDA events on the current stream around each call plus a
     device-wide synchronize per block; candidate and reference alternate (ABAB);
+  * launch gap: a spin kernel after the flush keeps the device busy while the host enqueues the
+    timed call; a sample whose start event the device had already passed by the time the call and
+    its end event were enqueued is starved (host latency inside), dropped, and the gap doubled;
+    sides whose call waits for the device inside (probed) keep their host time by nature;
   * adaptive repetitions: at least `min_reps` pairs, then blocks until the 95 % CI of both medians
     (order statistics) is within `target_rel_ci` of the median, or `max_seconds` of timed work, or
     `max_reps` pairs; slow calls (min_reps pairs longer than `max_seconds`) need fewer pairs (at
@@ -410,8 +414,33 @@ def run(req: dict) -> int:
             # varies with the host's load (small shapes varied 5x run to run without it).
             gap_us = min(float(cfg["max_gap_us"]), max(float(cfg["min_gap_us"]), 2.0 * max(host_us.values())))
             gap_cycles = int(gap_us * cycles_per_us) if cycles_per_us else 0
+            gap_start_us = gap_us
+            # A side whose call waits for the device inside (a count read back, host-side work) has
+            # reached its start event before it returns, whatever the gap: its events hold that host
+            # time by nature, and the starvation check below does not apply to it. Found with two
+            # probe calls per side behind the longest gap (both must have waited).
+            host_sync = {}
+            if gap_cycles:
+                probe = int(float(cfg["max_gap_us"]) * cycles_per_us)
+                for side, f in sides:
+                    waited = 0
+                    for _ in range(2):
+                        timer.sync()
+                        spin(probe)
+                        ea, eb = timer.pair()
+                        timer.start(ea)
+                        out = call(f, *inputs[0])
+                        timer.stop(eb)
+                        waited += bool(ea.query())
+                        del out
+                    host_sync[side] = waited == 2
+                timer.sync()
             phase("reference_outputs_and_warmup")
             samples = {side: [] for side, _ in sides}
+            # Starved samples: the device had finished the gap (reached the start event) before the
+            # host had enqueued the call and its end event, so it may have waited for the host inside
+            # the events. Kept apart, and the gap is doubled (up to max_gap_us) for what follows.
+            starved = {side: [] for side, _ in sides}
             # Slow calls: when min_reps pairs would take longer than the time cap (a pair's cost known
             # from the warm-up), fewer pairs are the minimum (at least min_reps_slow) and blocks are
             # that small, so that the cap bounds the shape's time: long calls vary little run to run.
@@ -441,7 +470,7 @@ def run(req: dict) -> int:
                         timer.start(ea)
                         out = call(f, a, kw)
                         timer.stop(eb)
-                        pair.append((side, ea, eb))
+                        pair.append((side, ea, eb, bool(gap_cycles) and not host_sync.get(side) and ea.query()))
                         if side == "candidate" and reps == recheck_at:
                             timer.sync()
                             if rplan.mode != "skipped" and recheck.needs_untimed_call(task, rplan, (a, kw)):
@@ -453,15 +482,23 @@ def run(req: dict) -> int:
                     evs.append(pair)
                     reps += 1
                 timer.sync()
+                widen = False
                 for pair in evs:
-                    for side, ea, eb in pair:
-                        samples[side].append(timer.ms(ea, eb))
+                    for side, ea, eb, was_starved in pair:
+                        (starved if was_starved else samples)[side].append(timer.ms(ea, eb))
+                        widen = widen or was_starved
+                if widen and gap_us < float(cfg["max_gap_us"]):
+                    gap_us = min(float(cfg["max_gap_us"]), 2.0 * gap_us)
+                    gap_cycles = int(gap_us * cycles_per_us)
                 if reps >= cfg["max_reps"]:
                     stop = "max_reps"
                     break
                 if reps >= min_reps:
                     ok = True
                     for side in ("candidate", "reference"):  # optional baselines are recorded, not waited for
+                        if len(samples[side]) < min_reps:
+                            ok = False
+                            continue
                         m, lo, hi = _median_ci(samples[side])
                         if m <= 0 or (hi - lo) / m > 2 * cfg["target_rel_ci"]:
                             ok = False
@@ -471,8 +508,18 @@ def run(req: dict) -> int:
                 if reps >= min_reps and time.perf_counter() - t_start > cfg["max_seconds"]:
                     stop = "time_cap"
                     break
+            # Fewer than min_reps clean samples of a side (a host too slow for even the longest gap):
+            # all of its samples are kept, and the shape says so (flag host_latency_in_samples).
+            kept_starved = []
+            for side in samples:
+                if starved[side] and len(samples[side]) < min_reps:
+                    samples[side] = samples[side] + starved[side]
+                    kept_starved.append(side)
             res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
-                   "warmup_calls": warm, "host_enqueue_us": host_us, "launch_gap_us": gap_us if gap_cycles else 0.0, "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
+                   "warmup_calls": warm, "host_enqueue_us": host_us, "launch_gap_us": gap_us if gap_cycles else 0.0,
+                   "launch_gap_start_us": gap_start_us if gap_cycles else 0.0, "host_sync": host_sync,
+                   "starved": {side: len(v) for side, v in starved.items()}, "starved_kept": kept_starved,
+                   "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
                    "recheck": recheck_result, "cost": cost, "baseline_errors": dict(baseline_errors)}
             phase("timed_loops")
         except BaseException as e:  # noqa: BLE001
