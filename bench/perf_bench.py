@@ -284,6 +284,24 @@ def main():
                   (f"- Triton compilations inside the windows: {compiles} (in {n_compiling} of {n_counted} kernels); "
                    "the precompile step compiles the perf shapes before, beside the correctness work" if n_counted else
                    "- Triton compilations inside the windows: not recorded by this kbx (before the precompile step)"), ""]
+    # The launch gap's starvation check (docs/PERF_PROTOCOL.md, "Starved samples"), repeat 0.
+    gaps = []
+    for smp in samples0:
+        try:
+            d = json.loads(smp)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(d, dict) and "starved" in d:
+            gaps.append(d)
+    if gaps:
+        st = [sum(d["starved"].values()) for d in gaps]
+        lines += ["## Launch gap (repeat 0, known-good shapes)", "",
+                  f"- shapes with starved samples (dropped, gap doubled): {sum(1 for x in st if x)} of {len(gaps)}, "
+                  f"{sum(st)} samples in all, at most {max(st)} in one shape",
+                  f"- shapes whose candidate waits for the device inside its call (host_sync, exempt): "
+                  f"{sum(1 for d in gaps if d.get('host_sync', {}).get('candidate'))}",
+                  f"- shapes whose starved samples had to be kept (flag host_latency_in_samples): "
+                  f"{sum(1 for d in gaps if d.get('starved_kept'))}", ""]
     # Run-to-run precision of per-shape medians.
     by = {}
     for task, shape, rnd, cms, bms in timing_rows:

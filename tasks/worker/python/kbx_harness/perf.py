@@ -143,6 +143,68 @@ def _median_ci(xs):
     return med, lo, hi
 
 
+class LaunchGap:
+    """The launch gap of one shape. Before each timed call the device is kept busy (a spin kernel,
+    outside the timed region, after the L2 flush) for longer than the host takes to enqueue the call,
+    so that the events measure the device's work and not the host's launch latency, which varies
+    with the host's load (small shapes varied 5x run to run without it). The gap starts at twice the
+    host's median enqueue time of the warm-up (within [min_gap_us, max_gap_us]).
+
+    A sample is *starved* when the device had already passed its start event by the time the host
+    had enqueued the call and its end event: the device may have waited for the host inside the
+    events. Starved samples are kept apart and double the gap (up to max_gap_us) for the next block.
+    A side whose call waits for the device inside (a count read back, host-side work; `host_sync`,
+    probed by the caller) reaches its start event before it returns whatever the gap: its events hold
+    that host time by nature, and the check does not apply to it. On the CPU there is no gap."""
+
+    def __init__(self, host_us: dict, cfg: dict, cycles_per_us: float):
+        self.max_us = float(cfg["max_gap_us"])
+        self.us = min(self.max_us, max(float(cfg["min_gap_us"]), 2.0 * max(host_us.values())))
+        self.start_us = self.us
+        self.cycles_per_us = cycles_per_us
+        self.host_sync = {}
+
+    @property
+    def cycles(self) -> int:
+        return int(self.us * self.cycles_per_us) if self.cycles_per_us else 0
+
+    def probe_cycles(self) -> int:
+        """The longest gap, for the host_sync probe calls."""
+        return int(self.max_us * self.cycles_per_us) if self.cycles_per_us else 0
+
+    def starved(self, side: str, start_event) -> bool:
+        """Right after the call and its end event were enqueued: has the device passed the start?"""
+        return bool(self.cycles) and not self.host_sync.get(side) and bool(start_event.query())
+
+    def sort(self, block, ms, samples: dict, starved: dict) -> None:
+        """A synchronised block [[(side, start, end, was_starved), ...], ...]: clean samples to
+        `samples`, starved ones to `starved` (ms(start, end) each); any starved one widens the gap."""
+        widen = False
+        for pair in block:
+            for side, a, b, was_starved in pair:
+                (starved if was_starved else samples)[side].append(ms(a, b))
+                widen = widen or was_starved
+        if widen:
+            self.us = min(self.max_us, 2.0 * self.us)
+
+    @staticmethod
+    def keep_if_too_few(samples: dict, starved: dict, min_reps: int) -> list:
+        """Fewer than min_reps clean samples of a side (a host too slow even for the longest gap):
+        all of its samples are kept. Returns those sides (flag host_latency_in_samples)."""
+        kept = []
+        for side in samples:
+            if starved.get(side) and len(samples[side]) < min_reps:
+                samples[side] = samples[side] + starved[side]
+                kept.append(side)
+        return kept
+
+    def evidence(self, starved: dict, kept: list) -> dict:
+        on = bool(self.cycles_per_us)
+        return {"launch_gap_us": self.us if on else 0.0, "launch_gap_start_us": self.start_us if on else 0.0,
+                "host_sync": dict(self.host_sync), "starved": {side: len(v) for side, v in starved.items()},
+                "starved_kept": kept}
+
+
 def perf_shapes(meta: dict, cfg: dict, req: dict) -> list:
     """The task's perf shapes, or those of them the configuration names ("shapes")."""
     shapes = meta.get("perf_shapes", [])
@@ -408,43 +470,30 @@ def run(req: dict) -> int:
                 warm[side] = n
                 last_ms[side] = t
                 host_us[side] = 1e6 * sorted(enq)[len(enq) // 2]
-            # Launch gap: before each timed call the device is kept busy (a spin kernel, outside the
-            # timed region, after the L2 flush) for longer than the host takes to enqueue the call,
-            # so the events measure the device's work and not the host's launch latency, which
-            # varies with the host's load (small shapes varied 5x run to run without it).
-            gap_us = min(float(cfg["max_gap_us"]), max(float(cfg["min_gap_us"]), 2.0 * max(host_us.values())))
-            gap_cycles = int(gap_us * cycles_per_us) if cycles_per_us else 0
-            gap_start_us = gap_us
-            # A side whose call waits for the device inside (a count read back, host-side work) has
-            # reached its start event before it returns, whatever the gap: its events hold that host
-            # time by nature, and the starvation check below does not apply to it. Found with two
-            # probe calls per side behind the longest gap (both must have waited).
-            host_sync = {}
-            if gap_cycles:
-                probe = int(float(cfg["max_gap_us"]) * cycles_per_us)
+            gap = LaunchGap(host_us, cfg, cycles_per_us)
+            if gap.cycles:
+                # Which sides wait for the device inside their call: two probe calls per side behind
+                # the longest gap; both must have found the start event passed when they returned.
                 for side, f in sides:
                     waited = 0
                     for _ in range(2):
                         timer.sync()
-                        spin(probe)
+                        spin(gap.probe_cycles())
                         ea, eb = timer.pair()
                         timer.start(ea)
                         out = call(f, *inputs[0])
                         timer.stop(eb)
                         waited += bool(ea.query())
                         del out
-                    host_sync[side] = waited == 2
+                    gap.host_sync[side] = waited == 2
                 timer.sync()
             phase("reference_outputs_and_warmup")
             samples = {side: [] for side, _ in sides}
-            # Starved samples: the device had finished the gap (reached the start event) before the
-            # host had enqueued the call and its end event, so it may have waited for the host inside
-            # the events. Kept apart, and the gap is doubled (up to max_gap_us) for what follows.
-            starved = {side: [] for side, _ in sides}
+            starved = {side: [] for side, _ in sides}  # LaunchGap: samples the host may have held up
             # Slow calls: when min_reps pairs would take longer than the time cap (a pair's cost known
             # from the warm-up), fewer pairs are the minimum (at least min_reps_slow) and blocks are
             # that small, so that the cap bounds the shape's time: long calls vary little run to run.
-            pair_s = 1e-3 * sum(last_ms.values()) + 1e-6 * gap_us * len(sides)
+            pair_s = 1e-3 * sum(last_ms.values()) + 1e-6 * gap.us * len(sides)
             min_reps = int(cfg["min_reps"])
             if pair_s * min_reps > cfg["max_seconds"]:
                 min_reps = max(int(cfg["min_reps_slow"]), min(min_reps, math.ceil(cfg["max_seconds"] / max(pair_s, 1e-9))))
@@ -464,13 +513,13 @@ def run(req: dict) -> int:
                     for side, f in sides:
                         if flush is not None:
                             flush.zero_()
-                        if gap_cycles:
-                            spin(gap_cycles)
+                        if gap.cycles:
+                            spin(gap.cycles)
                         ea, eb = timer.pair()
                         timer.start(ea)
                         out = call(f, a, kw)
                         timer.stop(eb)
-                        pair.append((side, ea, eb, bool(gap_cycles) and not host_sync.get(side) and ea.query()))
+                        pair.append((side, ea, eb, gap.starved(side, ea)))
                         if side == "candidate" and reps == recheck_at:
                             timer.sync()
                             if rplan.mode != "skipped" and recheck.needs_untimed_call(task, rplan, (a, kw)):
@@ -482,14 +531,7 @@ def run(req: dict) -> int:
                     evs.append(pair)
                     reps += 1
                 timer.sync()
-                widen = False
-                for pair in evs:
-                    for side, ea, eb, was_starved in pair:
-                        (starved if was_starved else samples)[side].append(timer.ms(ea, eb))
-                        widen = widen or was_starved
-                if widen and gap_us < float(cfg["max_gap_us"]):
-                    gap_us = min(float(cfg["max_gap_us"]), 2.0 * gap_us)
-                    gap_cycles = int(gap_us * cycles_per_us)
+                gap.sort(evs, timer.ms, samples, starved)
                 if reps >= cfg["max_reps"]:
                     stop = "max_reps"
                     break
@@ -508,17 +550,9 @@ def run(req: dict) -> int:
                 if reps >= min_reps and time.perf_counter() - t_start > cfg["max_seconds"]:
                     stop = "time_cap"
                     break
-            # Fewer than min_reps clean samples of a side (a host too slow for even the longest gap):
-            # all of its samples are kept, and the shape says so (flag host_latency_in_samples).
-            kept_starved = []
-            for side in samples:
-                if starved[side] and len(samples[side]) < min_reps:
-                    samples[side] = samples[side] + starved[side]
-                    kept_starved.append(side)
+            kept_starved = LaunchGap.keep_if_too_few(samples, starved, min_reps)
             res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
-                   "warmup_calls": warm, "host_enqueue_us": host_us, "launch_gap_us": gap_us if gap_cycles else 0.0,
-                   "launch_gap_start_us": gap_start_us if gap_cycles else 0.0, "host_sync": host_sync,
-                   "starved": {side: len(v) for side, v in starved.items()}, "starved_kept": kept_starved,
+                   "warmup_calls": warm, "host_enqueue_us": host_us, **gap.evidence(starved, kept_starved),
                    "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
                    "recheck": recheck_result, "cost": cost, "baseline_errors": dict(baseline_errors)}
             phase("timed_loops")
