@@ -8,7 +8,25 @@ using namespace kbx_it;
 
 namespace {
 const char* kTinyTimer = R"('{"shapes":["1M_f32"],"min_reps":3,"block":1,"max_seconds":0.05,"rotations":2,"max_warmup":1}')";
+
+// `kbx eval --device cuda --perf --perf-config CFG` of a tests/fixtures/perf file installed as the
+// ReLU task's relu.py under dir: a pass, and its perf result line (the second JSON line).
+void evalReluFixture(const fs::path& dir, const std::string& fixture, const std::string& cfg, const fs::path& db,
+                     nlohmann::json& perfLine)
+{
+    if (!fs::exists(dir / "in" / "relu.py")) {
+        fs::create_directories(dir / "in");
+        fs::copy_file(kFixtures / "perf" / fixture, dir / "in" / "relu.py");
+    }
+    auto r = run(kbxBin() + " eval " + (dir / "in" / "relu.py").string() + " --device cuda --perf --perf-config '" + cfg +
+                 "' --json --db " + db.string() + " 2>/dev/null");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto lines = jsonLines(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    EXPECT_EQ(lines[1]["verdict"], "pass") << lines[1].dump();
+    perfLine = lines[1];
 }
+}  // namespace
 
 TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
 {
@@ -238,18 +256,12 @@ TEST(Perf, PerfShapeSpecialisationsCompileBeforeTheTimedWindow)
     REQUIRE_DEVICE();
     if (device() != "cuda")
         GTEST_SKIP() << "Triton compiles nothing on the CPU (interpreter)";
-    auto dir = tempPath("perf-precompile");
-    fs::create_directories(dir / "in");
-    fs::copy_file(kFixtures / "perf" / "relu_block_by_size.py", dir / "in" / "relu.py");
+    const auto dir = tempPath("perf-precompile");
     for (const bool pre : {true, false}) {
         const auto db = dir / (pre ? "on.sqlite" : "off.sqlite");
         const std::string cfg = std::string(R"({"shapes":["1M_f32","16M_f16"],"precompile":)") + (pre ? "true" : "false") + "}";
-        auto r = run(kbxBin() + " eval " + (dir / "in" / "relu.py").string() + " --device cuda --perf --perf-config '" + cfg +
-                     "' --json --db " + db.string() + " 2>/dev/null");
-        ASSERT_EQ(r.rc, 0) << r.out;
-        auto lines = jsonLines(r.out);
-        ASSERT_EQ(lines.size(), 2u) << r.out;
-        EXPECT_EQ(lines[1]["verdict"], "pass") << lines[1].dump();
+        nlohmann::json perfLine;
+        ASSERT_NO_FATAL_FAILURE(evalReluFixture(dir, "relu_block_by_size.py", cfg, db, perfLine));
         kbx::Store s(db);
         auto rows = s.query("SELECT stage_seconds, evidence FROM evaluations");
         ASSERT_EQ(rows.size(), 1u);
@@ -281,23 +293,18 @@ TEST(Perf, AHostSlowerThanTheLaunchGapIsCaughtAndTheGapWidened)
     REQUIRE_DEVICE();
     if (device() != "cuda")
         GTEST_SKIP() << "the launch gap is a CUDA spin kernel";
-    auto dir = tempPath("perf-starved");
-    fs::create_directories(dir / "in");
-    fs::copy_file(kFixtures / "perf" / "relu_slow_host_after_warmup.py", dir / "in" / "relu.py");
+    const auto dir = tempPath("perf-starved");
     for (const bool capped : {false, true}) {
         const auto db = dir / (capped ? "capped.sqlite" : "widened.sqlite");
-        const std::string cfg = std::string(R"({"shapes":["1M_f32"],"precompile":false,"max_warmup":2,"target_rel_ci":-1)") + (capped ? R"(,"max_gap_us":200})" : "}");
-        auto r = run(kbxBin() + " eval " + (dir / "in" / "relu.py").string() + " --device cuda --perf --perf-config '" + cfg +
-                     "' --json --db " + db.string() + " 2>/dev/null");
-        ASSERT_EQ(r.rc, 0) << r.out;
-        auto lines = jsonLines(r.out);
-        ASSERT_EQ(lines.size(), 2u) << r.out;
-        EXPECT_EQ(lines[1]["verdict"], "pass") << lines[1].dump();
+        const std::string cfg = std::string(R"({"shapes":["1M_f32"],"precompile":false,"max_warmup":2,"target_rel_ci":-1)") +
+                                (capped ? R"(,"max_gap_us":200})" : "}");
+        nlohmann::json perfLine;
+        ASSERT_NO_FATAL_FAILURE(evalReluFixture(dir, "relu_slow_host_after_warmup.py", cfg, db, perfLine));
         kbx::Store s(db);
         auto rows = s.query("SELECT candidate_ms, samples FROM timings");
         ASSERT_EQ(rows.size(), 1u);
         const auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
-        const auto flags = lines[1]["perf"].value("flags", nlohmann::json::array()).dump();
+        const auto flags = perfLine["perf"].value("flags", nlohmann::json::array()).dump();
         EXPECT_FALSE(smp["host_sync"].value("candidate", true)) << "its warm-up calls do not wait for the device: " << smp.dump();
         EXPECT_GT(smp["starved"].value("candidate", 0), 0) << smp.dump();
         const double ms = rows[0]["candidate_ms"].get<double>();
