@@ -299,7 +299,8 @@ def main():
                   f"- shapes with starved samples (dropped, gap doubled): {sum(1 for x in st if x)} of {len(gaps)}, "
                   f"{sum(st)} samples in all, at most {max(st)} in one shape",
                   f"- shapes whose candidate waits for the device inside its call (host_sync, exempt): "
-                  f"{sum(1 for d in gaps if d.get('host_sync', {}).get('candidate'))}",
+                  f"{sum(1 for d in gaps if d.get('host_sync', {}).get('candidate'))}; not probed (a warm-up call "
+                  f"of 10 ms or more, unchecked): {sum(1 for d in gaps if d.get('host_sync', {}).get('candidate', False) is None)}",
                   f"- shapes whose starved samples had to be kept (flag host_latency_in_samples): "
                   f"{sum(1 for d in gaps if d.get('starved_kept'))}", ""]
     # Run-to-run precision of per-shape medians.

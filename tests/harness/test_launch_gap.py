@@ -49,6 +49,7 @@ class LaunchGapTest(unittest.TestCase):
 
     def test_a_starved_sample_is_kept_apart_and_doubles_the_gap_up_to_its_cap(self):
         g = LaunchGap({"candidate": 30.0, "reference": 10.0}, CFG, 1000.0)
+        g.host_sync = {"candidate": False, "reference": False}
         samples, starved = {"candidate": [], "reference": []}, {"candidate": [], "reference": []}
         widths = []
         for _ in range(7):
@@ -62,18 +63,21 @@ class LaunchGapTest(unittest.TestCase):
 
     def test_a_clean_block_leaves_the_gap_alone(self):
         g = LaunchGap({"candidate": 30.0}, CFG, 1000.0)
+        g.host_sync = {"candidate": False}
         samples, starved = {"candidate": []}, {"candidate": []}
         g.sort(judged(g, block([("candidate", False, 0.01)], [("candidate", False, 0.011)])), ms, samples, starved)
         self.assertEqual(g.us, 60.0)
         self.assertEqual(samples["candidate"], [0.01, 0.011])
         self.assertEqual(starved["candidate"], [])
 
-    def test_a_side_that_waits_for_the_device_inside_is_never_starved(self):
-        g = LaunchGap({"candidate": 30.0, "reference": 10.0}, CFG, 1000.0)
-        g.host_sync = {"candidate": True, "reference": False}
-        self.assertFalse(g.starved("candidate", Event(True, 0.2)))
+    def test_only_sides_probed_and_found_not_to_wait_are_checked(self):
+        g = LaunchGap({"candidate": 30.0, "reference": 10.0, "compile": 12.0}, CFG, 1000.0)
+        g.host_sync = {"candidate": True, "reference": False, "compile": None}
+        self.assertFalse(g.starved("candidate", Event(True, 0.2)), "waits for the device inside: exempt")
         self.assertTrue(g.starved("reference", Event(True, 0.2)))
         self.assertFalse(g.starved("reference", Event(False, 0.2)))
+        self.assertFalse(g.starved("compile", Event(True, 0.2)), "a slow side, not probed: unchecked")
+        self.assertFalse(g.starved("tf32", Event(True, 0.2)), "never probed: unchecked")
 
     def test_no_gap_on_the_cpu(self):
         g = LaunchGap({"candidate": 30.0}, CFG, 0.0)

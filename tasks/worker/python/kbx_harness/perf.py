@@ -155,7 +155,9 @@ class LaunchGap:
     events. Starved samples are kept apart and double the gap (up to max_gap_us) for the next block.
     A side whose call waits for the device inside (a count read back, host-side work; `host_sync`,
     probed by the caller) reaches its start event before it returns whatever the gap: its events hold
-    that host time by nature, and the check does not apply to it. On the CPU there is no gap."""
+    that host time by nature, and the check does not apply to it. Only sides probed and found not to
+    wait (host_sync False) are checked: a slow side is not probed (None), because four extra calls
+    would cost more than a launch latency can move its median. On the CPU there is no gap."""
 
     def __init__(self, host_us: dict, cfg: dict, cycles_per_us: float):
         self.max_us = float(cfg["max_gap_us"])
@@ -174,7 +176,7 @@ class LaunchGap:
 
     def starved(self, side: str, start_event) -> bool:
         """Right after the call and its end event were enqueued: has the device passed the start?"""
-        return bool(self.cycles) and not self.host_sync.get(side) and bool(start_event.query())
+        return bool(self.cycles) and self.host_sync.get(side) is False and bool(start_event.query())
 
     def sort(self, block, ms, samples: dict, starved: dict) -> None:
         """A synchronised block [[(side, start, end, was_starved), ...], ...]: clean samples to
@@ -325,7 +327,7 @@ def run(req: dict) -> int:
     device = req["device"]
     cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
            "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
-           "min_gap_us": 20, "max_gap_us": 2000, "recheck_drive_max_elements": 1 << 25,
+           "min_gap_us": 20, "max_gap_us": 2000, "probe_max_ms": 10.0, "recheck_drive_max_elements": 1 << 25,
            "recheck_drive_max_seconds": 2.0}
     cfg.update(req.get("config", {}))
     task = load_task(req["task_file"], req["task_id"])
@@ -474,7 +476,11 @@ def run(req: dict) -> int:
             if gap.cycles:
                 # Which sides wait for the device inside their call: two probe calls per side behind
                 # the longest gap; both must have found the start event passed when they returned.
+                # A side whose warm-up call took probe_max_ms or more is not probed (None, unchecked).
                 for side, f in sides:
+                    if last_ms[side] >= float(cfg["probe_max_ms"]):
+                        gap.host_sync[side] = None
+                        continue
                     waited = 0
                     for _ in range(2):
                         timer.sync()
