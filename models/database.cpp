@@ -320,6 +320,12 @@ EvaluationDetails loadEvaluation(const QString& dbPath, qint64 evaluationId, QSt
         while (cs.step())
             d.cases.append({static_cast<int>(cs.int64(0)), cs.text(1), cs.text(2), cs.text(3),
                             QJsonDocument::fromJson(cs.text(4).toUtf8()).object()});
+        SqlStatement ts(db, QStringLiteral("SELECT shape, candidate_ms, baseline_ms, samples FROM timings "
+                                           "WHERE evaluation_id = ? ORDER BY id"));
+        ts.bind(1, evaluationId);
+        while (ts.step())
+            d.timings.append({ts.text(0), ts.isNull(1) ? 0.0 : ts.real(1), ts.isNull(2) ? 0.0 : ts.real(2),
+                              QJsonDocument::fromJson(ts.text(3).toUtf8()).object()});
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromStdString(e.what());

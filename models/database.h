@@ -62,6 +62,15 @@ struct CaseRow {
 };
 
 /// Everything the failure inspector and the code views show about one evaluation.
+/// One perf shape of an evaluation (table `timings`): the medians of both sides and the stored
+/// samples object (raw samples, summaries, speedup CI, roofline, launch gap; docs/PERF_PROTOCOL.md).
+struct TimingRow {
+    QString shape;
+    double candidateMs = 0;  ///< 0 where the shape failed (samples then hold error/message)
+    double baselineMs = 0;
+    QJsonObject samples;
+};
+
 struct EvaluationDetails {
     bool valid = false;
     qint64 id = 0;
@@ -94,6 +103,7 @@ struct EvaluationDetails {
     QString traceback;
     QMap<int, QString> markers;     ///< candidate line (1-based) -> message
     QList<CaseRow> cases;
+    QList<TimingRow> timings;       ///< the perf stage's shapes, in the order timed (none without --perf)
 };
 
 /// Loads one evaluation; `valid` is false (and `error` says why) when it cannot.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "failureinspector.h"
+#include "perfpanel.h"
 
 #include "errorheatmap.h"
 
@@ -68,7 +69,8 @@ QJsonObject findErrorMap(const EvaluationDetails& d)
 
 FailureInspector::FailureInspector(QWidget* parent)
     : QWidget(parent), m_header(new QLabel), m_detail(new QLabel), m_seeds(new QLabel), m_evidence(new QTableWidget(0, 2)),
-      m_cases(new QTableWidget(0, 4)), m_traceback(new QPlainTextEdit), m_heatmap(new ErrorHeatmap), m_label(new QComboBox),
+      m_cases(new QTableWidget(0, 4)), m_traceback(new QPlainTextEdit), m_heatmap(new ErrorHeatmap), m_perf(new PerfPanel),
+      m_label(new QComboBox),
       m_note(new QLineEdit), m_save(new QPushButton(tr("Save label"))), m_code(new QPushButton(tr("Show code"))),
       m_agreement(new QLabel), m_status(new QLabel)
 {
@@ -125,6 +127,7 @@ FailureInspector::FailureInspector(QWidget* parent)
     tabs->addTab(m_evidence, tr("Numeric evidence"));
     tabs->addTab(m_heatmap, tr("Error heatmap"));
     tabs->addTab(m_cases, tr("Cases"));
+    tabs->addTab(m_perf, tr("Performance"));
     tabs->setObjectName(QStringLiteral("inspectorTabs"));
 
     auto* top = new QWidget;
@@ -179,6 +182,7 @@ void FailureInspector::clear()
     m_cases->setRowCount(0);
     m_traceback->clear();
     m_heatmap->clear();
+    m_perf->clear();
     m_save->setEnabled(false);
     m_code->setEnabled(false);
     m_status->clear();
@@ -244,6 +248,7 @@ bool FailureInspector::showEvaluation(qint64 id)
     m_traceback->setLineWrapMode(d.traceback.isEmpty() ? QPlainTextEdit::WidgetWidth : QPlainTextEdit::NoWrap);
     m_traceback->setPlainText(d.traceback.isEmpty() ? d.failureDetail : d.traceback);
     m_heatmap->setErrorMap(findErrorMap(d));
+    m_perf->setEvaluation(d);
 
     const int row = m_label->findData(d.manualClass);
     m_label->setCurrentIndex(row < 0 ? 0 : row);

@@ -14,11 +14,13 @@ class QTableWidget;
 namespace kbx::gui {
 
 class ErrorHeatmap;
+class PerfPanel;
 
 /// One evaluation under the magnifier: stage, class, traceback/detail, the seeds of its inputs, the
 /// numeric evidence (max abs/rel error, mismatch fraction, NaN/Inf counts, the tolerance that would
 /// pass), per-case results, an error heatmap when the evidence carries one, and manual relabelling
-/// (class + note, stored beside the automatic class) with the agreement of manual and automatic labels.
+/// (class + note, stored beside the automatic class) with the agreement of manual and automatic labels,
+/// and the perf stage of a timed evaluation (PerfPanel).
 class FailureInspector : public QWidget {
     Q_OBJECT
 public:
@@ -34,6 +36,7 @@ public:
     QTableWidget* casesTable() const { return m_cases; }
     QPlainTextEdit* tracebackView() const { return m_traceback; }
     ErrorHeatmap* heatmap() const { return m_heatmap; }
+    PerfPanel* perfPanel() const { return m_perf; }
     QComboBox* labelBox() const { return m_label; }
     QLineEdit* noteEdit() const { return m_note; }
     QPushButton* saveButton() const { return m_save; }
@@ -58,6 +61,7 @@ private:
     QTableWidget* m_cases;
     QPlainTextEdit* m_traceback;
     ErrorHeatmap* m_heatmap;
+    PerfPanel* m_perf;
     QComboBox* m_label;
     QLineEdit* m_note;
     QPushButton* m_save;

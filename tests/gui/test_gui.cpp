@@ -11,6 +11,7 @@
 #include "guitestutil.h"
 #include "mainwindow.h"
 #include "palette.h"
+#include "perfpanel.h"
 #include "resultsview.h"
 #include "runpanel.h"
 #include "sqlite.h"
@@ -414,6 +415,98 @@ TEST_F(GuiDb, FailureInspectorEvidenceHeatmapAndManualLabels)
     EXPECT_TRUE(fi.agreementLabel()->text().contains(QStringLiteral("1 of 2")));
     screenshot(&fi, QStringLiteral("failure-inspector-traceback"), {1100, 720});
     EXPECT_FALSE(fi.showEvaluation(987654));
+}
+
+TEST(GuiPerf, PerformanceTabShowsTheShapesTheVerdictAndTheLaunchGap)
+{
+    // A timed H200 evaluation of the demo database in the inspector's Performance tab: one row per
+    // perf shape, the verdict against eager, the kernels of the profiled call. Then what the launch
+    // gap caught (starved samples, a side that waits inside its call) and a flag, as the perf stage
+    // stores them now, written into one shape; and an untimed evaluation says why it has no timings.
+    applyPalette(false);
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString db = dir.filePath(QStringLiteral("demo.sqlite"));
+    ASSERT_TRUE(QFile::copy(QStringLiteral(KBX_SOURCE_DIR "/resources/demo/demo.sqlite"), db));
+    QFile::setPermissions(db, QFile::ReadOwner | QFile::WriteOwner);
+    QString err;
+    ASSERT_TRUE(prepareDatabase(db, &err)) << err.toStdString();
+    const qint64 id = scalar(db, QStringLiteral("SELECT min(t.evaluation_id) FROM timings t JOIN evaluations e ON e.id = t.evaluation_id "
+                                                "WHERE json_extract(e.evidence, '$.perf.attribution.available') = 1 "
+                                                "AND json_extract(e.evidence, '$.perf.geomean_speedup') IS NOT NULL"));
+    ASSERT_GT(id, 0);
+    const qint64 firstTiming = scalar(db, QStringLiteral("SELECT min(id) FROM timings WHERE evaluation_id = %1").arg(id));
+    {
+        SqlConnection c(db, true);
+        c.exec(QStringLiteral("UPDATE timings SET samples = json_set(samples, '$.launch_gap_start_us', 197.0, '$.launch_gap_us', 394.0, "
+                              "'$.starved', json('{\"candidate\":2,\"reference\":1}'), '$.host_sync', json('{\"candidate\":false,\"reference\":true}'), "
+                              "'$.starved_kept', json('[]')) WHERE id = %1").arg(firstTiming));
+        c.exec(QStringLiteral("UPDATE evaluations SET evidence = json_set(evidence, '$.perf.flags', json('[\"faster_than_roofline:x\"]')) "
+                              "WHERE id = %1").arg(id));
+    }
+    FailureInspector fi;
+    fi.setDatabase(db);
+    ASSERT_TRUE(fi.showEvaluation(id));
+    PerfPanel* p = fi.perfPanel();
+    ASSERT_NE(p, nullptr);
+    ASSERT_TRUE(p->hasPerf());
+    const auto d = loadEvaluation(db, id);
+    ASSERT_EQ(p->shapesTable()->rowCount(), d.timings.size());
+    for (int r = 0; r < p->shapesTable()->rowCount(); ++r) {
+        EXPECT_EQ(p->shapesTable()->item(r, PerfPanel::Shape)->text(), d.timings[r].shape);
+        EXPECT_TRUE(p->shapesTable()->item(r, PerfPanel::Speedup)->text().contains(QStringLiteral("× [")))
+            << p->shapesTable()->item(r, PerfPanel::Speedup)->text().toStdString();
+        EXPECT_TRUE(p->shapesTable()->item(r, PerfPanel::Candidate)->text().endsWith(QStringLiteral("s")));
+    }
+    const QString summary = p->summaryLabel()->text();
+    EXPECT_TRUE(summary.contains(QStringLiteral("Speedup against eager"))) << summary.toStdString();
+    EXPECT_TRUE(summary.contains(QStringLiteral("NVIDIA H200"))) << summary.toStdString();
+    EXPECT_TRUE(summary.contains(QStringLiteral("faster than the roofline bound (audit) (x)"))) << summary.toStdString();
+    EXPECT_GT(p->kernelsTable()->rowCount(), 0);
+    bool triton = false;
+    for (int r = 0; r < p->kernelsTable()->rowCount(); ++r)
+        triton |= p->kernelsTable()->item(r, 4)->text() == QStringLiteral("yes");
+    EXPECT_TRUE(triton) << "a known-good kernel's profiled call runs its Triton kernel";
+    EXPECT_EQ(p->shapesTable()->item(0, PerfPanel::Gap)->text(), QStringLiteral("197 → 394 µs"));
+    const QString notes = p->shapesTable()->item(0, PerfPanel::Notes)->text();
+    EXPECT_TRUE(notes.contains(QStringLiteral("starved samples dropped: candidate 2, eager 1"))) << notes.toStdString();
+    EXPECT_TRUE(notes.contains(QStringLiteral("waits for the device inside: eager"))) << notes.toStdString();
+    // The current row's parameters, gap and notes below the table (the columns may be scrolled away).
+    p->shapesTable()->setCurrentCell(0, 0);
+    const QString detail = p->shapeDetailLabel()->text();
+    EXPECT_TRUE(detail.startsWith(d.timings[0].shape + QStringLiteral(" {"))) << detail.toStdString();
+    EXPECT_TRUE(detail.contains(QStringLiteral("launch gap 197 → 394 µs; starved samples dropped"))) << detail.toStdString();
+    if (d.timings.size() > 1) {
+        p->shapesTable()->setCurrentCell(1, 0);
+        EXPECT_TRUE(p->shapeDetailLabel()->text().startsWith(d.timings[1].shape)) << p->shapeDetailLabel()->text().toStdString();
+        p->shapesTable()->setCurrentCell(0, 0);
+    }
+
+    auto* tabs = fi.findChild<QTabWidget*>(QStringLiteral("inspectorTabs"));
+    ASSERT_NE(tabs, nullptr);
+    tabs->setCurrentWidget(p);
+    const QImage img = screenshot(&fi, QStringLiteral("failure-inspector-performance"), {1280, 760});
+    const QRect table(p->shapesTable()->mapTo(&fi, QPoint(0, 0)), p->shapesTable()->size());
+    EXPECT_GT(inkPixels(img, table, Qt::white), 1500) << "the shapes table is not drawn";
+
+    // Timed, but no speedup: an early run whose candidate was judged to have modified torch.
+    const qint64 tampered = scalar(db, QStringLiteral("SELECT min(t.evaluation_id) FROM timings t JOIN evaluations e ON e.id = t.evaluation_id "
+                                                      "WHERE json_extract(e.evidence, '$.perf.geomean_speedup') IS NULL "
+                                                      "AND json_array_length(json_extract(e.evidence, '$.perf.torch_modified')) > 0"));
+    ASSERT_GT(tampered, 0);
+    ASSERT_TRUE(fi.showEvaluation(tampered));
+    EXPECT_TRUE(p->hasPerf());
+    EXPECT_TRUE(p->summaryLabel()->text().contains(QStringLiteral("No speedup"))) << p->summaryLabel()->text().toStdString();
+    EXPECT_TRUE(p->summaryLabel()->text().contains(QStringLiteral("modified torch functions"))) << p->summaryLabel()->text().toStdString();
+
+    // Untimed: the panel says why.
+    const qint64 untimed = scalar(db, QStringLiteral("SELECT min(id) FROM evaluations WHERE id NOT IN (SELECT evaluation_id FROM timings) "
+                                                     "AND verdict = 'pass'"));
+    ASSERT_GT(untimed, 0);
+    ASSERT_TRUE(fi.showEvaluation(untimed));
+    EXPECT_FALSE(p->hasPerf());
+    EXPECT_EQ(p->shapesTable()->rowCount(), 0);
+    EXPECT_TRUE(p->summaryLabel()->text().contains(QStringLiteral("Not timed"))) << p->summaryLabel()->text().toStdString();
 }
 
 TEST_F(GuiDb, RunPanelSourcesDropAndErrors)

@@ -396,6 +396,38 @@ TEST_F(BenchDb, EvaluationDetailsMarkersAndManualLabels)
     EXPECT_FALSE(loadEvaluation(db, 999999, &err).valid);
 }
 
+TEST(Database, EvaluationDetailsCarryThePerfShapesInTheOrderTimed)
+{
+    // The demo holds H200 runs with the perf stage: an evaluation's timings rows come with it, in
+    // the order they were timed, medians and samples intact; an untimed evaluation has none.
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString db = dir.filePath(QStringLiteral("demo.sqlite"));
+    ASSERT_TRUE(QFile::copy(QStringLiteral(KBX_SOURCE_DIR "/resources/demo/demo.sqlite"), db));
+    QFile::setPermissions(db, QFile::ReadOwner | QFile::WriteOwner);
+    const qint64 timed = scalar(db, "SELECT min(evaluation_id) FROM timings");
+    ASSERT_GT(timed, 0);
+    const qint64 n = scalar(db, QStringLiteral("SELECT count(*) FROM timings WHERE evaluation_id = %1").arg(timed));
+    QString err;
+    const auto d = loadEvaluation(db, timed, &err);
+    ASSERT_TRUE(d.valid) << err.toStdString();
+    ASSERT_EQ(d.timings.size(), n);
+    ASSERT_GE(n, 2);
+    SqlConnection c(db);
+    SqlStatement st(c, QStringLiteral("SELECT shape, candidate_ms FROM timings WHERE evaluation_id = ? ORDER BY id"));
+    st.bind(1, timed);
+    for (const auto& t : d.timings) {
+        ASSERT_TRUE(st.step());
+        EXPECT_EQ(t.shape, st.text(0));
+        EXPECT_DOUBLE_EQ(t.candidateMs, st.real(1));
+        EXPECT_GT(t.baselineMs, 0.0);
+        EXPECT_TRUE(t.samples.contains(QStringLiteral("speedup"))) << t.shape.toStdString();
+    }
+    const qint64 untimed = scalar(db, "SELECT min(id) FROM evaluations WHERE id NOT IN (SELECT evaluation_id FROM timings)");
+    ASSERT_GT(untimed, 0);
+    EXPECT_TRUE(loadEvaluation(db, untimed).timings.isEmpty());
+}
+
 TEST(Database, RefusesWhatIsNotAKbxDatabase)
 {
     QTemporaryDir dir;
