@@ -6,6 +6,7 @@
 #include "cmd_slurm.h"
 #include "cmd_report.h"
 #include "cmd_setup_python.h"
+#include "cmd_show.h"
 #include "evaluator.h"
 #include "importers.h"
 #include "paths.h"
@@ -599,6 +600,8 @@ int main(int argc, char** argv)
     auto* importCmd = kbxcli::addImportCommand(app, importArgs);
     kbxcli::MergeArgs mergeArgs;
     auto* mergeCmd = kbxcli::addMergeCommand(app, mergeArgs);
+    kbxcli::ShowArgs showArgs;
+    auto* showCmd = kbxcli::addShowCommand(app, showArgs);
     kbxcli::SetupPythonArgs setupPythonArgs;
     auto* setupPythonCmd = kbxcli::addSetupPythonCommand(app, setupPythonArgs);
 
@@ -637,6 +640,8 @@ int main(int argc, char** argv)
             return kbxcli::runSetupPython(setupPythonArgs);
         if (*mergeCmd)
             return kbxcli::runMerge(mergeArgs);
+        if (*showCmd)
+            return kbxcli::runShow(showArgs);
         if (*importCmd)
             return kbxcli::runImport(importArgs);
     } catch (const kbx::CatalogueError& e) {

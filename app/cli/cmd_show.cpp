@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+#include "cmd_show.h"
+
+#include "paths.h"
+#include "store.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+namespace kbxcli {
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInput = 3;
+constexpr int kExitDatabase = 5;
+
+using nlohmann::json;
+
+/// A JSON column as the store returns it (text), parsed; an object or array, else null.
+json parsed(const json& v)
+{
+    if (!v.is_string())
+        return v.is_object() || v.is_array() ? v : json();
+    auto j = json::parse(v.get<std::string>(), nullptr, false);
+    return j.is_discarded() ? json() : j;
+}
+
+std::string str(const json& o, const char* key)
+{
+    if (!o.is_object() || !o.contains(key) || o[key].is_null())
+        return {};
+    return o[key].is_string() ? o[key].get<std::string>() : o[key].dump();
+}
+
+double num(const json& o, const char* key, double fallback = 0.0)
+{
+    return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : fallback;
+}
+
+std::string ms(double v)
+{
+    if (!(v > 0))
+        return "-";
+    if (v < 1.0)
+        return fmt::format("{:.{}f} us", v * 1e3, v < 0.1 ? 2 : 1);
+    if (v < 1000.0)
+        return fmt::format("{:.{}f} ms", v, v < 10 ? 3 : 1);
+    return fmt::format("{:.2f} s", v / 1e3);
+}
+
+std::string interval(const json& i)
+{
+    return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", num(i, "estimate"), num(i, "lo"), num(i, "hi"));
+}
+
+std::string side(const std::string& s) { return s == "reference" ? "eager" : s; }
+
+/// What a shape's launch gap caught, and anything else to know about its samples (as the workbench's
+/// Performance tab says it).
+std::string shapeNotes(const json& s)
+{
+    std::vector<std::string> notes;
+    std::string starved, sync, unprobed;
+    // (value() returns a copy: kept in locals, so that items() does not iterate a destroyed temporary)
+    const json starvedBySide = s.value("starved", json::object()), syncBySide = s.value("host_sync", json::object());
+    for (const auto& [k, v] : starvedBySide.items())
+        if (v.is_number() && v.get<int>() > 0)
+            starved += fmt::format("{}{} {}", starved.empty() ? "" : ", ", side(k), v.get<int>());
+    for (const auto& [k, v] : syncBySide.items()) {
+        if (v.is_boolean() && v.get<bool>())
+            sync += (sync.empty() ? "" : ", ") + side(k);
+        else if (v.is_null())
+            unprobed += (unprobed.empty() ? "" : ", ") + side(k);
+    }
+    if (!starved.empty())
+        notes.push_back("starved samples dropped: " + starved);
+    if (!s.value("starved_kept", json::array()).empty())
+        notes.push_back("starved samples kept (too few clean)");
+    if (!sync.empty())
+        notes.push_back("waits for the device inside: " + sync + " (host time included)");
+    if (!unprobed.empty())
+        notes.push_back("slow, not probed: " + unprobed);
+    if (auto rc = s.value("recheck", json()); rc.is_object() && !rc.value("ok", true))
+        notes.push_back("output re-check failed");
+    if (s.value("roofline", json::object()).value("faster_than_bound", false))
+        notes.push_back("faster than the roofline bound");
+    std::string out;
+    for (const auto& n : notes)
+        out += (out.empty() ? "" : "; ") + n;
+    return out;
+}
+
+void printPerf(const json& perf, const json& timings)
+{
+    std::cout << "\nPerf stage";
+    if (perf.contains("gpu"))
+        std::cout << " on " << str(perf["gpu"], "name");
+    if (perf.contains("seconds"))
+        std::cout << fmt::format(" ({:.1f} s)", num(perf, "seconds"));
+    std::cout << "\n";
+    if (perf.contains("geomean_speedup")) {
+        std::cout << fmt::format("  speedup against eager {} over {} shape(s)", interval(perf["geomean_speedup"]), timings.size());
+        if (perf.contains("vs_eager")) {
+            const auto band = perf.value("noise_band", json::object());
+            std::cout << fmt::format(": {} (noise band [{:.3f}, {:.3f}], {})", str(perf, "vs_eager"), num(band, "lo", 0.98),
+                                     num(band, "hi", 1.02), str(band, "from"));
+        }
+        if (perf.contains("sum_time_ratio"))
+            std::cout << fmt::format("; sum-time ratio {:.3f}", num(perf, "sum_time_ratio"));
+        std::cout << "\n";
+    } else {
+        std::cout << "  no speedup: the samples cannot be trusted as a comparison with eager (see the flags)\n";
+    }
+    const auto att = perf.value("attribution", json::object());
+    if (att.value("available", false))
+        std::cout << fmt::format("  Triton kernels launched by the candidate: {:.1f} % of {} of GPU time in one profiled call{}\n",
+                                 100.0 * num(att, "triton_share"), ms(num(att, "gpu_us") / 1e3),
+                                 str(att, "shape").empty() ? "" : " (shape " + str(att, "shape") + ")");
+    else if (!att.empty())
+        std::cout << "  no kernel attribution: " << str(att, "reason") << "\n";
+    if (const auto nv = perf.value("nvml_before", json::object()); !nv.empty())
+        std::cout << fmt::format("  before timing: SM {} MHz, memory {} MHz, {} C, {:.0f} W\n", str(nv, "sm_clock_mhz"), str(nv, "mem_clock_mhz"),
+                                 str(nv, "temperature_c"), num(nv, "power_w"));
+    const auto flags = perf.value("flags", json::array());
+    std::cout << "  flags: " << (flags.empty() ? "none" : flags.dump()) << "\n";
+    if (!timings.empty()) {
+        std::cout << fmt::format("\n  {:<22} {:>11} {:>11} {:>26} {:>16} {:>10} {:>14}  {}\n", "shape", "candidate", "eager", "speedup [95% CI]",
+                                 "pairs (stop)", "GB/s", "launch gap", "notes");
+        for (const auto& t : timings) {
+            const auto s = parsed(t.value("samples", json()));
+            const std::string shape = str(t, "shape");
+            if (s.contains("error") || !(num(t, "candidate_ms") > 0)) {
+                std::cout << fmt::format("  {:<22} {}: {}\n", shape, str(s, "error"), str(s, "message").substr(0, 200));
+                continue;
+            }
+            const double gap = num(s, "launch_gap_us"), gap0 = num(s, "launch_gap_start_us", gap);
+            const std::string gapText = !(gap > 0) ? "-" : std::abs(gap - gap0) > 0.5 ? fmt::format("{:.0f}->{:.0f} us", gap0, gap)
+                                                                                     : fmt::format("{:.0f} us", gap);
+            const auto rl = s.value("roofline", json::object());
+            std::cout << fmt::format("  {:<22} {:>11} {:>11} {:>26} {:>16} {:>10} {:>14}  {}\n", shape, ms(num(t, "candidate_ms")),
+                                     ms(num(t, "baseline_ms")), s.contains("speedup") ? interval(s["speedup"]) : "-",
+                                     fmt::format("{} ({})", s.value("reps", 0), str(s, "stop")),
+                                     rl.empty() ? "-" : fmt::format("{:.0f}", num(rl, "gbs")), gapText, shapeNotes(s));
+        }
+    }
+    const auto kernels = att.value("kernels", json::array());
+    if (!kernels.empty()) {
+        std::cout << "\n  kernels of the profiled call:\n";
+        const double total = num(att, "gpu_us");
+        for (const auto& k : kernels)
+            std::cout << fmt::format("  {:>10} {:>6.1f} %  {:>3}x  {}  {}\n", ms(num(k, "us") / 1e3), total > 0 ? 100.0 * num(k, "us") / total : 0.0,
+                                     k.value("calls", 0), k.value("triton", false) ? "triton" : "      ", str(k, "name").substr(0, 120));
+    }
+}
+
+}  // namespace
+
+CLI::App* addShowCommand(CLI::App& app, ShowArgs& a)
+{
+    auto* cmd = app.add_subcommand("show", "One evaluation in detail: verdict, cases, evidence, manual label, and its perf stage per shape");
+    cmd->add_option("EVALUATION", a.evaluation, "Evaluation id (kbx eval --json prints it; the workbench shows it)")->required();
+    cmd->add_option("--db", a.db, "Database (default: $KBX_DB or ~/.local/share/kbx/kbx.sqlite)");
+    cmd->add_flag("--json", a.json, "One JSON document: the evaluation row, its evidence, cases and timings (raw samples included)");
+    return cmd;
+}
+
+int runShow(const ShowArgs& a)
+{
+    const std::filesystem::path dbPath = a.db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(a.db);
+    if (!std::filesystem::exists(dbPath)) {
+        std::cerr << fmt::format("kbx: no database at {}\n", dbPath.string());
+        return kExitInput;
+    }
+    try {
+        kbx::Store store(dbPath, kbx::OpenMode::Auto);  // as kbx report: a copy of an older schema is migrated
+        const auto id = std::to_string(a.evaluation);
+        auto rows = store.query(
+            "SELECT r.*, e.evidence, e.stage_seconds, c.code_hash, s.origin, ru.public_seeds, ru.secret_seed "
+            "FROM evaluation_rows r JOIN evaluations e ON e.id = r.id JOIN candidates c ON c.id = r.candidate_id "
+            "JOIN submissions s ON s.id = r.submission_id JOIN runs ru ON ru.id = r.run_id WHERE r.id = " + id);
+        if (rows.empty()) {
+            std::cerr << fmt::format("kbx: no evaluation {} in {}\n", a.evaluation, dbPath.string());
+            return kExitInput;
+        }
+        json ev = rows[0];
+        ev["evidence"] = parsed(ev["evidence"]);
+        ev["stage_seconds"] = parsed(ev["stage_seconds"]);
+        auto cases = store.query("SELECT idx, name, status, failure_class, evidence FROM case_results WHERE evaluation_id = " + id + " ORDER BY idx");
+        auto timings = store.query("SELECT shape, candidate_ms, baseline_ms, samples FROM timings WHERE evaluation_id = " + id + " ORDER BY id");
+        if (a.json) {
+            for (auto& c : cases)
+                c["evidence"] = parsed(c["evidence"]);
+            for (auto& t : timings)
+                t["samples"] = parsed(t["samples"]);
+            ev["cases"] = cases;
+            ev["timings"] = timings;
+            std::cout << ev.dump() << std::endl;
+            return kExitOk;
+        }
+        std::cout << fmt::format("{} · evaluation {} · method {}, round {} · run {} on {}\n", str(ev, "task_id"), a.evaluation, str(ev, "method"),
+                                 str(ev, "round"), str(ev, "run_id"), str(ev, "gpu"));
+        std::cout << fmt::format("verdict {} (stage {}){}{}\n", str(ev, "verdict"), str(ev, "stage"),
+                                 str(ev, "failure_class").empty() ? "" : ", class " + str(ev, "failure_class"),
+                                 str(ev, "manual_class").empty() ? "" : ", manual label " + str(ev, "manual_class") + " (" + str(ev, "manual_note") + ")");
+        if (!str(ev, "failure_detail").empty())
+            std::cout << "detail: " << str(ev, "failure_detail").substr(0, 600) << "\n";
+        std::cout << fmt::format("seeds: public {}, secret {}; candidate {} ({})\n", str(ev, "public_seeds"), str(ev, "secret_seed"),
+                                 str(ev, "code_hash").substr(0, 12), str(ev, "origin"));
+        int pass = 0, fail = 0;
+        std::string firstFail;
+        for (const auto& c : cases) {
+            if (str(c, "status") == "pass")
+                ++pass;
+            else {
+                ++fail;
+                if (firstFail.empty())
+                    firstFail = str(c, "name") + (str(c, "failure_class").empty() ? "" : " (" + str(c, "failure_class") + ")");
+            }
+        }
+        std::cout << fmt::format("cases: {} pass, {} failed{}\n", pass, fail, firstFail.empty() ? "" : "; first: " + firstFail);
+        const auto& evidence = ev["evidence"];
+        if (evidence.is_object() && evidence.contains("first_failure")) {
+            const auto e = evidence["first_failure"].value("evidence", json::object());
+            for (const char* k : {"max_abs_err", "max_rel_err", "mismatch_fraction", "passing_rtol_at_atol", "message"})
+                if (e.contains(k))
+                    std::cout << fmt::format("  {}: {}\n", k, str(e, k).substr(0, 300));
+        }
+        if (evidence.is_object() && evidence.contains("perf"))
+            printPerf(evidence["perf"], timings);
+        else
+            std::cout << (str(ev, "verdict") == "pass" ? "\nnot timed: evaluated without --perf\n"
+                                                        : "\nnot timed: only candidates that pass are timed\n");
+        return kExitOk;
+    } catch (const std::exception& e) {
+        std::cerr << "kbx show: " << e.what() << "\n";
+        return kExitDatabase;
+    }
+}
+
+}  // namespace kbxcli

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// kbx show EVALUATION: one evaluation without a screen, as the workbench's inspector shows it, on a
+// copy of the bundled demo database (H200 runs with the perf stage, and untimed CPU runs).
+#include "itest.h"
+#include "store.h"
+
+using namespace kbx_it;
+
+namespace {
+
+fs::path demoCopy(const std::string& name)
+{
+    const auto dir = tempPath(name);
+    fs::create_directories(dir);
+    const auto db = dir / "demo.sqlite";
+    fs::copy_file(kFixtures.parent_path().parent_path() / "resources" / "demo" / "demo.sqlite", db, fs::copy_options::overwrite_existing);
+    fs::permissions(db, fs::perms::owner_read | fs::perms::owner_write);
+    return db;
+}
+
+std::int64_t scalar(const fs::path& db, const std::string& sql)
+{
+    kbx::Store s(db, kbx::OpenMode::Auto);
+    auto rows = s.query(sql);
+    return rows.empty() || rows[0].begin()->is_null() ? 0 : rows[0].begin()->get<std::int64_t>();
+}
+
+}  // namespace
+
+TEST(Show, ATimedEvaluationShowsItsVerdictEveryPerfShapeAndTheProfiledKernels)
+{
+    const auto db = demoCopy("show-timed");
+    const auto id = scalar(db, "SELECT min(t.evaluation_id) AS id FROM timings t JOIN evaluations e ON e.id = t.evaluation_id "
+                               "WHERE json_extract(e.evidence, '$.perf.geomean_speedup') IS NOT NULL");
+    ASSERT_GT(id, 0);
+    kbx::Store s(db, kbx::OpenMode::Auto);
+    const auto task = s.query("SELECT task_id FROM evaluations WHERE id = " + std::to_string(id))[0]["task_id"].get<std::string>();
+    const auto shapes = s.query("SELECT shape FROM timings WHERE evaluation_id = " + std::to_string(id) + " ORDER BY id");
+    ASSERT_GE(shapes.size(), 2u);
+
+    auto r = run(kbxBin() + " show " + std::to_string(id) + " --db " + db.string() + " 2>&1");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find(task + " · evaluation " + std::to_string(id)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("speedup against eager"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Triton kernels launched by the candidate"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kernels of the profiled call"), std::string::npos) << r.out;
+    std::size_t at = 0;
+    for (const auto& sh : shapes) {
+        const auto p = r.out.find("\n  " + sh["shape"].get<std::string>() + " ", at);
+        ASSERT_NE(p, std::string::npos) << sh["shape"] << " missing or out of order:\n" << r.out;
+        at = p + 1;
+    }
+
+    auto j = run(kbxBin() + " show " + std::to_string(id) + " --json --db " + db.string() + " 2>/dev/null");
+    ASSERT_EQ(j.rc, 0) << j.out;
+    const auto doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(doc["id"], id);
+    ASSERT_EQ(doc["timings"].size(), shapes.size());
+    EXPECT_TRUE(doc["timings"][0]["samples"]["candidate_ms"].is_array()) << "raw samples come with --json";
+    EXPECT_TRUE(doc["evidence"]["perf"]["geomean_speedup"].is_object());
+    EXPECT_FALSE(doc["cases"].empty());
+}
+
+TEST(Show, AnUntimedOrMissingEvaluationSaysSo)
+{
+    const auto db = demoCopy("show-untimed");
+    const auto id = scalar(db, "SELECT min(id) AS id FROM evaluations WHERE verdict = 'pass' AND id NOT IN (SELECT evaluation_id FROM timings)");
+    ASSERT_GT(id, 0);
+    auto r = run(kbxBin() + " show " + std::to_string(id) + " --db " + db.string() + " 2>&1");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("not timed: evaluated without --perf"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("cases: "), std::string::npos) << r.out;
+
+    auto missing = run(kbxBin() + " show 987654321 --db " + db.string() + " 2>&1");
+    EXPECT_EQ(missing.rc, 3) << missing.out;
+    EXPECT_NE(missing.out.find("no evaluation 987654321"), std::string::npos) << missing.out;
+    auto nodb = run(kbxBin() + " show 1 --db " + (db.parent_path() / "none.sqlite").string() + " 2>&1");
+    EXPECT_EQ(nodb.rc, 3) << nodb.out;
+    EXPECT_FALSE(fs::exists(db.parent_path() / "none.sqlite")) << "show creates nothing";
+}
