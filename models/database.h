@@ -61,7 +61,6 @@ struct CaseRow {
     QJsonObject evidence;
 };
 
-/// Everything the failure inspector and the code views show about one evaluation.
 /// One perf shape of an evaluation (table `timings`): the medians of both sides and the stored
 /// samples object (raw samples, summaries, speedup CI, roofline, launch gap; docs/PERF_PROTOCOL.md).
 struct TimingRow {
@@ -71,6 +70,7 @@ struct TimingRow {
     QJsonObject samples;
 };
 
+/// Everything the failure inspector and the code views show about one evaluation.
 struct EvaluationDetails {
     bool valid = false;
     qint64 id = 0;
