@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "perfpanel.h"
 
+#include "perfdescribe.h"
+
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
-
-#include <cmath>
 
 namespace kbx::gui {
 
@@ -17,16 +17,7 @@ namespace {
 const QColor kFaster(0x2a, 0x9a, 0x3c);
 const QColor kSlower(0xcd, 0x32, 0x2d);
 
-QString ms(double v)
-{
-    if (!(v > 0))
-        return QStringLiteral("—");
-    if (v < 1.0)
-        return QStringLiteral("%1 µs").arg(v * 1e3, 0, 'f', v < 0.1 ? 2 : 1);
-    if (v < 1000.0)
-        return QStringLiteral("%1 ms").arg(v, 0, 'f', v < 10 ? 3 : 1);
-    return QStringLiteral("%1 s").arg(v / 1e3, 0, 'f', 2);
-}
+QString ms(double v) { return QString::fromStdString(kbx::perf::formatMs(v)); }
 
 QString pct(double v, int prec = 1) { return QStringLiteral("%1 %").arg(100.0 * v, 0, 'f', prec); }
 
@@ -38,27 +29,10 @@ QString interval(const QJsonObject& i)
         .arg(i.value(QStringLiteral("hi")).toDouble(), 0, 'f', 3);
 }
 
-/// The sides of a shape as the panel names them: the task's reference is "eager".
-QString sideName(const QString& side) { return side == QLatin1String("reference") ? QStringLiteral("eager") : side; }
-
-QString flagText(const QString& flag)
+/// A stored JSON object as the core's describing functions take it.
+nlohmann::json toJson(const QJsonObject& o)
 {
-    static const QList<QPair<QString, QString>> kWhat = {
-        {QStringLiteral("device_work_outside_events"), QStringLiteral("device work outside the timed events: no speedup")},
-        {QStringLiteral("torch_modified"), QStringLiteral("the candidate modified torch functions: no speedup")},
-        {QStringLiteral("faster_than_roofline"), QStringLiteral("faster than the roofline bound (audit)")},
-        {QStringLiteral("speedup_over_10x"), QStringLiteral("speedup over 10× (audit)")},
-        {QStringLiteral("output_recheck_failed"), QStringLiteral("a timed call's output failed the re-check")},
-        {QStringLiteral("host_latency_in_samples"), QStringLiteral("host latency kept in the samples (too few clean ones)")},
-        {QStringLiteral("shape_failed"), QStringLiteral("shape failed")},
-    };
-    const auto colon = flag.indexOf(QLatin1Char(':'));
-    const QString key = colon < 0 ? flag : flag.left(colon);
-    QString what = key;
-    for (const auto& [k, v] : kWhat)
-        if (k == key)
-            what = v;
-    return colon < 0 ? what : QStringLiteral("%1 (%2)").arg(what, flag.mid(colon + 1));
+    return nlohmann::json::parse(QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString(), nullptr, false);
 }
 
 QTableWidgetItem* item(const QString& text, const QString& tip = {})
@@ -86,41 +60,6 @@ void setupTable(QTableWidget* t, const QStringList& headers, const char* name, i
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->setSelectionBehavior(QAbstractItemView::SelectRows);
     t->setObjectName(QLatin1String(name));
-}
-
-/// What a shape's launch gap did and anything else to know about its samples.
-QString shapeNotes(const QJsonObject& s)
-{
-    QStringList notes;
-    QStringList starved, sync, unprobed;
-    const auto st = s.value(QStringLiteral("starved")).toObject();
-    for (auto it = st.begin(); it != st.end(); ++it)
-        if (it.value().toInt() > 0)
-            starved << QStringLiteral("%1 %2").arg(sideName(it.key())).arg(it.value().toInt());
-    const auto hs = s.value(QStringLiteral("host_sync")).toObject();
-    for (auto it = hs.begin(); it != hs.end(); ++it) {
-        if (it.value().toBool())
-            sync << sideName(it.key());
-        else if (it.value().isNull())
-            unprobed << sideName(it.key());
-    }
-    if (!starved.isEmpty())
-        notes << QObject::tr("starved samples dropped: %1").arg(starved.join(QStringLiteral(", ")));
-    if (!s.value(QStringLiteral("starved_kept")).toArray().isEmpty())
-        notes << QObject::tr("starved samples kept (too few clean)");
-    if (!sync.isEmpty())
-        notes << QObject::tr("waits for the device inside: %1 (host time included)").arg(sync.join(QStringLiteral(", ")));
-    if (!unprobed.isEmpty())
-        notes << QObject::tr("slow, not probed: %1").arg(unprobed.join(QStringLiteral(", ")));
-    const auto rc = s.value(QStringLiteral("recheck")).toObject();
-    if (!rc.isEmpty() && !rc.value(QStringLiteral("ok")).toBool(true))
-        notes << QObject::tr("output re-check failed");
-    if (s.value(QStringLiteral("roofline")).toObject().value(QStringLiteral("faster_than_bound")).toBool())
-        notes << QObject::tr("faster than the roofline bound");
-    const double first = s.value(QStringLiteral("first_call_s")).toObject().value(QStringLiteral("candidate")).toDouble();
-    if (first > 0.05)
-        notes << QObject::tr("first call %1 s").arg(first, 0, 'f', 2);
-    return notes.join(QStringLiteral("; "));
 }
 
 }  // namespace
@@ -244,7 +183,7 @@ void PerfPanel::setEvaluation(const EvaluationDetails& d)
         lines << where.toHtmlEscaped();
     QStringList flags;
     for (const auto& f : perf.value(QStringLiteral("flags")).toArray())
-        flags << flagText(f.toString()).toHtmlEscaped();
+        flags << QString::fromStdString(kbx::perf::flagText(f.toString().toStdString())).toHtmlEscaped();
     lines << (flags.isEmpty() ? tr("Flags: none.") : tr("<b>Flags:</b> %1.").arg(flags.join(QStringLiteral("; "))));
     m_summary->setText(lines.join(QStringLiteral("<br>")));
 
@@ -294,12 +233,9 @@ void PerfPanel::setEvaluation(const EvaluationDetails& d)
             }
         }
         m_shapes->setItem(r, Achieved, numeric(achieved));
-        const double gap = s.value(QStringLiteral("launch_gap_us")).toDouble();
-        const double gap0 = s.value(QStringLiteral("launch_gap_start_us")).toDouble(gap);
-        m_shapes->setItem(r, Gap, numeric(!(gap > 0) ? QStringLiteral("—")
-                                          : std::abs(gap - gap0) > 0.5 ? QStringLiteral("%1 → %2 µs").arg(gap0, 0, 'f', 0).arg(gap, 0, 'f', 0)
-                                                                       : QStringLiteral("%1 µs").arg(gap, 0, 'f', 0)));
-        const QString notes = shapeNotes(s);
+        const auto sj = toJson(s);
+        m_shapes->setItem(r, Gap, numeric(QString::fromStdString(kbx::perf::launchGapText(sj))));
+        const QString notes = QString::fromStdString(kbx::perf::shapeNotes(sj));
         m_shapes->setItem(r, Notes, item(notes, notes));
         m_details.last() += tr(": launch gap %1").arg(m_shapes->item(r, Gap)->text()) + (notes.isEmpty() ? QString() : QStringLiteral("; ") + notes) +
                             QStringLiteral(".");

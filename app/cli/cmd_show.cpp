@@ -2,18 +2,20 @@
 #include "cmd_show.h"
 
 #include "paths.h"
+#include "perfdescribe.h"
 #include "store.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 
 namespace kbxcli {
 
 namespace {
+
+using kbx::perf::formatMs;
 
 constexpr int kExitOk = 0;
 constexpr int kExitInput = 3;
@@ -42,57 +44,9 @@ double num(const json& o, const char* key, double fallback = 0.0)
     return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : fallback;
 }
 
-std::string ms(double v)
-{
-    if (!(v > 0))
-        return "-";
-    if (v < 1.0)
-        return fmt::format("{:.{}f} us", v * 1e3, v < 0.1 ? 2 : 1);
-    if (v < 1000.0)
-        return fmt::format("{:.{}f} ms", v, v < 10 ? 3 : 1);
-    return fmt::format("{:.2f} s", v / 1e3);
-}
-
 std::string interval(const json& i)
 {
     return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", num(i, "estimate"), num(i, "lo"), num(i, "hi"));
-}
-
-std::string side(const std::string& s) { return s == "reference" ? "eager" : s; }
-
-/// What a shape's launch gap caught, and anything else to know about its samples (as the workbench's
-/// Performance tab says it).
-std::string shapeNotes(const json& s)
-{
-    std::vector<std::string> notes;
-    std::string starved, sync, unprobed;
-    // (value() returns a copy: kept in locals, so that items() does not iterate a destroyed temporary)
-    const json starvedBySide = s.value("starved", json::object()), syncBySide = s.value("host_sync", json::object());
-    for (const auto& [k, v] : starvedBySide.items())
-        if (v.is_number() && v.get<int>() > 0)
-            starved += fmt::format("{}{} {}", starved.empty() ? "" : ", ", side(k), v.get<int>());
-    for (const auto& [k, v] : syncBySide.items()) {
-        if (v.is_boolean() && v.get<bool>())
-            sync += (sync.empty() ? "" : ", ") + side(k);
-        else if (v.is_null())
-            unprobed += (unprobed.empty() ? "" : ", ") + side(k);
-    }
-    if (!starved.empty())
-        notes.push_back("starved samples dropped: " + starved);
-    if (!s.value("starved_kept", json::array()).empty())
-        notes.push_back("starved samples kept (too few clean)");
-    if (!sync.empty())
-        notes.push_back("waits for the device inside: " + sync + " (host time included)");
-    if (!unprobed.empty())
-        notes.push_back("slow, not probed: " + unprobed);
-    if (auto rc = s.value("recheck", json()); rc.is_object() && !rc.value("ok", true))
-        notes.push_back("output re-check failed");
-    if (s.value("roofline", json::object()).value("faster_than_bound", false))
-        notes.push_back("faster than the roofline bound");
-    std::string out;
-    for (const auto& n : notes)
-        out += (out.empty() ? "" : "; ") + n;
-    return out;
 }
 
 void printPerf(const json& perf, const json& timings)
@@ -119,7 +73,7 @@ void printPerf(const json& perf, const json& timings)
     const auto att = perf.value("attribution", json::object());
     if (att.value("available", false))
         std::cout << fmt::format("  Triton kernels launched by the candidate: {:.1f} % of {} of GPU time in one profiled call{}\n",
-                                 100.0 * num(att, "triton_share"), ms(num(att, "gpu_us") / 1e3),
+                                 100.0 * num(att, "triton_share"), formatMs(num(att, "gpu_us") / 1e3),
                                  str(att, "shape").empty() ? "" : " (shape " + str(att, "shape") + ")");
     else if (!att.empty())
         std::cout << "  no kernel attribution: " << str(att, "reason") << "\n";
@@ -127,7 +81,10 @@ void printPerf(const json& perf, const json& timings)
         std::cout << fmt::format("  before timing: SM {} MHz, memory {} MHz, {} C, {:.0f} W\n", str(nv, "sm_clock_mhz"), str(nv, "mem_clock_mhz"),
                                  str(nv, "temperature_c"), num(nv, "power_w"));
     const auto flags = perf.value("flags", json::array());
-    std::cout << "  flags: " << (flags.empty() ? "none" : flags.dump()) << "\n";
+    std::string flagWords;
+    for (const auto& f : flags)
+        flagWords += (flagWords.empty() ? "" : "; ") + kbx::perf::flagText(f.is_string() ? f.get<std::string>() : f.dump());
+    std::cout << "  flags: " << (flags.empty() ? "none" : flagWords) << "\n";
     if (!timings.empty()) {
         std::cout << fmt::format("\n  {:<22} {:>11} {:>11} {:>26} {:>16} {:>10} {:>14}  {}\n", "shape", "candidate", "eager", "speedup [95% CI]",
                                  "pairs (stop)", "GB/s", "launch gap", "notes");
@@ -138,14 +95,12 @@ void printPerf(const json& perf, const json& timings)
                 std::cout << fmt::format("  {:<22} {}: {}\n", shape, str(s, "error"), str(s, "message").substr(0, 200));
                 continue;
             }
-            const double gap = num(s, "launch_gap_us"), gap0 = num(s, "launch_gap_start_us", gap);
-            const std::string gapText = !(gap > 0) ? "-" : std::abs(gap - gap0) > 0.5 ? fmt::format("{:.0f}->{:.0f} us", gap0, gap)
-                                                                                     : fmt::format("{:.0f} us", gap);
             const auto rl = s.value("roofline", json::object());
-            std::cout << fmt::format("  {:<22} {:>11} {:>11} {:>26} {:>16} {:>10} {:>14}  {}\n", shape, ms(num(t, "candidate_ms")),
-                                     ms(num(t, "baseline_ms")), s.contains("speedup") ? interval(s["speedup"]) : "-",
+            std::cout << fmt::format("  {:<22} {:>11} {:>11} {:>26} {:>16} {:>10} {:>14}  {}\n", shape, formatMs(num(t, "candidate_ms")),
+                                     formatMs(num(t, "baseline_ms")), s.contains("speedup") ? interval(s["speedup"]) : "-",
                                      fmt::format("{} ({})", s.value("reps", 0), str(s, "stop")),
-                                     rl.empty() ? "-" : fmt::format("{:.0f}", num(rl, "gbs")), gapText, shapeNotes(s));
+                                     rl.empty() ? "-" : fmt::format("{:.0f}", num(rl, "gbs")), kbx::perf::launchGapText(s),
+                                     kbx::perf::shapeNotes(s));
         }
     }
     const auto kernels = att.value("kernels", json::array());
@@ -153,7 +108,7 @@ void printPerf(const json& perf, const json& timings)
         std::cout << "\n  kernels of the profiled call:\n";
         const double total = num(att, "gpu_us");
         for (const auto& k : kernels)
-            std::cout << fmt::format("  {:>10} {:>6.1f} %  {:>3}x  {}  {}\n", ms(num(k, "us") / 1e3), total > 0 ? 100.0 * num(k, "us") / total : 0.0,
+            std::cout << fmt::format("  {:>10} {:>6.1f} %  {:>3}x  {}  {}\n", formatMs(num(k, "us") / 1e3), total > 0 ? 100.0 * num(k, "us") / total : 0.0,
                                      k.value("calls", 0), k.value("triton", false) ? "triton" : "      ", str(k, "name").substr(0, 120));
     }
 }

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#include "perfdescribe.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace kbx::perf {
+
+namespace {
+
+using nlohmann::json;
+
+std::string sideName(const std::string& side) { return side == "reference" ? "eager" : side; }
+
+double num(const json& o, const char* key, double fallback)
+{
+    return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : fallback;
+}
+
+}  // namespace
+
+std::string formatMs(double ms)
+{
+    if (!(ms > 0))
+        return "—";
+    if (ms < 1.0)
+        return fmt::format("{:.{}f} µs", ms * 1e3, ms < 0.1 ? 2 : 1);
+    if (ms < 1000.0)
+        return fmt::format("{:.{}f} ms", ms, ms < 10 ? 3 : 1);
+    return fmt::format("{:.2f} s", ms / 1e3);
+}
+
+std::string launchGapText(const json& s)
+{
+    const double gap = num(s, "launch_gap_us", 0.0), gap0 = num(s, "launch_gap_start_us", gap);
+    if (!(gap > 0))
+        return "—";
+    return std::abs(gap - gap0) > 0.5 ? fmt::format("{:.0f} → {:.0f} µs", gap0, gap) : fmt::format("{:.0f} µs", gap);
+}
+
+std::string shapeNotes(const json& s)
+{
+    if (!s.is_object())
+        return {};
+    std::vector<std::string> notes;
+    std::string starved, sync, unprobed;
+    // (value() returns a copy: kept in locals, so that items() does not iterate a destroyed temporary)
+    const json starvedBySide = s.value("starved", json::object()), syncBySide = s.value("host_sync", json::object());
+    for (const auto& [k, v] : starvedBySide.items())
+        if (v.is_number() && v.get<int>() > 0)
+            starved += fmt::format("{}{} {}", starved.empty() ? "" : ", ", sideName(k), v.get<int>());
+    for (const auto& [k, v] : syncBySide.items()) {
+        if (v.is_boolean() && v.get<bool>())
+            sync += (sync.empty() ? "" : ", ") + sideName(k);
+        else if (v.is_null())
+            unprobed += (unprobed.empty() ? "" : ", ") + sideName(k);
+    }
+    if (!starved.empty())
+        notes.push_back("starved samples dropped: " + starved);
+    if (!s.value("starved_kept", json::array()).empty())
+        notes.push_back("starved samples kept (too few clean)");
+    if (!sync.empty())
+        notes.push_back("waits for the device inside: " + sync + " (host time included)");
+    if (!unprobed.empty())
+        notes.push_back("slow, not probed: " + unprobed);
+    if (const json rc = s.value("recheck", json()); rc.is_object() && !rc.value("ok", true))
+        notes.push_back("output re-check failed");
+    if (s.value("roofline", json::object()).value("faster_than_bound", false))
+        notes.push_back("faster than the roofline bound");
+    if (const double first = num(s.value("first_call_s", json::object()), "candidate", 0.0); first > 0.05)
+        notes.push_back(fmt::format("first call {:.2f} s", first));
+    std::string out;
+    for (const auto& n : notes)
+        out += (out.empty() ? "" : "; ") + n;
+    return out;
+}
+
+std::string flagText(const std::string& flag)
+{
+    static const std::vector<std::pair<std::string, std::string>> kWhat = {
+        {"device_work_outside_events", "device work outside the timed events: no speedup"},
+        {"torch_modified", "the candidate modified torch functions: no speedup"},
+        {"faster_than_roofline", "faster than the roofline bound (audit)"},
+        {"speedup_over_10x", "speedup over 10× (audit)"},
+        {"output_recheck_failed", "a timed call's output failed the re-check"},
+        {"host_latency_in_samples", "host latency kept in the samples (too few clean ones)"},
+        {"shape_failed", "shape failed"},
+    };
+    const auto colon = flag.find(':');
+    const std::string key = colon == std::string::npos ? flag : flag.substr(0, colon);
+    std::string what = key;
+    for (const auto& [k, v] : kWhat)
+        if (k == key)
+            what = v;
+    return colon == std::string::npos ? what : fmt::format("{} ({})", what, flag.substr(colon + 1));
+}
+
+}  // namespace kbx::perf

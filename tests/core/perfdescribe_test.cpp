@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The words for a stored perf result (core/perfdescribe.h), as the Performance tab and kbx show print them.
+#include "perfdescribe.h"
+
+#include <gtest/gtest.h>
+
+using nlohmann::json;
+using namespace kbx::perf;
+
+TEST(PerfDescribe, DurationsInTheirUnit)
+{
+    EXPECT_EQ(formatMs(0.06026), "60.26 µs");
+    EXPECT_EQ(formatMs(0.2295), "229.5 µs");
+    EXPECT_EQ(formatMs(4.2571), "4.257 ms");
+    EXPECT_EQ(formatMs(60.0), "60.0 ms");
+    EXPECT_EQ(formatMs(1250.0), "1.25 s");
+    EXPECT_EQ(formatMs(0.0), "—");
+}
+
+TEST(PerfDescribe, LaunchGapSaysWhenStarvedSamplesWidenedIt)
+{
+    EXPECT_EQ(launchGapText(json{{"launch_gap_us", 404.0}, {"launch_gap_start_us", 404.0}}), "404 µs");
+    EXPECT_EQ(launchGapText(json{{"launch_gap_us", 394.0}, {"launch_gap_start_us", 197.0}}), "197 → 394 µs");
+    EXPECT_EQ(launchGapText(json{{"launch_gap_us", 404.0}}), "404 µs") << "a database from before launch_gap_start_us";
+    EXPECT_EQ(launchGapText(json{{"launch_gap_us", 0.0}}), "—") << "the CPU";
+    EXPECT_EQ(launchGapText(json::object()), "—");
+}
+
+TEST(PerfDescribe, ShapeNotesNameWhatTheSamplesWentThrough)
+{
+    const json s = {{"starved", {{"candidate", 2}, {"reference", 1}, {"compile", 0}}},
+                    {"host_sync", {{"candidate", false}, {"reference", true}, {"compile", nullptr}}},
+                    {"starved_kept", json::array()},
+                    {"recheck", {{"ok", false}}},
+                    {"roofline", {{"faster_than_bound", true}}},
+                    {"first_call_s", {{"candidate", 1.129}}}};
+    EXPECT_EQ(shapeNotes(s), "starved samples dropped: candidate 2, eager 1; waits for the device inside: eager (host time included); "
+                             "slow, not probed: compile; output re-check failed; faster than the roofline bound; first call 1.13 s");
+    EXPECT_EQ(shapeNotes(json{{"starved", {{"candidate", 40}}}, {"starved_kept", {"candidate"}}}),
+              "starved samples dropped: candidate 40; starved samples kept (too few clean)");
+    EXPECT_EQ(shapeNotes(json{{"recheck", {{"ok", true}}}, {"first_call_s", {{"candidate", 0.01}}}}), "");
+    EXPECT_EQ(shapeNotes(json()), "");
+}
+
+TEST(PerfDescribe, FlagsInWords)
+{
+    EXPECT_EQ(flagText("faster_than_roofline:16M_f32"), "faster than the roofline bound (audit) (16M_f32)");
+    EXPECT_EQ(flagText("torch_modified"), "the candidate modified torch functions: no speedup");
+    EXPECT_EQ(flagText("host_latency_in_samples:1M_f32"), "host latency kept in the samples (too few clean ones) (1M_f32)");
+    EXPECT_EQ(flagText("something_new:x"), "something_new (x)") << "an unknown flag is shown as it is";
+}
