@@ -9,6 +9,7 @@ import time
 
 import torch
 
+from . import contract as contract_tiers
 from .common import (call_entry, case_output, clone_tree, draw_cases, flatten_output, guarded, load_task,
                      send, tensors_in, to_cpu_copy, tree_map, versions)
 
@@ -28,12 +29,34 @@ def _like(oracle, plain):
     return oracle
 
 
+def _contract_note(req):
+    return req.get("_contract_note", "")
+
+
+def _tiers(task, req, cases):
+    """("contract" | "extended", why) per case (kbx_harness/contract.py). The task tree's
+    contracts.json holds the seed's call patterns; a task it does not list (a user's own task) has
+    no seed contract, so every case decides."""
+    path = contract_tiers.contracts_path(req["task_file"])
+    try:
+        data = contract_tiers.load_contracts(path)
+    except FileNotFoundError:
+        data = {"tasks": {}}
+    if req["task_id"] not in (data.get("tasks") or {}):
+        req["_contract_note"] = "no seed contract for this task: every case decides"
+        return [("contract", "") for _ in cases]
+    con = contract_tiers.for_task(task, req["task_id"], data)
+    req["_contract_note"] = f"{len(con.patterns)} seed call patterns ({con.entry.get('seed_file', '')})"
+    return [con.classify(c["args"], c["kwargs"]) for c in cases]
+
+
 def run(req: dict) -> int:
     send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "reference", "versions": versions()})
     device = req["device"]
     task = load_task(req["task_file"], req["task_id"])
     meta = task.META
     cases = draw_cases(task, req["task_id"], req["seeds"], device)
+    tiers = _tiers(task, req, cases)
     inputs, refs = [], []
     t0 = time.time()
     for i, c in enumerate(cases):
@@ -63,7 +86,8 @@ def run(req: dict) -> int:
     torch.save({"version": 1, "task": req["task_id"], "device": device, "cases": inputs}, req["inputs_out"])
     torch.save({"version": 1, "task": req["task_id"], "cases": refs}, req["ref_out"])
     send({"type": "result", "cases": len(cases), "seconds": time.time() - t0,
-          "case_names": [c["name"] for c in cases]})
+          "case_names": [c["name"] for c in cases], "case_tiers": [t for t, _ in tiers],
+          "case_tier_reasons": [w for _, w in tiers], "contract": _contract_note(req)})
     return 0
 
 

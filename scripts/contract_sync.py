@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Keeps tasks/contracts.json in step with the seed's recorded test calls (issue 21).
+
+  contract_sync.py write SEED_CALLS.json     derive tasks/contracts.json from the seed's calls
+  contract_sync.py check [SEED_CALLS.json]   (ctest tasks.contract_consistent)
+      1. with the seed's calls at hand (argument, $KBX_SEED_CALLS or ../shared/data/seed-test-calls.json):
+         the committed contracts equal what they derive to;
+      2. always: every one of the 176 tasks has a contract whose patterns bind to its reference's
+         signature, and at least MIN_CONTRACT of its cases (per public seed) fall in the contract tier;
+      3. prints, per task, the cases of the extended tier and why (--verbose).
+  contract_sync.py table                      per task: contract / extended case counts (markdown)
+
+A seed file whose id is not a benchmark task resolves by its stem when the stem names exactly one
+task (the corpus's older categories, e.g. Broadcast/expand_where -> Index/expand_where); files for
+tasks outside the 176 (relu_fp16, ...) are listed as skipped.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tasks", "worker", "python"))
+TASKS = os.path.join(ROOT, "tasks")
+OUT = os.path.join(TASKS, "contracts.json")
+MIN_CONTRACT = 1
+
+
+def task_ids() -> list[str]:
+    with open(os.path.join(TASKS, "index.json"), encoding="utf-8") as f:
+        idx = json.load(f)
+    items = idx["tasks"] if isinstance(idx, dict) else idx
+    return sorted(t["id"] if isinstance(t, dict) else t for t in items)
+
+
+def derive(seed_calls: dict, ids: list[str]) -> dict:
+    from kbx_harness.contract import abstract_seed_arg
+    by_stem: dict[str, list[str]] = {}
+    for t in ids:
+        by_stem.setdefault(t.split("/")[1], []).append(t)
+    tasks, skipped, drift = {}, {}, {}
+    for sid in sorted(seed_calls):
+        rec = seed_calls[sid]
+        tid = sid if sid in ids else None
+        if tid is None:
+            cands = by_stem.get(sid.split("/")[-1], [])
+            if len(cands) == 1:
+                tid = cands[0]
+                drift[sid] = tid
+            else:
+                skipped[sid] = "not a benchmark task" if not cands else "stem names several tasks"
+                continue
+        pats = []
+        for c in rec.get("calls", []):
+            p = {"args": [abstract_seed_arg(a) for a in c.get("args", [])],
+                 "kwargs": {k: abstract_seed_arg(v) for k, v in sorted(c.get("kwargs", {}).items())}}
+            if p not in pats:
+                pats.append(p)
+        entry = {"seed_file": sid, "calls": pats, "seed_calls": len(rec.get("calls", []))}
+        if rec.get("error"):
+            entry["note"] = "the seed's calls were recorded only partly: " + str(rec["error"])[:300]
+        if tid in tasks:  # two seed files for one task: keep both patterns
+            tasks[tid]["calls"] += [p for p in pats if p not in tasks[tid]["calls"]]
+            tasks[tid]["seed_file"] += ", " + sid
+        else:
+            tasks[tid] = entry
+    return {"version": 1,
+            "source": "seed-test-calls.json sha256 " + hashlib.sha256(
+                json.dumps(seed_calls, sort_keys=True).encode()).hexdigest(),
+            "drift": drift, "skipped": skipped, "tasks": tasks}
+
+
+def seed_path(arg: str | None) -> str | None:
+    for p in (arg, os.environ.get("KBX_SEED_CALLS"),
+              os.path.join(ROOT, "..", "shared", "data", "seed-test-calls.json")):
+        if p and os.path.exists(p):
+            return p
+    return None
+
+
+def classify_all(ids, contracts, verbose=False):
+    """Per task: (contract, extended, unbound, [(case, why)]) on the CPU, public seed 0."""
+    import torch  # noqa: F401
+    from kbx_harness import contract as C
+    from kbx_harness.common import draw_cases, load_task
+    rows = {}
+    for tid in ids:
+        task = load_task(os.path.join(TASKS, tid + ".py"), tid)
+        con = C.for_task(task, tid, contracts)
+        cases = draw_cases(task, tid, [{"label": "public0", "seed": 0}], "cpu")
+        n_c, ext = 0, []
+        for c in cases:
+            tier, why = con.classify(c["args"], c["kwargs"])
+            if tier == "contract":
+                n_c += 1
+            else:
+                ext.append((c["name"], why))
+        rows[tid] = (n_c, len(ext), con.unbound, len(con.patterns), ext)
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["write", "check", "table"])
+    ap.add_argument("seed_calls", nargs="?")
+    ap.add_argument("--verbose", action="store_true")
+    a = ap.parse_args()
+    ids = task_ids()
+    if a.mode == "write":
+        sp = seed_path(a.seed_calls)
+        if not sp:
+            print("seed-test-calls.json not found", file=sys.stderr)
+            return 2
+        with open(sp, encoding="utf-8") as f:
+            data = derive(json.load(f), ids)
+        with open(OUT, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print(f"wrote {OUT}: {len(data['tasks'])} tasks, {len(data['drift'])} resolved by stem, "
+              f"{len(data['skipped'])} seed files skipped")
+        return 0
+    with open(OUT, encoding="utf-8") as f:
+        committed = json.load(f)
+    problems = []
+    if a.mode == "check":
+        sp = seed_path(a.seed_calls)
+        if sp:
+            with open(sp, encoding="utf-8") as f:
+                fresh = derive(json.load(f), ids)
+            if fresh != committed:
+                diff = [t for t in set(fresh["tasks"]) | set(committed["tasks"])
+                        if fresh["tasks"].get(t) != committed["tasks"].get(t)]
+                problems.append(f"tasks/contracts.json is out of step with {sp} "
+                                f"(run scripts/contract_sync.py write): {sorted(diff)[:10]}")
+            else:
+                print(f"contracts.json matches {sp}")
+        else:
+            print("seed-test-calls.json not at hand: checking the committed contracts only")
+    missing = [t for t in ids if t not in committed["tasks"]]
+    if missing:
+        problems.append(f"{len(missing)} tasks without a contract: {missing[:10]}")
+    rows = classify_all([t for t in ids if t not in missing], committed, a.verbose)
+    tot_c = tot_e = 0
+    for tid, (n_c, n_e, unbound, npat, ext) in rows.items():
+        tot_c += n_c
+        tot_e += n_e
+        if npat == 0:
+            problems.append(f"{tid}: none of the seed's {unbound} call patterns binds to the reference's signature")
+        elif n_c < MIN_CONTRACT:
+            problems.append(f"{tid}: no case falls in the contract tier ({n_e} extended; first: {ext[0] if ext else '-'})")
+        if a.mode == "table":
+            print(f"| {tid} | {n_c} | {n_e} | {npat} | {unbound} |")
+        elif a.verbose:
+            for name, why in ext:
+                print(f"  {tid} {name}: {why}")
+    print(f"{len(rows)} tasks: {tot_c} contract cases, {tot_e} extended cases (public seed 0)")
+    for p in problems:
+        print("PROBLEM:", p)
+    return 1 if problems and a.mode == "check" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
