@@ -357,12 +357,34 @@ const Evaluator::RefBundle& Evaluator::reference(const TaskInfo& task)
                           {"seeds", m_seeds},
                           {"inputs_out", bundle->inputs.string()},
                           {"ref_out", bundle->ref.string()}};
+    for (const char* tier : {"contract", "extended"})
+        req["tier_out"][tier] = {{"inputs_out", (dir / fmt::format("inputs-{}.pt", tier)).string()},
+                                 {"ref_out", (dir / fmt::format("reference-{}.pt", tier)).string()}};
     auto res = runWorker("reference", req, dir, m_opt.referenceTimeout);
     auto* result = findFrame(res, "result");
     if (res.exitCode == 0 && result && res.protocolError.empty()) {
         bundle->ok = true;
         bundle->cases = result->value("cases", 0);
         bundle->seconds = res.seconds;
+        // Our own reference process says which cases fall in which tier (kbx_harness/contract.py).
+        const auto tc = result->value("tier_cases", nlohmann::json::object());
+        for (const char* tier : {"contract", "extended"}) {
+            if (!tc.is_object() || !tc.contains(tier) || !tc[tier].is_array() || tc[tier].empty())
+                continue;
+            RefBundle::Tier t{req["tier_out"][tier]["inputs_out"].get<std::string>(),
+                              req["tier_out"][tier]["ref_out"].get<std::string>(), {}};
+            for (const auto& i : tc[tier])
+                t.indices.push_back(i.get<int>());
+            bundle->tiers[tier] = std::move(t);
+        }
+        if (bundle->tiers.empty()) {
+            bundle->ok = false;
+            bundle->error = fmt::format("reference for {} reported no tier files", task.id);
+        }
+        if (const auto r = result->value("case_tier_reasons", nlohmann::json::array()); r.is_array())
+            for (const auto& w : r)
+                bundle->tierReasons.push_back(w.is_string() ? w.get<std::string>() : std::string());
+        bundle->contractNote = result->value("contract", std::string());
     } else {
         std::string msg;
         if (auto* e = findFrame(res, "error"))
@@ -437,16 +459,106 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     rec.stageSeconds["reference_cases"] = ref.cases;
     rec.stageSeconds["reference"] = ref.seconds;
 
-    // Candidate stage: a fresh process, its own scratch directory.
+    // Candidate stage: a fresh process per tier, one scratch directory for the candidate.
     const auto dir = m_scratch / "candidates" / fmt::format("{:05d}-{}", index, out.codeHash.substr(0, 12));
     fs::create_directories(dir);
+    writeText(dir / "candidate.py", sub.code);
+    rec.protocol = m_opt.protocol;
+    const auto contractTier = ref.tiers.find("contract");
+    if (contractTier == ref.tiers.end()) {
+        out.harnessError = true;
+        out.harnessMessage = "the reference produced no contract-tier cases for " + task->id;
+        return finish(false);
+    }
+    if (!judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out))
+        return finish(false);
+    if (!ref.contractNote.empty())
+        rec.evidence["contract"] = ref.contractNote;
+    // The extended tier (cases the seed's own tests never make): its own process, after a contract
+    // tier whose outputs were right; stored beside the verdict, deciding it only under --protocol strict.
+    if (const auto ext = ref.tiers.find("extended"); ext != ref.tiers.end()) {
+        const int n = static_cast<int>(ext->second.indices.size());
+        if (!rec.exeOk) {
+            rec.evidence["extended"] = {{"cases", n}, {"ran", false}, {"why", "the contract tier failed"}};
+        } else {
+            EvaluationRecord erec;
+            erec.runId = rec.runId;
+            erec.taskId = rec.taskId;
+            Outcome eout;
+            nlohmann::json summary = {{"cases", n}, {"ran", true}};
+            if (!judgeTier(sub, *task, "extended", ext->second, dir, erec, eout)) {
+                // Not the candidate's doing (a worker that could not start): no extended figures.
+                summary["ran"] = false;
+                summary["why"] = "not judged: " + eout.harnessMessage.substr(0, 500);
+            } else {
+                int passed = 0;
+                for (auto& c : erec.cases) {
+                    passed += c.status == "pass";
+                    if (c.index >= 0 && c.index < static_cast<int>(ref.tierReasons.size()) && c.evidence.is_object())
+                        c.evidence["extended_because"] = ref.tierReasons[static_cast<std::size_t>(c.index)];
+                    rec.cases.push_back(std::move(c));
+                }
+                rec.extCases = n;
+                rec.extPassed = passed;
+                summary["passed"] = passed;
+                summary["call_ok"] = erec.callOk;
+                summary["exe_ok"] = erec.exeOk;
+                if (erec.failureClass && !erec.exeOk) {
+                    rec.extFailureClass = erec.failureClass;
+                    summary["failure_class"] = *erec.failureClass;
+                    summary["failure_detail"] = erec.failureDetail;
+                    if (erec.evidence.contains("first_failure"))
+                        summary["first_failure"] = erec.evidence["first_failure"];
+                }
+                if (m_opt.protocol == "strict" && !erec.exeOk) {
+                    rec.pass = false;
+                    rec.callOk = rec.callOk && erec.callOk;
+                    rec.exeOk = false;
+                    rec.failureClass = erec.failureClass.value_or("value_mismatch");
+                    rec.failureDetail = "extended tier: " + erec.failureDetail;
+                    if (erec.evidence.contains("first_failure"))
+                        rec.evidence["first_failure"] = erec.evidence["first_failure"];
+                }
+            }
+            rec.evidence["extended"] = summary;
+        }
+    }
+    std::sort(rec.cases.begin(), rec.cases.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    if (rec.pass && m_opt.perf && m_opt.device != "cpu" && m_opt.perfConfig.value("precompile", true))
+        precompile(rec, *task, dir);
+    return finish(true);
+}
+
+bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const std::string& tier,
+                          const RefBundle::Tier& files, const fs::path& dir, EvaluationRecord& rec, Outcome& out)
+{
+    const TaskInfo* task = &taskRef;
+    // Stage names and files per tier: the contract tier keeps the names evaluations always had.
+    const std::string sfx = tier == "contract" ? "" : "_" + tier;
+    auto fail = [&](const std::string& cls, const std::string& detail) {
+        rec.pass = false;
+        rec.failureClass = cls;
+        rec.failureDetail = detail;
+    };
+    // Indices in this tier's files -> the case's index among all of the task's cases.
+    auto global = [&](int local) {
+        return local >= 0 && local < static_cast<int>(files.indices.size()) ? files.indices[static_cast<std::size_t>(local)] : local;
+    };
+    auto tagTier = [&](std::size_t from) {
+        for (std::size_t k = from; k < rec.cases.size(); ++k)
+            rec.cases[k].tier = tier;
+    };
+    const std::size_t firstCase = rec.cases.size();
+    struct TagOnExit {
+        std::function<void()> f;
+        ~TagOnExit() { f(); }
+    } tagOnExit{[&] { tagTier(firstCase); }};
     const auto source = dir / "candidate.py";
-    writeText(source, sub.code);
-    const auto outputs = dir / "outputs.pt";
+    const auto outputs = dir / ("outputs" + sfx + ".pt");
     nlohmann::json creq = {{"task_id", task->id},
                            {"task_file", m_catalogue.taskFile(*task).string()},
                            {"source_file", source.string()},
-                           {"inputs_file", ref.inputs.string()},
+                           {"inputs_file", files.inputs.string()},
                            {"outputs_file", outputs.string()},
                            {"device", m_opt.device},
                            {"skip_static_contract", sub.selfCheckReference}};
@@ -459,7 +571,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
             cres.frames.resize(k);
             break;
         }
-    rec.stageSeconds["candidate"] = cres.seconds;
+    rec.stageSeconds["candidate" + sfx] = cres.seconds;
     nlohmann::json workerInfo = {{"exit_code", cres.exitCode}, {"signal", cres.signal}, {"timed_out", cres.timedOut},
                                  {"stderr_tail", tail(cres.stderrText, 4000)}, {"stdout_tail", tail(cres.stdoutText, 2000)},
                                  {"dropped_log_bytes", cres.droppedLogBytes}};
@@ -486,12 +598,12 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     if (m_cancel && m_cancel->load()) {
         out.harnessError = true;
         out.harnessMessage = "cancelled";
-        return finish(false);
+        return false;
     }
     auto caseRecordsFromCandidate = [&] {
         for (const auto& [i, f] : candCases) {
             EvaluationRecord::Case c;
-            c.index = i;
+            c.index = global(i);
             c.name = f.value("name", "");
             c.status = f.value("status", "") == "error" ? "error" : "ran";
             if (f.contains("failure_class") && f["failure_class"].is_string())
@@ -506,19 +618,19 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     if (cres.timedOut) {
         fail("timeout", fmt::format("the candidate ran past the {:.0f} s limit and was killed with its process group", m_opt.candidateTimeout));
         caseRecordsFromCandidate();
-        return finish(true);
+        return true;
     }
     if (cres.signal != 0) {
         fail("crash", fmt::format("the worker died from {}{}", signalName(cres.signal),
                                   cres.signal == SIGKILL ? " (killed from outside: often the out-of-memory killer)" : ""));
         caseRecordsFromCandidate();
-        return finish(true);
+        return true;
     }
     if (staticFrame && !staticFrame->value("ok", false)) {
         fail(staticFrame->value("failure_class", "runtime_error"), staticFrame->value("message", ""));
         if (staticFrame->contains("line"))
             rec.evidence["line"] = (*staticFrame)["line"];
-        return finish(true);
+        return true;
     }
     if (!resultFrame || !cres.protocolError.empty()) {
         std::string why = !cres.protocolError.empty() ? "its protocol stream broke: " + cres.protocolError
@@ -529,16 +641,16 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
             if (!findFrame(cres, std::string(protocol::kImportingFrame))) {
                 out.harnessError = true;
                 out.harnessMessage = e->value("message", "") + " | " + tail(cres.stderrText, 1500);
-                return finish(false);
+                return false;
             }
             fail("crash", "the candidate's worker ended without a result after the candidate's code was imported; its harness_error "
                           "frame is not trusted from then on: " + e->value("message", std::string()).substr(0, 500));
             caseRecordsFromCandidate();
-            return finish(true);
+            return true;
         }
         fail("crash", "the candidate's worker ended early: " + why);
         caseRecordsFromCandidate();
-        return finish(true);
+        return true;
     }
     rec.evidence["launches"] = resultFrame->value("launches", nlohmann::json::object());
     rec.evidence["worker_start"] = cres.warm ? "warm" : "cold";  // forked from the warm worker, or fork+exec
@@ -558,7 +670,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         rec.evidence["traceback"] = resultFrame->value("traceback", "");
         if (resultFrame->contains("line"))
             rec.evidence["line"] = (*resultFrame)["line"];
-        return finish(true);
+        return true;
     }
     bool callOk = true;
     for (const auto& [i, f] : candCases)
@@ -566,9 +678,9 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
             callOk = false;
 
     // Compare stage: trusted C++ (LibTorch), in its own process.
-    nlohmann::json qreq = {{"ref_file", ref.ref.string()}, {"outputs_file", outputs.string()}, {"contract", task->contract()}};
+    nlohmann::json qreq = {{"ref_file", files.ref.string()}, {"outputs_file", outputs.string()}, {"contract", task->contract()}};
     auto qres = runWorker("compare", qreq, dir, m_opt.compareTimeout);
-    rec.stageSeconds["compare"] = qres.seconds;
+    rec.stageSeconds["compare" + sfx] = qres.seconds;
     auto* qresult = findFrame(qres, "result");
     if (!qresult || qres.exitCode != 0) {
         std::string msg;
@@ -577,7 +689,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         if (callOk) {
             out.harnessError = true;
             out.harnessMessage = fmt::format("comparison failed: {} {}", msg, tail(qres.stderrText, 1500));
-            return finish(false);
+            return false;
         }
     }
     std::string worst;
@@ -589,13 +701,14 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         if (f.value("type", "") != "case")
             continue;
         EvaluationRecord::Case c;
-        c.index = f.value("index", 0);
+        const int local = f.value("index", 0);
+        c.index = global(local);
         c.name = f.value("name", "");
         c.status = f.value("status", "");
         c.evidence = f.value("evidence", nlohmann::json::object());
         if (f.contains("failure_class") && f["failure_class"].is_string()) {
             c.failureClass = f["failure_class"].get<std::string>();
-            if (auto it = candCases.find(c.index); it != candCases.end()) {
+            if (auto it = candCases.find(local); it != candCases.end()) {
                 if (it->second.contains("line"))
                     c.evidence["line"] = it->second["line"];
                 if (it->second.contains("traceback"))
@@ -613,7 +726,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
                 worstCase = c.name;
             }
         }
-        if (auto it = candCases.find(c.index); it != candCases.end())
+        if (auto it = candCases.find(local); it != candCases.end())
             c.evidence["seconds"] = it->second.value("seconds", 0.0);
         rec.cases.push_back(std::move(c));
     }
@@ -624,18 +737,18 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         out.harnessError = true;
         out.harnessMessage = fmt::format("not judged on the CPU: Triton's interpreter cannot run case {} ({}); evaluate with --device cuda",
                                          worstCase, describe(worst, worstEvidence));
-        return finish(false);
+        return false;
     }
     if (!worst.empty()) {
         fail(worst, fmt::format("case {}: {}", worstCase, describe(worst, worstEvidence)));
         rec.evidence["first_failure"] = {{"case", worstCase}, {"evidence", worstEvidence}};
         if (worstEvidence.contains("line"))
             rec.evidence["line"] = worstEvidence["line"];
-        return finish(true);
+        return true;
     }
     if (!rec.exeOk) {
         fail("value_mismatch", "comparison did not pass");
-        return finish(true);
+        return true;
     }
     // Correct outputs: were they produced by a Triton kernel?
     int launches = 0;
@@ -646,12 +759,10 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         fail("not_triton_kernel",
              rec.evidence["triton_kernels"].empty() ? "the code defines no @triton.jit kernel; the outputs came from PyTorch"
                                                     : "a @triton.jit kernel is defined but none was launched; the outputs came from PyTorch");
-        return finish(true);
+        return true;
     }
     rec.pass = true;
-    if (m_opt.perf && m_opt.device != "cpu" && m_opt.perfConfig.value("precompile", true))
-        precompile(rec, *task, dir);
-    return finish(true);
+    return true;
 }
 
 void Evaluator::precompile(EvaluationRecord& rec, const TaskInfo& task, const fs::path& dir) const
@@ -1082,6 +1193,7 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     prov["device"] = m_opt.device;
     prov["kbx_version"] = "0.1.0";
     prov["taxonomy_version"] = kTaxonomyVersion;
+    prov["protocol"] = m_opt.protocol;  // which tier decided the verdicts (issue 21)
     prov["worker_start"] = m_warm ? nlohmann::json{{"mode", "warm"}} : nlohmann::json{{"mode", "cold"}, {"why", coldWhy}};
     const std::size_t nSlots = m_opt.deviceSlots.size();
     const bool multi = nSlots > 1 || !m_opt.deviceSlots.front().name.empty();

@@ -76,6 +76,11 @@ struct EvalOptions {
     /// time; 0 = half the host's cores per GPU (4 to 12) on cuda, 2 on cpu.
     int perfPipeline = 0;
     double minTritonShare = 0.5;  ///< below this share of GPU time in Triton kernels: not_triton_kernel
+    /// Which cases decide the verdict (issue 21): "contract" = the cases whose argument patterns the
+    /// seed's own tests use (tasks/contracts.json); the other ("extended") cases run in a process of
+    /// their own after a correct contract tier and are stored beside the verdict. "strict" = every
+    /// case decides. Recorded per evaluation and in the run's provenance.
+    std::string protocol = "contract";
 };
 
 /// What one evaluation produced (also printed by `kbx eval --json`).
@@ -134,8 +139,22 @@ private:
         std::filesystem::path ref;
         int cases = 0;
         double seconds = 0;  ///< the reference stage's process wall time (the perf queue's cost hint)
+        /// The cases of one tier (kbx_harness/contract.py): their own inputs and reference files, and
+        /// the indices of their cases among all of the task's cases.
+        struct Tier {
+            std::filesystem::path inputs;
+            std::filesystem::path ref;
+            std::vector<int> indices;
+        };
+        std::map<std::string, Tier> tiers;    ///< "contract", "extended" (a tier without cases is absent)
+        std::vector<std::string> tierReasons; ///< per case: why it is extended ("" for contract cases)
+        std::string contractNote;             ///< what the contract came from (the seed file, or none)
     };
     const RefBundle& reference(const TaskInfo& task);
+    /// One tier's candidate process and comparison; fills `rec` (verdict, call/exe, cases with their
+    /// global indices and tier, evidence). False: not judged (out.harnessError says why).
+    bool judgeTier(const Submission& sub, const TaskInfo& task, const std::string& tier, const RefBundle::Tier& files,
+                   const std::filesystem::path& dir, EvaluationRecord& rec, Outcome& out);
     /// Health of the calling thread's slot: a probe through that slot's environment works and, on
     /// CUDA, runs a kernel. Empty string: healthy; otherwise why not.
     std::string slotHealth(nlohmann::json* probeOut = nullptr) const;

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <sstream>
 #include <ctime>
 #include <set>
 
@@ -201,6 +202,42 @@ CREATE TABLE IF NOT EXISTS code_quality(
   tool_version TEXT NOT NULL,
   error TEXT NOT NULL DEFAULT '',
   measured_at TEXT NOT NULL);
+)SQL",
+    // v5: two tiers per evaluation (issue 21). `protocol` says which cases decided the verdict
+    // ('contract': the seed's own call patterns; 'strict': every case; NULL: stored before tiers,
+    // every case decided); the extended tier's counts and first failure class beside it, and each
+    // case's tier. correct_ext: correct including the extended cases (NULL where none ran).
+    R"SQL(
+ALTER TABLE evaluations ADD COLUMN protocol TEXT;
+ALTER TABLE evaluations ADD COLUMN ext_cases INTEGER;
+ALTER TABLE evaluations ADD COLUMN ext_passed INTEGER;
+ALTER TABLE evaluations ADD COLUMN ext_failure_class TEXT;
+ALTER TABLE case_results ADD COLUMN tier TEXT NOT NULL DEFAULT 'contract';
+DROP VIEW IF EXISTS evaluation_rows;
+CREATE VIEW evaluation_rows AS
+SELECT e.id AS id, e.run_id AS run_id, e.task_id AS task_id,
+       substr(e.task_id, 1, instr(e.task_id, '/') - 1) AS category,
+       m.name AS method, s.round AS round, r.device AS device,
+       CASE WHEN r.device = 'cuda' THEN coalesce(json_extract(r.provenance, '$.devices[0].name'), 'cuda')
+            WHEN r.device = 'imported' THEN coalesce(json_extract(r.provenance, '$.gpu'), 'unknown')
+            ELSE 'CPU (Triton interpreter)' END AS gpu,
+       e.verdict AS verdict, e.call_ok AS call_ok, e.exe_ok AS exe_ok,
+       CASE WHEN e.verdict = 'pass' THEN 'pass' WHEN e.call_ok = 0 THEN 'call' ELSE 'exe' END AS stage,
+       e.failure_class AS failure_class, l.failure_class AS manual_class, l.note AS manual_note,
+       e.failure_detail AS failure_detail, s.candidate_id AS candidate_id, e.submission_id AS submission_id,
+       e.started_at AS started_at, e.finished_at AS finished_at,
+       (r.device = 'imported') AS imported,
+       e.protocol AS protocol, e.ext_cases AS ext_cases, e.ext_passed AS ext_passed,
+       e.ext_failure_class AS ext_failure_class,
+       CASE WHEN e.verdict <> 'pass' THEN 0
+            WHEN e.protocol = 'strict' THEN 1
+            WHEN e.ext_cases IS NULL THEN NULL
+            ELSE (e.ext_passed = e.ext_cases) END AS correct_ext
+FROM evaluations e
+JOIN submissions s ON s.id = e.submission_id
+JOIN methods m ON m.id = s.method_id
+JOIN runs r ON r.id = e.run_id
+LEFT JOIN manual_labels l ON l.evaluation_id = e.id;
 )SQL",
 };
 
@@ -445,6 +482,33 @@ int Store::schemaVersion() const
     return static_cast<int>(st.i64(0));
 }
 
+std::string Store::withoutExistingColumns(const std::string& sql) const
+{
+    // SQLite has no ADD COLUMN IF NOT EXISTS: a migration's "ALTER TABLE t ADD COLUMN c ...;" line is
+    // left out where t already has c (a database whose user_version was set back by hand or by a
+    // migration test), as CREATE ... IF NOT EXISTS does for tables.
+    std::string out;
+    std::istringstream in(sql);
+    std::string line;
+    while (std::getline(in, line)) {
+        static const std::string kAlter = "ALTER TABLE ";
+        if (line.rfind(kAlter, 0) == 0) {
+            std::istringstream w(line.substr(kAlter.size()));
+            std::string table, add, column, name;
+            w >> table >> add >> column >> name;
+            bool exists = false;
+            Stmt st(m_db, fmt::format("SELECT 1 FROM pragma_table_info('{}') WHERE name=?", table));
+            st.bind(1, name);
+            exists = st.step();
+            if (exists)
+                continue;
+        }
+        out += line;
+        out += '\n';
+    }
+    return out;
+}
+
 void Store::migrate()
 {
     int version = 0;
@@ -465,7 +529,7 @@ void Store::migrate()
     }
     for (int v = version; v < kSchemaVersion; ++v) {
         Transaction tx(m_db);
-        exec(kMigrations[static_cast<std::size_t>(v)]);
+        exec(withoutExistingColumns(kMigrations[static_cast<std::size_t>(v)]));
         exec(fmt::format("PRAGMA user_version={}", v + 1));
         tx.commit();
     }
@@ -630,8 +694,9 @@ std::int64_t Store::addEvaluation(const EvaluationRecord& r)
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt ins(m_db, "INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, failure_class, "
-                   "failure_detail, evidence, stage_seconds, taxonomy_version, started_at, finished_at) "
-                   "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                   "failure_detail, evidence, stage_seconds, taxonomy_version, started_at, finished_at, protocol, "
+                   "ext_cases, ext_passed, ext_failure_class) "
+                   "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     ins.bind(1, r.runId).bind(2, r.submissionId).bind(3, r.taskId).bind(4, std::string(r.pass ? "pass" : "fail"))
         .bind(5, std::int64_t(r.callOk)).bind(6, std::int64_t(r.exeOk));
     if (r.failureClass)
@@ -639,9 +704,22 @@ std::int64_t Store::addEvaluation(const EvaluationRecord& r)
     else
         ins.bindNull(7);
     ins.bind(8, r.failureDetail).bind(9, r.evidence.dump()).bind(10, r.stageSeconds.dump())
-        .bind(11, std::int64_t(1)).bind(12, r.startedAt).bind(13, r.finishedAt).step();
+        .bind(11, std::int64_t(1)).bind(12, r.startedAt).bind(13, r.finishedAt);
+    if (r.protocol.empty())
+        ins.bindNull(14);
+    else
+        ins.bind(14, r.protocol);
+    if (r.extCases)
+        ins.bind(15, std::int64_t(*r.extCases)).bind(16, std::int64_t(r.extPassed.value_or(0)));
+    else
+        ins.bindNull(15).bindNull(16);
+    if (r.extFailureClass)
+        ins.bind(17, *r.extFailureClass);
+    else
+        ins.bindNull(17);
+    ins.step();
     auto evalId = sqlite3_last_insert_rowid(m_db);
-    Stmt c(m_db, "INSERT INTO case_results(evaluation_id, idx, name, status, failure_class, evidence) VALUES(?,?,?,?,?,?)");
+    Stmt c(m_db, "INSERT INTO case_results(evaluation_id, idx, name, status, failure_class, evidence, tier) VALUES(?,?,?,?,?,?,?)");
     for (const auto& cs : r.cases) {
         sqlite3_reset(c.s);
         c.bind(1, evalId).bind(2, std::int64_t(cs.index)).bind(3, cs.name).bind(4, cs.status);
@@ -649,7 +727,7 @@ std::int64_t Store::addEvaluation(const EvaluationRecord& r)
             c.bind(5, *cs.failureClass);
         else
             c.bindNull(5);
-        c.bind(6, cs.evidence.dump()).step();
+        c.bind(6, cs.evidence.dump()).bind(7, cs.tier.empty() ? std::string("contract") : cs.tier).step();
     }
     tx.commit();
     return evalId;

@@ -17,7 +17,7 @@ namespace kbx {
 struct ImportBatch;    // seed_import.h
 struct ImportSummary;  // seed_import.h
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 class StoreError : public std::runtime_error {
 public:
@@ -38,12 +38,20 @@ struct EvaluationRecord {
     nlohmann::json stageSeconds = nlohmann::json::object();
     std::string startedAt;
     std::string finishedAt;
+    /// Which tier decided the verdict: "contract" | "strict" (empty: stored before tiers existed,
+    /// every case decided). The extended tier's counts (cases run, passed) and first failure class;
+    /// unset when the task has no extended case or the tier did not run (the contract tier failed).
+    std::string protocol;
+    std::optional<int> extCases;
+    std::optional<int> extPassed;
+    std::optional<std::string> extFailureClass;
     struct Case {
         int index = 0;
         std::string name;
         std::string status;  ///< pass | fail | error | skipped
         std::optional<std::string> failureClass;
         nlohmann::json evidence;
+        std::string tier = "contract";  ///< contract | extended (kbx_harness/contract.py)
     };
     std::vector<Case> cases;
 };
@@ -168,6 +176,7 @@ public:
 private:
     void exec(const std::string& sql) const;
     void migrate();
+    std::string withoutExistingColumns(const std::string& sql) const;
     void openReadOnly();
     /// Throws the StoreError of a write to a store opened read-only.
     void requireWritable(const char* what) const;

@@ -28,6 +28,16 @@ sys.path.insert(0, os.path.join(ROOT, "tasks", "worker", "python"))
 TASKS = os.path.join(ROOT, "tasks")
 OUT = os.path.join(TASKS, "contracts.json")
 MIN_CONTRACT = 1
+# Tasks on which every case decides, and why (printed by `check`; a new one is a problem to look at).
+KNOWN_WHOLE = {
+    "Index/index_fill_": "the seed calls its entry as index_fill_(dim, input, index, value), the spec and this task "
+                         "as index_fill_(input, dim, index, value): no call of ours binds like the seed's",
+    "Optimizer/SGD": "the seed's file tests a different entry (sgd_step(param, grad, buf, ...)) than the spec's "
+                     "SGD(params, ...), which this task follows",
+    "Random/rand": "the seed's calls were not recorded (its test needs a CUDA generator)",
+    "SpatialOps/grid_sample_with_affine": "the seed passes an int64 theta, which torch's affine_grid refuses; every "
+                                          "case of ours passes a float theta",
+}
 
 
 def task_ids() -> list[str]:
@@ -35,6 +45,25 @@ def task_ids() -> list[str]:
         idx = json.load(f)
     items = idx["tasks"] if isinstance(idx, dict) else idx
     return sorted(t["id"] if isinstance(t, dict) else t for t in items)
+
+
+def _numel(call) -> int:
+    n = 0
+
+    def rec(a):
+        nonlocal n
+        if a.get("kind") == "tensor":
+            m = 1
+            for d in a.get("shape") or []:
+                m *= d
+            n += m
+        for i in a.get("items") or []:
+            rec(i)
+    for a in call.get("args", []):
+        rec(a)
+    for a in call.get("kwargs", {}).values():
+        rec(a)
+    return n
 
 
 def derive(seed_calls: dict, ids: list[str]) -> dict:
@@ -60,10 +89,22 @@ def derive(seed_calls: dict, ids: list[str]) -> dict:
                  "kwargs": {k: abstract_seed_arg(v) for k, v in sorted(c.get("kwargs", {}).items())}}
             if p not in pats:
                 pats.append(p)
-        entry = {"seed_file": sid, "calls": pats, "seed_calls": len(rec.get("calls", []))}
+        # Per pattern, the seed's smallest call as it was made (shapes, literal values): the model of
+        # the harness's seed-call cases for tasks whose own cases miss every pattern.
+        examples = {}
+        for c in rec.get("calls", []):
+            p = {"args": [abstract_seed_arg(a) for a in c.get("args", [])],
+                 "kwargs": {k: abstract_seed_arg(v) for k, v in sorted(c.get("kwargs", {}).items())}}
+            k = pats.index(p)
+            size = _numel(c)
+            if k not in examples or size < examples[k][0]:
+                examples[k] = (size, {"args": c.get("args", []), "kwargs": c.get("kwargs", {})})
+        entry = {"seed_file": sid, "calls": pats, "seed_calls": len(rec.get("calls", [])),
+                 "examples": [examples[k][1] for k in sorted(examples)]}
         if rec.get("error"):
             entry["note"] = "the seed's calls were recorded only partly: " + str(rec["error"])[:300]
         if tid in tasks:  # two seed files for one task: keep both patterns
+            tasks[tid]["examples"] += [e for p, e in zip(pats, entry["examples"]) if p not in tasks[tid]["calls"]]
             tasks[tid]["calls"] += [p for p in pats if p not in tasks[tid]["calls"]]
             tasks[tid]["seed_file"] += ", " + sid
         else:
@@ -86,20 +127,22 @@ def classify_all(ids, contracts, verbose=False):
     """Per task: (contract, extended, unbound, [(case, why)]) on the CPU, public seed 0."""
     import torch  # noqa: F401
     from kbx_harness import contract as C
-    from kbx_harness.common import draw_cases, load_task
+    from kbx_harness.common import call_entry, clone_tree, draw_cases, load_task
     rows = {}
     for tid in ids:
         task = load_task(os.path.join(TASKS, tid + ".py"), tid)
         con = C.for_task(task, tid, contracts)
         cases = draw_cases(task, tid, [{"label": "public0", "seed": 0}], "cpu")
+        call = (lambda t: (lambda a, k: call_entry(t, t.reference, a, k)))(task)
+        tiers, note = C.assign_tiers(task, tid, cases, [{"label": "public0", "seed": 0}], "cpu", contracts,
+                                     call, clone_tree)
         n_c, ext = 0, []
-        for c in cases:
-            tier, why = con.classify(c["args"], c["kwargs"])
+        for c, (tier, why) in zip(cases, tiers):
             if tier == "contract":
                 n_c += 1
             else:
                 ext.append((c["name"], why))
-        rows[tid] = (n_c, len(ext), con.unbound, len(con.patterns), ext)
+        rows[tid] = (n_c, len(ext), con.unbound, len(con.patterns), ext, note)
     return rows
 
 
@@ -145,19 +188,29 @@ def main() -> int:
         problems.append(f"{len(missing)} tasks without a contract: {missing[:10]}")
     rows = classify_all([t for t in ids if t not in missing], committed, a.verbose)
     tot_c = tot_e = 0
-    for tid, (n_c, n_e, unbound, npat, ext) in rows.items():
+    everything = []
+    for tid, (n_c, n_e, unbound, npat, ext, note) in rows.items():
         tot_c += n_c
         tot_e += n_e
-        if npat == 0:
+        if "every case decides" in note:
+            everything.append(f"{tid}: {note}")
+        if npat == 0 and unbound:
             problems.append(f"{tid}: none of the seed's {unbound} call patterns binds to the reference's signature")
         elif n_c < MIN_CONTRACT:
             problems.append(f"{tid}: no case falls in the contract tier ({n_e} extended; first: {ext[0] if ext else '-'})")
         if a.mode == "table":
-            print(f"| {tid} | {n_c} | {n_e} | {npat} | {unbound} |")
+            print(f"| {tid} | {n_c} | {n_e} | {npat} | {unbound} | {note} |")
         elif a.verbose:
             for name, why in ext:
                 print(f"  {tid} {name}: {why}")
     print(f"{len(rows)} tasks: {tot_c} contract cases, {tot_e} extended cases (public seed 0)")
+    for line in everything:
+        print("every case decides:", line)
+    known = set(KNOWN_WHOLE)
+    for line in everything:
+        tid = line.split(":")[0]
+        if tid not in known:
+            problems.append(f"{tid}: every case decides, and it is not in KNOWN_WHOLE (say why there)")
     for p in problems:
         print("PROBLEM:", p)
     return 1 if problems and a.mode == "check" else 0

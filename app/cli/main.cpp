@@ -269,6 +269,7 @@ struct EvalArgs {
     bool skipUnknown = false;
     std::string sandbox = "auto";
     std::string warmWorkers = "auto";
+    std::string protocol = "contract";
     bool perf = false;
     std::string perfConfig;
     std::vector<std::string> gpus;
@@ -319,6 +320,7 @@ int cmdEval(const EvalArgs& a)
         opt.scratchRoot = a.scratch;
     opt.sandbox = a.sandbox;
     opt.warmWorkers = a.warmWorkers;
+    opt.protocol = a.protocol;
     kbx::SandboxInfo sandbox;
     try {
         sandbox = kbx::resolveSandbox(a.sandbox);
@@ -476,6 +478,8 @@ int cmdEval(const EvalArgs& a)
         double eta = done ? el / done * (total - done) : 0;
         std::string verdict = o.harnessError ? "ERROR" : (o.record.pass ? "pass" : "fail");
         std::string cls = o.harnessError ? o.harnessMessage.substr(0, 200) : o.record.failureClass.value_or("");
+        if (!o.harnessError && o.record.extCases)
+            cls += fmt::format("{}ext {}/{}", cls.empty() ? "" : " ", *o.record.extPassed, *o.record.extCases);
         std::cerr << fmt::format("[{}/{}] {:<5} {:<32} {:<22} {:5.1f}s  ETA {}{}", done, total, verdict, o.taskId, cls, o.seconds,
                                  fmtDuration(eta), tty ? "\n" : "\n");
         if (a.json) {
@@ -496,6 +500,15 @@ int cmdEval(const EvalArgs& a)
                                 {"seconds", o.seconds}};
             if (o.record.evidence.contains("first_failure"))
                 j["evidence"] = o.record.evidence["first_failure"];
+            if (!o.harnessError) {
+                // Both tiers (issue 21): which decided the verdict, and the extended cases beside it.
+                j["protocol"] = o.record.protocol;
+                j["extended"] = o.record.evidence.value("extended", nlohmann::json());
+                j["correct_incl_extended"] = !o.record.pass ? nlohmann::json(false)
+                                             : o.record.protocol == "strict" ? nlohmann::json(true)
+                                             : o.record.extCases ? nlohmann::json(*o.record.extPassed == *o.record.extCases)
+                                                                 : nlohmann::json();
+            }
             std::cout << j.dump() << std::endl;
         }
     };
@@ -574,6 +587,10 @@ int main(int argc, char** argv)
     eval->add_option("--sandbox", ea.sandbox, "Candidate sandbox: auto (bwrap when it works, else rlimit), bwrap, rlimit or none")
         ->check(CLI::IsMember({"auto", "bwrap", "rlimit", "none"}))
         ->capture_default_str();
+    eval->add_option("--protocol", ea.protocol, "Which cases decide the verdict: contract (default: the argument patterns the "
+                     "seed's own tests use, tasks/contracts.json; the other cases run as the extended tier beside it) or strict "
+                     "(every case)")
+        ->check(CLI::IsMember({"contract", "strict"}));
     eval->add_option("--warm-workers", ea.warmWorkers, "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
         ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
     eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");

@@ -128,6 +128,11 @@ def random_cases(g):
     p = [g.randn(64, 80), g.randn(80)]
     yield _case("randn_betas_maximize", p, _grads(g, p, 5, outlier=True), lr=0.005, betas=(0.85, 0.98),
                 maximize=True)
+    # The seed's own call patterns (tasks/contracts.json): one 2-D parameter, defaults or one option.
+    p = [g.randn(33, 65)]
+    yield _case("seed_pattern_2d_default", p, _grads(g, p, 3))
+    p = [g.outlier(47, 31)]
+    yield _case("seed_pattern_2d_lr", p, _grads(g, p, 3, outlier=True), lr=0.01)
 
 
 def perf_inputs(g, params):

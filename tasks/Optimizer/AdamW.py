@@ -131,6 +131,11 @@ def random_cases(g):
     yield _case("outlier_params", p, _grads(g, p, 3), lr=0.02, weight_decay=0.05)
     p = [g.randn(64, 80), g.randn(80)]
     yield _case("randn_betas", p, _grads(g, p, 5, outlier=True), lr=0.005, beta1=0.85, beta2=0.98)
+    # The seed's own call patterns (tasks/contracts.json): one 2-D parameter, defaults or weight decay.
+    p = [g.randn(33, 65)]
+    yield _case("seed_pattern_2d_default", p, _grads(g, p, 3))
+    p = [g.outlier(47, 31)]
+    yield _case("seed_pattern_2d_wd", p, _grads(g, p, 3, outlier=True), weight_decay=0.1)
 
 
 def perf_inputs(g, params):

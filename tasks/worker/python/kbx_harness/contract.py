@@ -149,8 +149,15 @@ def _rank_dim(v, rank):
     return v
 
 
+# Parameters that do not change what is computed: any value fits (the seed passes device="cuda"
+# where the harness runs on the CPU, requires_grad=True where no gradient is taken).
+_FREE = ("device", "requires_grad", "layout", "pin_memory", "memory_format")
+
+
 def _match_value(name: str, ours: dict, seed: dict, rank: int | None) -> str | None:
     """None when our value fits the seed's, else why not."""
+    if name in _FREE:
+        return None
     if ours["kind"] == "tensor":
         if seed.get("kind") != "tensor":
             return f"{name}: a tensor where the seed passes {seed.get('kind')}"
@@ -168,6 +175,15 @@ def _match_value(name: str, ours: dict, seed: dict, rank: int | None) -> str | N
         if sk != "seq":
             return f"{name}: a sequence where the seed passes {sk}"
         if seed.get("items") is None:
+            return None
+        si = seed["items"]
+        if si and all(i.get("kind") == "tensor" for i in si) and all(i == si[0] for i in si) and ours["items"] \
+                and all(i["kind"] == "tensor" for i in ours["items"]):
+            # a list of like tensors (an optimizer's params, torch.cat's inputs): any count of them
+            for i, a in enumerate(ours["items"]):
+                why = _match_value(f"{name}[{i}]", a, si[0], rank)
+                if why:
+                    return why
             return None
         if len(ours["items"]) != len(seed["items"]):
             return f"{name}: {len(ours['items'])} items (the seed passes {len(seed['items'])})"
@@ -209,14 +225,16 @@ def _special(desc: dict) -> bool:
 
 def match_call(ours: dict, seed: dict) -> str | None:
     """None when every parameter of our call fits this seed call (same parameters passed)."""
-    missing = sorted(set(seed) - set(ours))
-    extra = sorted(set(ours) - set(seed))
+    missing = sorted(set(seed) - set(ours) - set(_FREE))
+    extra = sorted(set(ours) - set(seed) - set(_FREE))
     if extra:
         return f"passes {', '.join(extra)}, which the seed never passes in this pattern"
     if missing:
         return f"leaves out {', '.join(missing)}, which the seed passes in this pattern"
     rank = _first_rank(ours)
     for name in ours:
+        if name not in seed:
+            continue  # a free parameter only we pass
         why = _match_value(name, ours[name], seed[name], rank)
         if why:
             return why
@@ -240,11 +258,26 @@ class Contract:
             if b not in self.patterns:
                 self.patterns.append(b)
 
+    def classify_calls(self, calls) -> tuple[str, str]:
+        """The tier of a case whose task calls the entry through drive() (optimizers, verifying
+        random ops): contract when every call drive() made fits a seed pattern. `calls`: the
+        (args, kwargs) descriptors of each call, recorded while the reference ran (recorder())."""
+        if not calls:
+            return "extended", "drive() never called the entry"
+        for i, (a, k) in enumerate(calls):
+            tier, why = self._classify_described(a, k)
+            if tier != "contract":
+                return tier, (f"call {i + 1} of drive(): " if len(calls) > 1 else "") + why
+        return "contract", ""
+
     def classify(self, args, kwargs) -> tuple[str, str]:
         """("contract" | "extended", why): the tier of one case."""
+        return self._classify_described([describe(a) for a in args], {k: describe(v) for k, v in kwargs.items()})
+
+    def _classify_described(self, dargs, dkwargs) -> tuple[str, str]:
         if not self.patterns:
             return "extended", "the task has no contract patterns"
-        ours = bind(self.sig, [describe(a) for a in args], {k: describe(v) for k, v in kwargs.items()})
+        ours = bind(self.sig, dargs, dkwargs)
         if ours is None:
             return "extended", "does not bind to the reference's signature"
         special = sorted(n for n, d in ours.items() if _special(d))
@@ -273,3 +306,169 @@ def load_contracts(path: str) -> dict:
 def for_task(task, task_id: str, contracts: dict) -> Contract:
     entry = (contracts.get("tasks") or {}).get(task_id)
     return Contract(task_id, entry, task.reference)
+
+
+def recorder(fn, calls: list):
+    """fn, recording the descriptors of every call's arguments (taken before the call) in `calls`."""
+    def rec(*args, **kwargs):
+        calls.append(([describe(a) for a in args], {k: describe(v) for k, v in kwargs.items()}))
+        return fn(*args, **kwargs)
+    return rec
+
+
+def tier_of_case(con: "Contract", task, case, clone) -> tuple[str, str]:
+    """The tier of one drawn case. A task with drive() is classified by the calls drive() makes to
+    the entry, recorded while the reference runs on clones of the case's inputs."""
+    if getattr(task, "drive", None) is None:
+        return con.classify(case["args"], case["kwargs"])
+    calls: list = []
+    try:
+        task.drive(recorder(task.reference, calls), clone(case["args"]), clone(case["kwargs"]))
+    except Exception as e:  # noqa: BLE001 - the reference run proper reports its own failure
+        return "extended", f"drive() failed while its calls were recorded: {type(e).__name__}"
+    return con.classify_calls(calls)
+
+
+# ---- seed-call cases --------------------------------------------------------------------------
+# A task whose own cases miss every seed pattern gets cases modelled on the seed's own calls: the
+# seed's shapes, dtypes and literal options, with values drawn from the harness's generator (a
+# standard and an outlier draw per pattern and seed). A drawn case on which the reference raises or
+# returns NaN/Inf from finite inputs is dropped: it would ask more than the seed's own inputs did.
+
+SEED_CASE_MAX_ELEMENTS = 1 << 18  # the Triton interpreter runs ~1e6 elements/s
+
+
+def _numel_of(a) -> int:
+    if a.get("kind") == "tensor":
+        n = 1
+        for d in a.get("shape") or []:
+            n *= int(d)
+        return n
+    return sum(_numel_of(i) for i in a.get("items") or [])
+
+
+def _int_bound(call) -> int:
+    """Values for an integer tensor of a seed call: [0, the smallest dimension of its float
+    tensors) so that they index validly, at least 2."""
+    dims = []
+
+    def rec(a):
+        if a.get("kind") == "tensor" and str(a.get("dtype", "")).startswith(("float", "bfloat")):
+            dims.extend(int(d) for d in a.get("shape") or [] if int(d) > 0)
+        for i in a.get("items") or []:
+            rec(i)
+    for a in call.get("args", []):
+        rec(a)
+    for a in call.get("kwargs", {}).values():
+        rec(a)
+    return max(2, min(dims)) if dims else 4
+
+
+def _value(a, g, mode, bound):
+    k = a.get("kind")
+    if k == "tensor":
+        shape = [int(d) for d in a.get("shape") or []]
+        dt = getattr(torch, a.get("dtype") or "float32", None)
+        if not isinstance(dt, torch.dtype):
+            raise ValueError(f"dtype {a.get('dtype')}")
+        if dt.is_floating_point:
+            t = g.outlier(*shape, dtype=dt) if mode == "outlier" else g.randn(*shape, dtype=dt)
+        elif dt == torch.bool:
+            t = g.bernoulli(*shape)
+        elif dt.is_complex:
+            raise ValueError("complex inputs")
+        else:
+            t = g.randint(0, bound, *shape, dtype=dt)
+        if a.get("non_contiguous") and t.dim() >= 2:
+            t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
+        return t
+    if k in ("tuple", "list", "Size"):
+        items = [_value(i, g, mode, bound) for i in a.get("items") or []]
+        return tuple(items) if k != "list" else items
+    if k == "dtype":
+        return getattr(torch, str(a.get("value", "")).replace("torch.", ""))
+    if k in ("int", "float", "bool", "str", "NoneType"):
+        return a.get("value")
+    raise ValueError(f"argument kind {k}")
+
+
+def _finite(x) -> bool:
+    if isinstance(x, torch.Tensor):
+        return not (x.is_floating_point() or x.is_complex()) or bool(torch.isfinite(x).all())
+    if isinstance(x, (tuple, list)):
+        return all(_finite(v) for v in x)
+    if isinstance(x, dict):
+        return all(_finite(v) for v in x.values())
+    if isinstance(x, float):
+        return math.isfinite(x)
+    return True
+
+
+def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: str, run_reference, clone):
+    """Cases modelled on the seed's calls (see above); run_reference(args, kwargs) -> outputs.
+    Returns (cases, dropped) where dropped lists (pattern index, why)."""
+    from .inputs import InputGen, derive_seed
+    cases, dropped = [], []
+    examples = (con.entry or {}).get("examples") or []
+    for k, ex in enumerate(examples):
+        size = sum(_numel_of(a) for a in ex.get("args", [])) + sum(_numel_of(a) for a in ex.get("kwargs", {}).values())
+        if device == "cpu" and size > SEED_CASE_MAX_ELEMENTS:
+            dropped.append((k, f"{size} elements: too large for the CPU interpreter"))
+            continue
+        bound = _int_bound(ex)
+        for s in seeds:
+            for mode in ("standard", "outlier"):
+                g = InputGen(derive_seed(task_id, "seedcall", k, mode, s["seed"]), device)
+                try:
+                    args = tuple(_value(a, g, mode, bound) for a in ex.get("args", []))
+                    kwargs = {n: _value(a, g, mode, bound) for n, a in ex.get("kwargs", {}).items()}
+                except (ValueError, TypeError, RuntimeError) as e:
+                    dropped.append((k, f"cannot draw: {e}"))
+                    break
+                a2, k2 = clone(args), clone(kwargs)
+                try:
+                    out = run_reference(a2, k2)
+                except Exception as e:  # noqa: BLE001
+                    dropped.append((k, f"the reference raises on drawn inputs: {type(e).__name__}"))
+                    break
+                if _finite(args) and _finite(kwargs) and not _finite(out):
+                    dropped.append((k, "the reference returns NaN/Inf on drawn inputs"))
+                    break
+                # an in-place op (index_fill_, ...) may modify the arguments its reference modifies
+                mutates = [i for i, (a, b) in enumerate(zip(args, a2))
+                           if isinstance(a, torch.Tensor) and not torch.equal(a.nan_to_num(), b.nan_to_num())]
+                cases.append({"name": f"{s['label']}/seedcall{k}_{mode}", "args": args, "kwargs": kwargs,
+                              "mutates": mutates})
+    return cases, dropped
+
+
+def assign_tiers(task, task_id: str, cases: list, seeds: list, device: str, contracts: dict, run_reference, clone):
+    """Tiers of a task's drawn cases, and a note on where the contract came from. A task the
+    contracts do not list (a user's own task), or whose seed calls were not recorded, has no seed
+    contract: every case decides. A task none of whose own cases fits a seed pattern gets cases
+    modelled on the seed's calls (appended to `cases`); if still nothing fits, every case decides."""
+    if task_id not in (contracts.get("tasks") or {}):
+        return [("contract", "") for _ in cases], "no seed contract for this task: every case decides"
+    con = for_task(task, task_id, contracts)
+    if not con.patterns:
+        return [("contract", "") for _ in cases], "the seed's calls for this task were not recorded: every case decides"
+    tiers = [tier_of_case(con, task, c, clone) for c in cases]
+    added, dropped = 0, []
+    if not any(t == "contract" for t, _ in tiers):
+        # (a drive() task whose drive() takes other arguments than the entry refuses these inputs:
+        # the reference raises and the draw is dropped)
+        extra, dropped = seed_call_cases(con, task, task_id, seeds, device, run_reference, clone)
+        for c in extra:
+            tier = tier_of_case(con, task, c, clone)
+            if tier[0] == "contract":
+                cases.append(c)
+                tiers.append(tier)
+                added += 1
+    if not any(t == "contract" for t, _ in tiers):
+        return [("contract", "") for _ in cases], "no case matches the seed's call patterns: every case decides"
+    note = f"{len(con.patterns)} seed call patterns ({(con.entry or {}).get('seed_file', '')})"
+    if added:
+        note += f"; {added} cases modelled on the seed's calls"
+    if dropped:
+        note += f"; {len(dropped)} seed-call draws dropped ({dropped[0][1]})"
+    return tiers, note

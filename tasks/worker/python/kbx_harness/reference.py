@@ -34,20 +34,16 @@ def _contract_note(req):
 
 
 def _tiers(task, req, cases):
-    """("contract" | "extended", why) per case (kbx_harness/contract.py). The task tree's
-    contracts.json holds the seed's call patterns; a task it does not list (a user's own task) has
-    no seed contract, so every case decides."""
+    """("contract" | "extended", why) per case; may append cases (kbx_harness/contract.py)."""
     path = contract_tiers.contracts_path(req["task_file"])
     try:
         data = contract_tiers.load_contracts(path)
     except FileNotFoundError:
         data = {"tasks": {}}
-    if req["task_id"] not in (data.get("tasks") or {}):
-        req["_contract_note"] = "no seed contract for this task: every case decides"
-        return [("contract", "") for _ in cases]
-    con = contract_tiers.for_task(task, req["task_id"], data)
-    req["_contract_note"] = f"{len(con.patterns)} seed call patterns ({con.entry.get('seed_file', '')})"
-    return [con.classify(c["args"], c["kwargs"]) for c in cases]
+    tiers, req["_contract_note"] = contract_tiers.assign_tiers(
+        task, req["task_id"], cases, req["seeds"], req["device"], data,
+        lambda a, k: call_entry(task, task.reference, a, k), clone_tree)
+    return tiers
 
 
 def run(req: dict) -> int:
@@ -85,9 +81,21 @@ def run(req: dict) -> int:
         send({"type": "progress", "done": i + 1, "total": len(cases)})
     torch.save({"version": 1, "task": req["task_id"], "device": device, "cases": inputs}, req["inputs_out"])
     torch.save({"version": 1, "task": req["task_id"], "cases": refs}, req["ref_out"])
+    # One inputs/reference pair per tier (paths chosen by kbx): the contract tier is judged in a
+    # candidate process of its own, so nothing an extended case does (a crash, a hang, a sticky CUDA
+    # error on a 0-d input) can touch the verdict of the benchmark's own cases.
+    tier_files = {}
+    for tier, paths in (req.get("tier_out") or {}).items():
+        idx = [i for i, (t, _) in enumerate(tiers) if t == tier]
+        if not idx:
+            continue
+        torch.save({"version": 1, "task": req["task_id"], "device": device, "cases": [inputs[i] for i in idx]},
+                   paths["inputs_out"])
+        torch.save({"version": 1, "task": req["task_id"], "cases": [refs[i] for i in idx]}, paths["ref_out"])
+        tier_files[tier] = idx
     send({"type": "result", "cases": len(cases), "seconds": time.time() - t0,
           "case_names": [c["name"] for c in cases], "case_tiers": [t for t, _ in tiers],
-          "case_tier_reasons": [w for _, w in tiers], "contract": _contract_note(req)})
+          "case_tier_reasons": [w for _, w in tiers], "tier_cases": tier_files, "contract": _contract_note(req)})
     return 0
 
 
