@@ -272,11 +272,13 @@ ProcessResult Evaluator::runWorker(const std::string& role, const nlohmann::json
         for (const char* suffix : {"", "-wal", "-shm", "-journal"})
             sb.hidden.push_back(m_store.path().string() + suffix);
         if (request.contains("inputs_file") && request["inputs_file"].is_string()) {
-            // Beside the inputs lie the reference outputs: unreadable for a uid of its own.
+            // Beside the inputs lie the reference outputs: unreadable for a uid of its own. The
+            // tiers' inputs files stay readable: they hold nothing the same candidate's other tier
+            // does not get, and a concurrent candidate of this task may be about to open one.
             const fs::path inputs = request["inputs_file"].get<std::string>();
             std::error_code ec;
             for (auto it = fs::directory_iterator(inputs.parent_path(), ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-                if (it->path() != inputs)
+                if (it->path() != inputs && !it->path().filename().string().starts_with("inputs"))
                     sb.unreadable.push_back(it->path());
         }
         sb.limits.cpuSeconds = 2 * timeout + 30;
@@ -474,6 +476,12 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         return finish(false);
     if (!ref.contractNote.empty())
         rec.evidence["contract"] = ref.contractNote;
+    // Each tier's own verdict, whichever decided (kbx report --table protocol reads them).
+    auto tierJson = [](const EvaluationRecord& r) {
+        return nlohmann::json{{"pass", r.pass}, {"call_ok", r.callOk}, {"exe_ok", r.exeOk},
+                              {"failure_class", r.failureClass ? nlohmann::json(*r.failureClass) : nlohmann::json()}};
+    };
+    rec.evidence["tiers"]["contract"] = tierJson(rec);
     // The extended tier (cases the seed's own tests never make): its own process, after a contract
     // tier whose outputs were right; stored beside the verdict, deciding it only under --protocol strict.
     if (const auto ext = ref.tiers.find("extended"); ext != ref.tiers.end()) {
@@ -500,6 +508,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
                 }
                 rec.extCases = n;
                 rec.extPassed = passed;
+                rec.evidence["tiers"]["extended"] = tierJson(erec);
                 summary["passed"] = passed;
                 summary["call_ok"] = erec.callOk;
                 summary["exe_ok"] = erec.exeOk;

@@ -587,9 +587,13 @@ std::string seedTaskId(const std::string& name, const TaskCatalogue* catalogue, 
     if (slash != std::string::npos && slash > 0 && slash + 1 < n.size()) {
         const auto prev = n.rfind('/', slash - 1);
         auto id = n.substr(prev == std::string::npos ? 0 : prev + 1);
-        if (catalogue)
+        if (catalogue) {
             if (auto* t = catalogue->find(id))
                 return t->id;
+            // Category drift: an older category whose stem names exactly one benchmark task.
+            if (auto* t = catalogue->resolve(n.substr(slash + 1)))
+                return t->id;
+        }
         return id;
     }
     if (catalogue)

@@ -990,6 +990,123 @@ Report crossHardwareReport(const Store& store, const std::vector<Row>& rows, con
     return rep;
 }
 
+/// Protocol sensitivity (issue 21): every evaluation judged three ways from what was stored —
+/// (a) seed: the cases the seed's own protocol makes (the contract tier's hand-written cases and its
+/// first public seed; suspicious code flagged, not failed: not_triton_kernel does not count),
+/// (b) contract: the verdict of the contract tier, (c) strict: contract and every extended case.
+/// Evaluations stored before tiers existed (protocol NULL) cannot be split and are left out.
+Report protocolReport(const Store& store, const std::vector<Row>& rows)
+{
+    Report rep;
+    std::map<std::int64_t, const Row*> byId;
+    for (const auto& r : rows)
+        byId[r.id] = &r;
+    const auto q = store.query(R"SQL(
+SELECT e.id, e.protocol, e.ext_cases, e.ext_passed, e.ext_failure_class,
+       json_extract(e.evidence, '$.tiers.contract.exe_ok') AS c_exe,
+       json_extract(e.evidence, '$.tiers.contract.pass') AS c_pass,
+       json_extract(e.evidence, '$.tiers.contract.failure_class') AS c_class,
+       (SELECT count(*) FROM case_results c WHERE c.evaluation_id = e.id AND c.tier = 'contract'
+          AND (c.name LIKE 'edge/%' OR c.name LIKE 'public0/%')) AS a_n,
+       (SELECT count(*) FROM case_results c WHERE c.evaluation_id = e.id AND c.tier = 'contract'
+          AND (c.name LIKE 'edge/%' OR c.name LIKE 'public0/%') AND c.status = 'pass') AS a_pass,
+       (SELECT c.name || ' (' || coalesce(c.failure_class, c.status) || ')' FROM case_results c
+          WHERE c.evaluation_id = e.id AND c.tier = 'contract' AND c.status <> 'pass' ORDER BY c.idx LIMIT 1) AS c_first,
+       (SELECT c.name || ' (' || coalesce(c.failure_class, c.status) || '): ' ||
+               coalesce(json_extract(c.evidence, '$.extended_because'), '') FROM case_results c
+          WHERE c.evaluation_id = e.id AND c.tier = 'extended' AND c.status <> 'pass' ORDER BY c.idx LIMIT 1) AS x_first
+FROM evaluations e WHERE e.protocol IS NOT NULL)SQL");
+    struct Three {
+        int n = 0, a = 0, b = 0, c = 0;
+    };
+    std::map<std::tuple<std::string, std::string, std::string>, Three> groups;
+    Table flips;
+    flips.name = "protocol-flips";
+    flips.title = "Verdicts that differ between protocols, and why";
+    flips.columns = {{"evaluation", "evaluation", Kind::Int}, {"gpu", "GPU"},        {"method", "method"},
+                     {"task", "task"},                        {"seed", "seed"},      {"contract", "contract"},
+                     {"strict", "strict"},                    {"why", "why"}};
+    int legacy = 0;
+    auto flag = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() != 0 : v.is_boolean() && v.get<bool>(); };
+    std::set<std::int64_t> seen;
+    for (const auto& e : q) {
+        const auto id = e["id"].get<std::int64_t>();
+        auto it = byId.find(id);
+        if (it == byId.end())
+            continue;
+        seen.insert(id);
+        const Row& r = *it->second;
+        const bool b = flag(e["c_pass"]);
+        const bool cExe = flag(e["c_exe"]);
+        const int aN = e["a_n"].get<int>(), aPass = e["a_pass"].get<int>();
+        // (a) the seed's cases ran and passed; a PyTorch-only kernel is only flagged there
+        const bool a = aN > 0 && aPass == aN && (cExe || (e["c_class"].is_string() && e["c_class"] == "not_triton_kernel"));
+        const bool extAll = e["ext_cases"].is_null() || (e["ext_passed"].is_number() && e["ext_passed"] == e["ext_cases"]);
+        const bool c = b && extAll;
+        for (const auto& cat : {r.category, std::string("(all)")}) {
+            auto& g = groups[{r.gpu, r.method, cat}];
+            ++g.n;
+            g.a += a;
+            g.b += b;
+            g.c += c;
+        }
+        if (a != b || b != c) {
+            std::string why;
+            if (a && !b)
+                why = e["c_class"].is_string() && e["c_class"] == "not_triton_kernel"
+                          ? "no Triton kernel ran (the seed only flags this)"
+                          : "fails contract cases beyond the seed's one public seed: " +
+                                (e["c_first"].is_string() ? e["c_first"].get<std::string>() : std::string("?"));
+            else if (!a && b)
+                why = "passes the contract tier but not its public-seed cases (should not happen)";
+            if (b && !c)
+                why += std::string(why.empty() ? "" : "; ") + "extended: " +
+                       (e["x_first"].is_string() ? e["x_first"].get<std::string>()
+                                                 : e["ext_failure_class"].is_string() ? e["ext_failure_class"].get<std::string>() : "?");
+            if (flips.rows.size() < 500)
+                flips.rows.push_back({id, r.gpu, r.method, r.taskId, a ? "pass" : "fail", b ? "pass" : "fail", c ? "pass" : "fail", why});
+        }
+    }
+    for (const auto& r : rows)
+        legacy += !seen.count(r.id);
+    Table t;
+    t.name = "protocol";
+    t.title = "Correctness under three protocols: the seed's own cases, the contract tier, strict (contract + extended)";
+    t.columns = {{"gpu", "GPU"},
+                 {"method", "method"},
+                 {"category", "category"},
+                 {"n", "n", Kind::Int},
+                 {"seed", "seed", Kind::Int},
+                 {"seed_rate", "seed %", Kind::Percent},
+                 {"contract", "contract", Kind::Int},
+                 {"contract_rate", "contract %", Kind::Percent},
+                 {"contract_ci", "95% CI", Kind::PercentInterval},
+                 {"strict", "strict", Kind::Int},
+                 {"strict_rate", "strict %", Kind::Percent},
+                 {"strict_ci", "95% CI", Kind::PercentInterval}};
+    for (const auto& [key, g] : groups) {
+        const auto& [gpu, method, cat] = key;
+        const auto ci = [&](int k) {
+            const auto w = analysis::wilson(k, g.n);
+            return J::array({w.lo, w.hi});
+        };
+        const double n = std::max(1, g.n);
+        t.rows.push_back({gpu, method, cat, g.n, g.a, g.a / n, g.b, g.b / n, ci(g.b), g.c, g.c / n, ci(g.c)});
+    }
+    t.notes.push_back("seed: the contract tier's hand-written cases and its first public seed (public0) all pass; a kernel "
+                      "that runs no Triton kernel still counts, as the seed only flags it");
+    t.notes.push_back("contract: the verdict of the contract tier (the argument patterns the seed's tests use, several "
+                      "seeds, secret seed included); strict: contract and every extended case (other dtypes, out=, 0-d, "
+                      "None arguments, special values, other modes)");
+    if (legacy)
+        t.notes.push_back(fmt::format("{} evaluation(s) stored before tiers existed are left out (every case decided them)", legacy));
+    flips.notes.push_back(fmt::format("{} evaluation(s) differ between protocols{}", flips.rows.size(),
+                                      flips.rows.size() >= 500 ? " (the first 500 listed)" : ""));
+    rep.tables.push_back(std::move(t));
+    rep.tables.push_back(std::move(flips));
+    return rep;
+}
+
 Report taxonomyReport(const std::vector<Row>& rows)
 {
     Report rep;
@@ -1283,7 +1400,8 @@ Bundle computeBundle(const Store& store, const Filters& filters)
 const std::vector<std::string>& tableNames()
 {
     static const std::vector<std::string> names = {"method-summary", "category-method", "deviance",      "rounds",      "rescued",
-                                                   "cross-hardware", "slow-fraction",   "taxonomy",      "utilisation"};
+                                                   "cross-hardware", "slow-fraction",   "taxonomy",      "utilisation",
+                                                   "protocol"};
     return names;
 }
 
@@ -1315,6 +1433,8 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
         rep.tables.push_back(slowTable(slowFraction(rows)));
     else if (name == "utilisation")
         rep = utilisationReport(store, rows);
+    else if (name == "protocol")
+        rep = protocolReport(store, rows);
     else
         rep = taxonomyReport(rows);
     rep.name = name;

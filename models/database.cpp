@@ -314,12 +314,12 @@ EvaluationDetails loadEvaluation(const QString& dbPath, qint64 evaluationId, QSt
         d.publicSeeds = st.text(23);
         d.secretSeed = st.int64(24);
 
-        SqlStatement cs(db, QStringLiteral("SELECT idx, name, status, failure_class, evidence FROM case_results "
+        SqlStatement cs(db, QStringLiteral("SELECT idx, name, status, failure_class, evidence, tier FROM case_results "
                                            "WHERE evaluation_id = ? ORDER BY idx"));
         cs.bind(1, evaluationId);
         while (cs.step())
             d.cases.append({static_cast<int>(cs.int64(0)), cs.text(1), cs.text(2), cs.text(3),
-                            QJsonDocument::fromJson(cs.text(4).toUtf8()).object()});
+                            QJsonDocument::fromJson(cs.text(4).toUtf8()).object(), cs.text(5)});
         SqlStatement ts(db, QStringLiteral("SELECT shape, candidate_ms, baseline_ms, samples FROM timings "
                                            "WHERE evaluation_id = ? ORDER BY id"));
         ts.bind(1, evaluationId);

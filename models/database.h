@@ -59,6 +59,7 @@ struct CaseRow {
     QString status;
     QString failureClass;
     QJsonObject evidence;
+    QString tier = QStringLiteral("contract");  ///< contract | extended (issue 21)
 };
 
 /// One perf shape of an evaluation (table `timings`): the medians of both sides and the stored

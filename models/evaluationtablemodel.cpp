@@ -11,7 +11,7 @@ namespace {
 
 const char* const kColumnSql[EvaluationTableModel::ColumnCount] = {
     "id", "task_id", "method", "round", "gpu", "verdict", "stage", "failure_class", "manual_class", "finished_at",
-    "substr(failure_detail, 1, 300)"};
+    "CASE WHEN ext_cases IS NULL THEN '' ELSE ext_passed || '/' || ext_cases END", "substr(failure_detail, 1, 300)"};
 
 /// WHERE clause and its bound values for a filter.
 struct Where {
@@ -349,6 +349,7 @@ QVariant EvaluationTableModel::headerData(int section, Qt::Orientation orientati
     case ClassColumn: return tr("Failure class");
     case ManualColumn: return tr("Manual label");
     case FinishedColumn: return tr("Finished");
+    case ExtendedColumn: return tr("Extended");
     case DetailColumn: return tr("Detail");
     }
     return {};

@@ -42,6 +42,7 @@ public:
         ClassColumn,
         ManualColumn,
         FinishedColumn,
+        ExtendedColumn,  ///< extended-tier cases passed / run (issue 21); empty where none ran
         DetailColumn,
         ColumnCount
     };

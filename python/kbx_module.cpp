@@ -539,7 +539,12 @@ public:
         const auto sp = speedups();
         Table t({"id", "run_id", "task", "category", "method", "round", "device", "gpu", "imported", "verdict", "stage",
                  "call_ok", "exe_ok", "failure_class", "manual_class", "manual_note", "failure_detail", "speedup",
-                 "timed_shapes", "candidate_id", "submission_id", "started_at", "finished_at"});
+                 "timed_shapes", "candidate_id", "submission_id", "started_at", "finished_at", "protocol", "ext_cases",
+                 "ext_passed", "ext_failure_class", "correct_incl_extended"});
+        auto optBool = [](const nlohmann::json& v) -> py::object {
+            return v.is_number() ? py::object(py::bool_(v.get<int>() != 0)) : py::object(py::none());
+        };
+        auto col = [](const nlohmann::json& r, const char* k) { return r.contains(k) ? r[k] : nlohmann::json(); };
         for (const auto& r : store().query(sql)) {
             const auto id = r["id"].get<std::int64_t>();
             auto it = sp.find(id);
@@ -551,7 +556,8 @@ public:
                    toPy(r["manual_note"]), toPy(r["failure_detail"]),
                    it == sp.end() ? py::object(py::none()) : py::object(py::float_(it->second.first)),
                    py::int_(it == sp.end() ? 0 : it->second.second), toPy(r["candidate_id"]), toPy(r["submission_id"]),
-                   toPy(r["started_at"]), toPy(r["finished_at"])});
+                   toPy(r["started_at"]), toPy(r["finished_at"]), toPy(col(r, "protocol")), toPy(col(r, "ext_cases")),
+                   toPy(col(r, "ext_passed")), toPy(col(r, "ext_failure_class")), optBool(col(r, "correct_ext"))});
         }
         return t.toPython(columns);
     }

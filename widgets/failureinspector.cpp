@@ -69,7 +69,7 @@ QJsonObject findErrorMap(const EvaluationDetails& d)
 
 FailureInspector::FailureInspector(QWidget* parent)
     : QWidget(parent), m_header(new QLabel), m_detail(new QLabel), m_seeds(new QLabel), m_evidence(new QTableWidget(0, 2)),
-      m_cases(new QTableWidget(0, 4)), m_traceback(new QPlainTextEdit), m_heatmap(new ErrorHeatmap), m_perf(new PerfPanel),
+      m_cases(new QTableWidget(0, 5)), m_traceback(new QPlainTextEdit), m_heatmap(new ErrorHeatmap), m_perf(new PerfPanel),
       m_label(new QComboBox),
       m_note(new QLineEdit), m_save(new QPushButton(tr("Save label"))), m_code(new QPushButton(tr("Show code"))),
       m_agreement(new QLabel), m_status(new QLabel)
@@ -87,7 +87,7 @@ FailureInspector::FailureInspector(QWidget* parent)
     m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_evidence->setObjectName(QStringLiteral("evidenceTable"));
     m_evidence->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_cases->setHorizontalHeaderLabels({tr("#"), tr("Case"), tr("Status"), tr("Class")});
+    m_cases->setHorizontalHeaderLabels({tr("#"), tr("Case"), tr("Status"), tr("Class"), tr("Tier")});
     m_cases->horizontalHeader()->setStretchLastSection(true);
     m_cases->verticalHeader()->hide();
     m_cases->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -241,6 +241,11 @@ bool FailureInspector::showEvaluation(qint64 id)
         st->setForeground(c.status == QLatin1String("pass") ? QColor(40, 150, 60) : QColor(205, 50, 45));
         m_cases->setItem(i, 2, st);
         m_cases->setItem(i, 3, new QTableWidgetItem(c.failureClass));
+        // contract: the seed's own call patterns (decide the verdict); extended: beside it, with why
+        auto* tier = new QTableWidgetItem(c.tier);
+        if (c.tier == QLatin1String("extended"))
+            tier->setToolTip(c.evidence.value(QStringLiteral("extended_because")).toString());
+        m_cases->setItem(i, 4, tier);
     }
     m_cases->resizeColumnsToContents();
 

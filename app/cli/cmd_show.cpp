@@ -145,7 +145,7 @@ int runShow(const ShowArgs& a)
         json ev = rows[0];
         ev["evidence"] = parsed(ev["evidence"]);
         ev["stage_seconds"] = parsed(ev["stage_seconds"]);
-        auto cases = store.query("SELECT idx, name, status, failure_class, evidence FROM case_results WHERE evaluation_id = " + id + " ORDER BY idx");
+        auto cases = store.query("SELECT idx, name, status, failure_class, evidence, tier FROM case_results WHERE evaluation_id = " + id + " ORDER BY idx");
         auto timings = store.query("SELECT shape, candidate_ms, baseline_ms, samples FROM timings WHERE evaluation_id = " + id + " ORDER BY id");
         if (a.json) {
             for (auto& c : cases)
@@ -166,18 +166,36 @@ int runShow(const ShowArgs& a)
             std::cout << "detail: " << str(ev, "failure_detail").substr(0, 600) << "\n";
         std::cout << fmt::format("seeds: public {}, secret {}; candidate {} ({})\n", str(ev, "public_seeds"), str(ev, "secret_seed"),
                                  str(ev, "code_hash").substr(0, 12), str(ev, "origin"));
-        int pass = 0, fail = 0;
-        std::string firstFail;
-        for (const auto& c : cases) {
-            if (str(c, "status") == "pass")
-                ++pass;
-            else {
-                ++fail;
-                if (firstFail.empty())
-                    firstFail = str(c, "name") + (str(c, "failure_class").empty() ? "" : " (" + str(c, "failure_class") + ")");
+        // Two tiers (issue 21): the contract cases (the seed's own call patterns) decide the verdict
+        // unless the evaluation ran under --protocol strict; the extended cases are reported beside.
+        const std::string protocol = str(ev, "protocol");
+        std::cout << fmt::format("protocol: {}\n", protocol.empty() ? "(before tiers: every case decided)"
+                                                   : protocol == "strict" ? "strict (every case decides)"
+                                                                          : "contract (the seed's call patterns decide; extended cases beside)");
+        for (const char* tier : {"contract", "extended"}) {
+            int pass = 0, fail = 0;
+            std::string firstFail;
+            for (const auto& c : cases) {
+                if ((str(c, "tier").empty() ? std::string("contract") : str(c, "tier")) != tier)
+                    continue;
+                if (str(c, "status") == "pass")
+                    ++pass;
+                else {
+                    ++fail;
+                    if (firstFail.empty())
+                        firstFail = str(c, "name") + (str(c, "failure_class").empty() ? "" : " (" + str(c, "failure_class") + ")");
+                }
             }
+            if (std::string(tier) == "extended" && pass + fail == 0) {
+                const auto x = ev["evidence"].is_object() ? ev["evidence"].value("extended", json::object()) : json::object();
+                if (x.contains("cases"))
+                    std::cout << fmt::format("extended cases: {} not run ({})\n", str(x, "cases"), str(x, "why"));
+                continue;
+            }
+            std::cout << fmt::format("{} cases: {} pass, {} failed{}\n", tier, pass, fail, firstFail.empty() ? "" : "; first: " + firstFail);
         }
-        std::cout << fmt::format("cases: {} pass, {} failed{}\n", pass, fail, firstFail.empty() ? "" : "; first: " + firstFail);
+        if (!str(ev, "correct_ext").empty())
+            std::cout << fmt::format("correct incl. extended: {}\n", str(ev, "correct_ext") == "1" ? "yes" : "no");
         const auto& evidence = ev["evidence"];
         if (evidence.is_object() && evidence.contains("first_failure")) {
             const auto e = evidence["first_failure"].value("evidence", json::object());

@@ -220,10 +220,19 @@ int cmdTasksCheck(const CheckArgs& a)
     auto progress = [&](const kbx::Outcome& o, int done, int total) {
         const bool isRef = o.origin.starts_with("reference:");
         // A reference is right when its outputs are (exe_ok); it is PyTorch, so not_triton_kernel is expected.
-        const bool ok = !o.harnessError && (isRef ? o.record.exeOk : o.record.pass);
+        // Our own code must also pass every extended case (issue 21: both protocols), which run
+        // in a process of their own after the contract tier.
+        const auto ext = o.record.evidence.value("extended", nlohmann::json::object());
+        const bool extOk = !o.record.extCases ? !ext.contains("cases") || ext.value("ran", false)
+                                              : *o.record.extPassed == *o.record.extCases;
+        const bool ok = !o.harnessError && (isRef ? o.record.exeOk : o.record.pass) && extOk;
         bad += !ok;
+        std::string why = o.harnessError ? o.harnessMessage : o.record.failureClass.value_or("") + ": " + o.record.failureDetail;
+        if (!o.harnessError && (isRef ? o.record.exeOk : o.record.pass) && !extOk)
+            why = fmt::format("extended tier: {} of {} cases passed; {}", o.record.extPassed.value_or(0), ext.value("cases", 0),
+                              ext.value("failure_detail", ext.value("why", std::string())));
         std::cout << fmt::format("[{}/{}] {:<4} {:<11} {:<34} {}\n", done, total, ok ? "ok" : "FAIL", isRef ? "reference" : "known-good", o.taskId,
-                                 ok ? "" : (o.harnessError ? o.harnessMessage : o.record.failureClass.value_or("") + ": " + o.record.failureDetail))
+                                 ok ? "" : why)
                   << std::flush;
     };
     ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) {
