@@ -112,7 +112,7 @@ std::vector<Row> loadRows(const Store& store, const Filters& f, Latest latest)
     // Latest evaluation per submission among the filtered ones.
     const std::string sql = fmt::format(
         "SELECT v.id, v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.gpu, v.verdict, "
-        "v.call_ok, v.exe_ok, v.failure_class, v.manual_class, v.candidate_id FROM evaluation_rows v "
+        "v.call_ok, v.exe_ok, v.failure_class, v.manual_class, v.candidate_id, v.ext_cases, v.ext_passed FROM evaluation_rows v "
         "JOIN (SELECT max(id) AS id FROM evaluation_rows{} GROUP BY submission_id{}) latest ON latest.id = v.id "
         "ORDER BY v.id",
         where, latest == Latest::PerSubmissionAndGpu ? ", gpu" : "");
@@ -134,6 +134,8 @@ std::vector<Row> loadRows(const Store& store, const Filters& f, Latest latest)
         r.exeOk = j["exe_ok"].get<int>() != 0;
         r.failureClass = optText(j["failure_class"]);
         r.manualClass = optText(j["manual_class"]);
+        if (j.contains("ext_cases") && j["ext_cases"].is_number() && j.contains("ext_passed") && j["ext_passed"].is_number())
+            r.extOk = j["ext_passed"].get<std::int64_t>() == j["ext_cases"].get<std::int64_t>();
         byId[r.id] = rows.size();
         rows.push_back(std::move(r));
     }

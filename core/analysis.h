@@ -67,6 +67,9 @@ struct Row {
     bool exeOk = false;
     std::optional<std::string> failureClass;
     std::optional<std::string> manualClass;
+    /// The extended tier (issue 21): all its cases passed; unset where it did not run (no extended
+    /// case, the contract tier failed, or an evaluation stored before tiers, when every case decided).
+    std::optional<bool> extOk;
     std::optional<double> speedup;  ///< geometric mean of baseline/candidate over shapes; correct rows only
     /// Sums of the shapes' baseline (eager) and candidate medians behind `speedup`, for the seed's
     /// sum-of-times ratio; set exactly when speedup is.

@@ -79,6 +79,7 @@ struct MethodSummary {
     Rate call;                 ///< compiles and runs
     Rate exe;                  ///< correct
     Rate exeGivenCall;         ///< correct among those that compile (k = exe, n = call)
+    Rate exeExt;               ///< correct including the extended tier (issue 21)
     SpeedupStats speedup;
     std::vector<double> fastP; ///< per fastPThresholds(): correct with speedup > p, over n (needs timings)
     QualityStats quality;      ///< of the correct kernels

@@ -115,10 +115,10 @@ TEST(Quality, WithoutRadonTheColumnIsNotAvailable)
     EXPECT_NE(missing.note.find("not found"), std::string::npos);
 }
 
-TEST(Quality, SchemaV4HasTheCacheTable)
+TEST(Quality, SchemaHasTheCacheTable)
 {
     Db db("schema");
-    EXPECT_EQ(db.store->schemaVersion(), 4);
+    EXPECT_GE(db.store->schemaVersion(), 4);  // the cache table came with v4
     const auto s = db.submission("Math/a", "x = 1\n");
     kbx::CodeQualityRow row;
     row.submissionId = s;

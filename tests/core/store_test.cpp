@@ -186,3 +186,57 @@ TEST(Store, ReportKeepsDevicesApartAndCountsLatestPerDevice)
     EXPECT_EQ(rows[1].total, 1);
     EXPECT_EQ(rows[1].exeOk, 1);
 }
+
+// Issue 21: each case's tier and the extended tier's counts beside the verdict; correct_ext in the
+// flat view says "correct including the extended cases" (NULL where none ran).
+TEST(Store, TiersAndExtendedCountsBesideTheVerdict)
+{
+    auto p = tempDb("tiers");
+    Store s(p);
+    auto m = s.ensureMethod("m1");
+    auto run = s.beginRun("cpu", {{"torch", "x"}}, {0, 1}, 42, {});
+    auto add = [&](const std::string& code, bool pass, std::optional<int> extCases, int extPassed, const std::string& protocol) {
+        auto [c, isNew] = s.ensureCandidate("Activation/relu", code);
+        auto r = rec(run, s.ensureSubmission(c, m, 0, code), pass);
+        r.protocol = protocol;
+        r.extCases = extCases;
+        r.extPassed = extPassed;
+        if (extCases && extPassed < *extCases)
+            r.extFailureClass = "dtype_mismatch";
+        r.cases.push_back({1, "edge/bf16", extCases && extPassed < *extCases ? "fail" : "pass", std::nullopt, {}, "extended"});
+        return s.addEvaluation(r);
+    };
+    const auto allExt = add("a = 1\n", true, 3, 3, "contract");
+    const auto someExt = add("a = 2\n", true, 3, 1, "contract");
+    const auto noExt = add("a = 3\n", true, std::nullopt, 0, "contract");
+    const auto failed = add("a = 4\n", false, std::nullopt, 0, "contract");
+    const auto strict = add("a = 5\n", true, 2, 2, "strict");
+    auto row = [&](std::int64_t id) { return s.query("SELECT * FROM evaluation_rows WHERE id = " + std::to_string(id))[0]; };
+    EXPECT_EQ(row(allExt)["correct_ext"], 1);
+    EXPECT_EQ(row(someExt)["correct_ext"], 0);
+    EXPECT_EQ(row(someExt)["ext_failure_class"], "dtype_mismatch");
+    EXPECT_TRUE(row(noExt)["correct_ext"].is_null());
+    EXPECT_EQ(row(failed)["correct_ext"], 0);
+    EXPECT_EQ(row(strict)["correct_ext"], 1);
+    EXPECT_EQ(row(strict)["protocol"], "strict");
+    const auto tiers = s.query("SELECT tier, count(*) AS n FROM case_results WHERE evaluation_id = " + std::to_string(someExt) +
+                               " GROUP BY tier ORDER BY tier");
+    ASSERT_EQ(tiers.size(), 2u);
+    EXPECT_EQ(tiers[0]["tier"], "contract");
+    EXPECT_EQ(tiers[1]["tier"], "extended");
+}
+
+// A database whose user_version was set back below 5 while the v5 columns exist (a migration test,
+// or a hand edit) migrates again without "duplicate column" (ALTER TABLE lines whose column exists
+// are left out).
+TEST(Store, MigrationToV5IsIdempotentOnExistingColumns)
+{
+    auto p = tempDb("v5again");
+    {
+        Store s(p);
+        s.query("PRAGMA user_version = 4");
+    }
+    Store s(p);
+    EXPECT_EQ(s.schemaVersion(), kSchemaVersion);
+    EXPECT_FALSE(s.query("SELECT 1 FROM pragma_table_info('case_results') WHERE name = 'tier'").empty());
+}
