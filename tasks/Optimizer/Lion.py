@@ -116,6 +116,12 @@ def random_cases(g):
     yield _case("outlier_params", p, _grads(g, p, 3), lr=0.002)
     p = [g.randn(64, 80), g.randn(80)]
     yield _case("randn_betas", p, _grads(g, p, 5, outlier=True), lr=0.0005, beta1=0.95, beta2=0.98)
+    # The seed's own call patterns (tasks/contracts.json): one 1-D parameter, lr or betas with decay.
+    p = [g.randn(1000)]
+    yield _case("seed_pattern_1d_lr", p, _grads(g, p, 3), lr=0.001)
+    p = [g.outlier(777)]
+    yield _case("seed_pattern_1d_betas_wd", p, _grads(g, p, 3, outlier=True), beta1=0.95, beta2=0.98,
+                weight_decay=0.1)
 
 
 def perf_inputs(g, params):

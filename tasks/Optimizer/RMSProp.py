@@ -120,6 +120,11 @@ def random_cases(g):
     yield _case("outlier_params", p, _grads(g, p, 3), lr=0.002)
     p = [g.randn(64, 80), g.randn(80)]
     yield _case("randn_alpha", p, _grads(g, p, 5, outlier=True), lr=0.0005, alpha=0.9)
+    # The seed's own call patterns (tasks/contracts.json): one 1-D parameter, defaults or lr and alpha.
+    p = [g.randn(1000)]
+    yield _case("seed_pattern_1d_default", p, _grads(g, p, 3))
+    p = [g.outlier(777)]
+    yield _case("seed_pattern_1d_lr_alpha", p, _grads(g, p, 3, outlier=True), lr=0.01, alpha=0.9)
 
 
 def perf_inputs(g, params):

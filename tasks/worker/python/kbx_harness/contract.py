@@ -62,7 +62,8 @@ def abstract_seed_arg(a: dict) -> dict:
         shape = a.get("shape") or []
         return {"kind": "tensor", "dtype": a.get("dtype"), "rank": len(shape),
                 "empty": bool(a.get("empty")) or any(s == 0 for s in shape),
-                "non_contiguous": bool(a.get("non_contiguous"))}
+                "non_contiguous": bool(a.get("non_contiguous")),
+                "unit": [i for i, s in enumerate(shape) if s == 1]}
     if k in ("tuple", "list", "Size"):
         items = a.get("items")
         if isinstance(items, list):
@@ -84,7 +85,8 @@ def describe(v) -> dict:
             except Exception:  # noqa: BLE001 - meta tensors
                 special = False
         return {"kind": "tensor", "dtype": TENSOR_DTYPES.get(v.dtype, str(v.dtype)), "rank": v.dim(),
-                "empty": v.numel() == 0, "non_contiguous": not v.is_contiguous(), "special": special}
+                "empty": v.numel() == 0, "non_contiguous": not v.is_contiguous(), "special": special,
+                "unit": [i for i, s in enumerate(v.shape) if s == 1]}
     if isinstance(v, bool):
         return {"kind": "bool", "value": v}
     if isinstance(v, int):
@@ -169,6 +171,11 @@ def _match_value(name: str, ours: dict, seed: dict, rank: int | None) -> str | N
             return f"{name}: an empty tensor (the seed passes none)"
         if ours["non_contiguous"] and not seed.get("non_contiguous"):
             return f"{name}: a non-contiguous tensor (the seed passes contiguous ones)"
+        # a size-1 (broadcast) dimension where the seed's tensor has a full one: another pattern
+        if not ours["empty"]:
+            extra = sorted(set(ours.get("unit", [])) - set(seed.get("unit", [])))
+            if extra:
+                return f"{name}: size 1 in dimension {extra[0]} (the seed passes a full one there)"
         return None
     sk = seed.get("kind")
     if ours["kind"] == "seq":
@@ -336,6 +343,9 @@ def tier_of_case(con: "Contract", task, case, clone) -> tuple[str, str]:
 # returns NaN/Inf from finite inputs is dropped: it would ask more than the seed's own inputs did.
 
 SEED_CASE_MAX_ELEMENTS = 1 << 18  # the Triton interpreter runs ~1e6 elements/s
+# A task with fewer contract cases of its own than this per seed also gets the seed-call cases: a
+# verdict resting on one or two cases would let wrong kernels through.
+MIN_OWN_CONTRACT_CASES = 3
 
 
 def _numel_of(a) -> int:
@@ -404,6 +414,16 @@ def _finite(x) -> bool:
     return True
 
 
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a.nan_to_num(), b.nan_to_num()))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
 def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: str, run_reference, clone):
     """Cases modelled on the seed's calls (see above); run_reference(args, kwargs) -> outputs.
     Returns (cases, dropped) where dropped lists (pattern index, why)."""
@@ -426,10 +446,19 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                     dropped.append((k, f"cannot draw: {e}"))
                     break
                 a2, k2 = clone(args), clone(kwargs)
+                global_seed = derive_seed(task_id, "seedcall-global", k, mode, s["seed"]) & 0x7FFFFFFF
                 try:
+                    torch.manual_seed(global_seed)
                     out = run_reference(a2, k2)
+                    torch.manual_seed(global_seed)
+                    again = run_reference(clone(args), clone(kwargs))
+                    torch.manual_seed(global_seed + 1)
+                    other = run_reference(clone(args), clone(kwargs))
                 except Exception as e:  # noqa: BLE001
                     dropped.append((k, f"the reference raises on drawn inputs: {type(e).__name__}"))
+                    break
+                if not _same(out, again):
+                    dropped.append((k, "the reference is not deterministic under a fixed global seed"))
                     break
                 if _finite(args) and _finite(kwargs) and not _finite(out):
                     dropped.append((k, "the reference returns NaN/Inf on drawn inputs"))
@@ -437,8 +466,14 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                 # an in-place op (index_fill_, ...) may modify the arguments its reference modifies
                 mutates = [i for i, (a, b) in enumerate(zip(args, a2))
                            if isinstance(a, torch.Tensor) and not torch.equal(a.nan_to_num(), b.nan_to_num())]
-                cases.append({"name": f"{s['label']}/seedcall{k}_{mode}", "args": args, "kwargs": kwargs,
-                              "mutates": mutates})
+                case = {"name": f"{s['label']}/seedcall{k}_{mode}", "args": args, "kwargs": kwargs,
+                        "mutates": mutates}
+                if not _same(out, other):
+                    # A random op called as the seed calls it (no explicit samples): as in the seed's
+                    # harness, reference and candidate draw from torch's global generator seeded
+                    # alike right before the call (kbx_harness: case["global_seed"]).
+                    case["global_seed"] = global_seed
+                cases.append(case)
     return cases, dropped
 
 
@@ -446,7 +481,8 @@ def assign_tiers(task, task_id: str, cases: list, seeds: list, device: str, cont
     """Tiers of a task's drawn cases, and a note on where the contract came from. A task the
     contracts do not list (a user's own task), or whose seed calls were not recorded, has no seed
     contract: every case decides. A task none of whose own cases fits a seed pattern gets cases
-    modelled on the seed's calls (appended to `cases`); if still nothing fits, every case decides."""
+    modelled on the seed's calls (appended to `cases`), and so does a task with fewer than
+    MIN_OWN_CONTRACT_CASES contract cases per seed; if still nothing fits, every case decides."""
     if task_id not in (contracts.get("tasks") or {}):
         return [("contract", "") for _ in cases], "no seed contract for this task: every case decides"
     con = for_task(task, task_id, contracts)
@@ -454,7 +490,7 @@ def assign_tiers(task, task_id: str, cases: list, seeds: list, device: str, cont
         return [("contract", "") for _ in cases], "the seed's calls for this task were not recorded: every case decides"
     tiers = [tier_of_case(con, task, c, clone) for c in cases]
     added, dropped = 0, []
-    if not any(t == "contract" for t, _ in tiers):
+    if sum(t == "contract" for t, _ in tiers) < MIN_OWN_CONTRACT_CASES * max(1, len(seeds)):
         # (a drive() task whose drive() takes other arguments than the entry refuses these inputs:
         # the reference raises and the draw is dropped)
         extra, dropped = seed_call_cases(con, task, task_id, seeds, device, run_reference, clone)
