@@ -488,7 +488,10 @@ def assign_tiers(task, task_id: str, cases: list, seeds: list, device: str, cont
     con = for_task(task, task_id, contracts)
     if not con.patterns:
         return [("contract", "") for _ in cases], "the seed's calls for this task were not recorded: every case decides"
-    tiers = [tier_of_case(con, task, c, clone) for c in cases]
+    # Hand-written edge cases are drawn once, with values chosen to probe (tiny magnitudes, branch
+    # points, ties): beyond the seed's standard and outlier draws, so extended whatever their pattern.
+    tiers = [("extended", "a hand-written edge case (values beyond the seed's standard and outlier draws)")
+             if c["name"].startswith("edge/") else tier_of_case(con, task, c, clone) for c in cases]
     added, dropped = 0, []
     if sum(t == "contract" for t, _ in tiers) < MIN_OWN_CONTRACT_CASES * max(1, len(seeds)):
         # (a drive() task whose drive() takes other arguments than the entry refuses these inputs:
