@@ -374,7 +374,27 @@ def _int_bound(call) -> int:
     return max(2, min(dims)) if dims else 4
 
 
-def _value(a, g, mode, bound):
+def _observed_ints(con: "Contract", cases) -> dict:
+    """Per parameter, the integer-tensor values the task's own cases pass: a small set (targets
+    of +-1, class ids) or a range. Seed-call cases draw an integer tensor's values from it, since
+    only the task knows what its integers mean."""
+    seen: dict = {}
+    for c in cases or []:
+        try:
+            b = con.sig.bind(*c["args"], **c["kwargs"])
+        except TypeError:
+            continue
+        for name, v in b.arguments.items():
+            if isinstance(v, torch.Tensor) and not (v.is_floating_point() or v.is_complex()) \
+                    and v.dtype != torch.bool and v.numel():
+                seen.setdefault(name, set()).update(int(x) for x in v.flatten()[:4096].tolist())
+    out = {}
+    for name, vals in seen.items():
+        out[name] = sorted(vals) if len(vals) <= 16 else (min(vals), max(vals))
+    return out
+
+
+def _value(a, g, mode, bound, ints=None):
     k = a.get("kind")
     if k == "tensor":
         shape = [int(d) for d in a.get("shape") or []]
@@ -387,6 +407,11 @@ def _value(a, g, mode, bound):
             t = g.bernoulli(*shape)
         elif dt.is_complex:
             raise ValueError("complex inputs")
+        elif isinstance(ints, list) and ints:
+            pick = g.randint(0, len(ints), *shape)
+            t = torch.tensor(ints, dtype=dt, device=pick.device)[pick]
+        elif isinstance(ints, tuple) and ints[0] < bound:
+            t = g.randint(ints[0], min(ints[1] + 1, bound), *shape, dtype=dt)
         else:
             t = g.randint(0, bound, *shape, dtype=dt)
         if a.get("non_contiguous") and t.dim() >= 2:
@@ -424,15 +449,72 @@ def _same(a, b) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
-def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: str, run_reference, clone):
+def _upcast(x):
+    if isinstance(x, torch.Tensor):
+        return x.double() if x.is_floating_point() else x.clone()
+    if isinstance(x, (tuple, list)):
+        return type(x)(_upcast(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _upcast(v) for k, v in x.items()}
+    return x
+
+
+def _within(plain, oracle, tol: dict) -> bool:
+    """The comparison's rule (atol + rtol |oracle|, NaN where NaN) on every float leaf."""
+    if isinstance(plain, torch.Tensor) and isinstance(oracle, torch.Tensor):
+        if not plain.is_floating_point():
+            return bool(torch.equal(plain, oracle.to(plain.dtype)))
+        name = TENSOR_DTYPES.get(plain.dtype, "float32")
+        atol, rtol = tol.get(name, (5e-3, 5e-3) if name in ("float16", "bfloat16") else (1e-5, 1e-5))
+        r = oracle.to(plain.dtype).double()
+        x = plain.double()
+        if not torch.equal(torch.isnan(r), torch.isnan(x)):
+            return False
+        fin = torch.isfinite(r) & torch.isfinite(x)
+        return bool(((x - r).abs()[fin] <= atol + rtol * r.abs()[fin]).all())
+    if isinstance(plain, (tuple, list)) and isinstance(oracle, (tuple, list)):
+        return len(plain) == len(oracle) and all(_within(a, b, tol) for a, b in zip(plain, oracle))
+    if isinstance(plain, dict) and isinstance(oracle, dict):
+        return all(_within(plain[k], oracle[k], tol) for k in plain if k in oracle)
+    return True
+
+
+def oracle_checker(task, run_reference, clone):
+    """For a task compared against its float64 oracle: a check that the task's own reference meets
+    its tolerance on a drawn case (else the draw asks more than the reference can give)."""
+    meta = getattr(task, "META", {})
+    if meta.get("oracle") != "float64" or meta.get("comparison") not in (None, "allclose"):
+        return None
+    # the contract tier's tolerance: the task's, floored at the seed's own (core/evaluator.cpp)
+    floor = {"float16": 5e-3, "bfloat16": 5e-3, "float32": 1e-5, "float64": 1e-5}
+    tol = {k: (max(v[0], floor.get(k, 0.0)), max(v[1], floor.get(k, 0.0)))
+           for k, v in (meta.get("tolerance") or {}).items()}
+
+    def check(args, kwargs, out):
+        try:
+            o64 = run_reference(_upcast(clone(args)), _upcast(clone(kwargs)))
+        except Exception as e:  # noqa: BLE001
+            return f"the float64 oracle raises on drawn inputs: {type(e).__name__}"
+        if not _within(out, o64, tol):
+            return "the task's own reference misses its tolerance against its float64 oracle on this draw"
+        return None
+    return check
+
+
+def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: str, run_reference, clone,
+                    own_cases=None):
     """Cases modelled on the seed's calls (see above); run_reference(args, kwargs) -> outputs.
     Returns (cases, dropped) where dropped lists (pattern index, why)."""
+    oracle_check = oracle_checker(task, run_reference, clone)
+    observed = _observed_ints(con, own_cases)
+    positional = [n for n, p in con.sig.parameters.items()
+                  if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     from .inputs import InputGen, derive_seed
     cases, dropped = [], []
     examples = (con.entry or {}).get("examples") or []
     for k, ex in enumerate(examples):
         size = sum(_numel_of(a) for a in ex.get("args", [])) + sum(_numel_of(a) for a in ex.get("kwargs", {}).values())
-        if device == "cpu" and size > SEED_CASE_MAX_ELEMENTS:
+        if size > SEED_CASE_MAX_ELEMENTS:  # on every device: CPU and GPU runs judge the same cases
             dropped.append((k, f"{size} elements: too large for the CPU interpreter"))
             continue
         bound = _int_bound(ex)
@@ -440,8 +522,9 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
             for mode in ("standard", "outlier"):
                 g = InputGen(derive_seed(task_id, "seedcall", k, mode, s["seed"]), device)
                 try:
-                    args = tuple(_value(a, g, mode, bound) for a in ex.get("args", []))
-                    kwargs = {n: _value(a, g, mode, bound) for n, a in ex.get("kwargs", {}).items()}
+                    args = tuple(_value(a, g, mode, bound, observed.get(positional[i]) if i < len(positional) else None)
+                                 for i, a in enumerate(ex.get("args", [])))
+                    kwargs = {n: _value(a, g, mode, bound, observed.get(n)) for n, a in ex.get("kwargs", {}).items()}
                 except (ValueError, TypeError, RuntimeError) as e:
                     dropped.append((k, f"cannot draw: {e}"))
                     break
@@ -460,6 +543,12 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                 if not _same(out, again):
                     dropped.append((k, "the reference is not deterministic under a fixed global seed"))
                     break
+                if oracle_check is not None:
+                    torch.manual_seed(global_seed)
+                    why = oracle_check(args, kwargs, out)
+                    if why:
+                        dropped.append((k, why))
+                        continue
                 if _finite(args) and _finite(kwargs) and not _finite(out):
                     dropped.append((k, "the reference returns NaN/Inf on drawn inputs"))
                     break
@@ -496,7 +585,14 @@ def assign_tiers(task, task_id: str, cases: list, seeds: list, device: str, cont
     if sum(t == "contract" for t, _ in tiers) < MIN_OWN_CONTRACT_CASES * max(1, len(seeds)):
         # (a drive() task whose drive() takes other arguments than the entry refuses these inputs:
         # the reference raises and the draw is dropped)
-        extra, dropped = seed_call_cases(con, task, task_id, seeds, device, run_reference, clone)
+        extra, dropped = seed_call_cases(con, task, task_id, seeds, device, run_reference, clone, own_cases=list(cases))
+        if any(t == "contract" for t, _ in tiers) or any("global_seed" not in c for c in extra):
+            # A random op's draw (global_seed) passes only a kernel that draws from torch's own
+            # generator as the reference does: kept only where nothing else covers the contract.
+            n = len(extra)
+            extra = [c for c in extra if "global_seed" not in c]
+            if len(extra) < n:
+                dropped.append((-1, f"{n - len(extra)} random draws left out: other contract cases cover the task"))
         for c in extra:
             tier = tier_of_case(con, task, c, clone)
             if tier[0] == "contract":
