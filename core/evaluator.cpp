@@ -794,6 +794,34 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
     return true;
 }
 
+InterpGaps Evaluator::runCanary() const
+{
+    try {
+        auto res = runWorker("canary", nlohmann::json::object(), m_scratch / "canary", 300, {}, /*allowWarm=*/false);
+        if (res.timedOut)
+            return unknownInterpGaps("the canary timed out");
+        if (res.cancelled)
+            return unknownInterpGaps("cancelled");
+        auto* r = findFrame(res, "result");
+        if (!r || res.exitCode != 0 || !res.protocolError.empty())
+            return unknownInterpGaps(fmt::format("the canary failed (exit {}, signal {}{}): {}", res.exitCode, res.signal,
+                                                 res.protocolError.empty() ? "" : ", " + res.protocolError, tail(res.stderrText, 800)));
+        return parseCanaryResult(*r);
+    } catch (const std::exception& e) {
+        return unknownInterpGaps(std::string("the canary could not start: ") + e.what());
+    }
+}
+
+InterpGaps Evaluator::interpreterGaps() const
+{
+    if (!m_interpGaps.valid()) {
+        InterpGaps g;
+        g.known = true;
+        return g;
+    }
+    return m_interpGaps.get();
+}
+
 void Evaluator::precompile(EvaluationRecord& rec, const TaskInfo& task, const fs::path& dir) const
 {
     // The perf shapes' Triton specialisations, compiled now (beside other correctness work) instead
@@ -1216,6 +1244,16 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
                 env, m_scratch / "warm-worker.log");
         }
     }
+    // The CPU interpreter's gaps (core/interpgaps.h), found by our own kernels beside the other work.
+    if (m_opt.device == "cpu") {
+        m_interpGaps = std::async(std::launch::async, [this] { return runCanary(); }).share();
+    } else {
+        std::promise<InterpGaps> none;
+        InterpGaps g;
+        g.known = true;
+        none.set_value(g);
+        m_interpGaps = none.get_future().share();
+    }
     nlohmann::json prov = m_probe.is_null() ? probe() : m_probe;
     prov.erase("type");
     prov["host"] = hostName();
@@ -1446,6 +1484,8 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
         prov["worker_start"]["mode"] = "warm";
         m_warm.reset();  // stops it (nothing of it runs any more: every worker thread has ended)
     }
+    if (m_opt.device == "cpu" && m_interpGaps.valid())
+        prov["interpreter_gaps"] = toJson(m_interpGaps.get());
     m_store.finishRun(sum.runId, sum.cancelled ? "cancelled" : (sum.harnessErrors ? "finished_with_errors" : "finished"), prov);
     if (!m_opt.keepScratch) {
         std::error_code ec;

@@ -2,6 +2,7 @@
 #pragma once
 #include "catalogue.h"
 #include "importers.h"
+#include "interpgaps.h"
 #include "process.h"
 #include "store.h"
 #include "warm.h"
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -130,6 +132,11 @@ public:
     void setPerfProgress(PerfProgressFn fn) { m_perfProgress = std::move(fn); }
     RunSummary run(const std::vector<Submission>& submissions, const ProgressFn& progress,
                    const std::atomic<bool>* cancel = nullptr, const nlohmann::json& args = {});
+    /// Gaps of Triton's CPU interpreter found by this run's canary (kbx-worker canary: our own small
+    /// kernels per dtype/op, core/interpgaps.h), started with a CPU run beside its other work; waits
+    /// for it. A GPU run (or before run()): known, no gaps. Also in the run's provenance
+    /// ("interpreter_gaps").
+    InterpGaps interpreterGaps() const;
 
 private:
     struct RefBundle {
@@ -163,6 +170,8 @@ private:
     /// After a pass, with --perf on a GPU: the perf shapes' Triton kernels compiled into the
     /// candidate's cache (kbx_harness/precompile.py); evidence "precompile", stage "precompile".
     void precompile(EvaluationRecord& rec, const TaskInfo& task, const std::filesystem::path& dir) const;
+    InterpGaps runCanary() const;
+    std::shared_future<InterpGaps> m_interpGaps;
     PerfProgressFn m_perfProgress;
     std::vector<nlohmann::json> m_peaks;  ///< per slot: device peaks measured by its first perf worker
     std::vector<char> m_calibrating;      ///< per slot: a perf worker was asked to calibrate (guarded by m_peaksMutex)

@@ -6,6 +6,8 @@
 //   perf      --request FILE   time a correct candidate against eager PyTorch (kbx_harness/perf.py)
 //   precompile --request FILE  compile a correct candidate's kernels for the perf shapes, run nothing
 //   probe                      report versions and devices
+//   canary [--request FILE]    run our own small Triton kernels per dtype/op under the CPU interpreter
+//                              and report its gaps (kbx_harness/canary.py; never sees candidate code)
 //   zygote                     warm worker: imports torch once, forks the roles above on request
 //                              (fd 3 is then kbx's control socket; kbx_harness/zygote.py, core/warm.h)
 // Every role speaks the framed protocol on fd 3 (core/protocol.h) and exits with a protocol::ExitCode.
@@ -175,7 +177,7 @@ int runCompare(const nlohmann::json& request)
 void usage()
 {
     std::cerr << "usage: kbx-worker (reference|candidate|compare|perf|precompile) --request FILE [--protocol N]\n"
-                 "       kbx-worker probe | zygote\n"
+                 "       kbx-worker probe | zygote | canary\n"
                  "The worker is started by kbx; it writes protocol frames on fd 3.\n";
 }
 
@@ -202,11 +204,11 @@ int main(int argc, char** argv)
         }
     }
     try {
-        if (role == "probe" || role == "zygote") {
+        if (role == "probe" || role == "zygote" || (role == "canary" && requestFile.empty())) {
             return runPython(role, nlohmann::json::object());
         }
         if (requestFile.empty() || (role != "reference" && role != "candidate" && role != "compare" && role != "perf" &&
-                                     role != "precompile")) {
+                                     role != "precompile" && role != "canary")) {
             usage();
             return proto::ExitUsage;
         }

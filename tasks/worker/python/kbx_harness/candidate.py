@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import time
 import traceback
+import types
 
 import torch
 
@@ -19,32 +20,198 @@ CUDA_STICKY = ("illegal memory access", "device-side assert", "misaligned addres
                "unspecified launch failure", "cuda error", "cuda_error", "an illegal", "launch failure")
 
 _launches: dict[str, int] = {}
+# Evidence of what reached the launched Triton kernels, per kernel name: "args", the dtypes of the tensor
+# arguments; "values", the element types the kernel computed with (CPU interpreter: every value it made
+# while it ran; GPU: the types in its compiled TTIR). Reported with the result; the trusted side decides
+# (e.g. whether integer data reached a kernel of a quantization task). Like the launch counter it lives
+# in the candidate's process: a candidate can forge it (tests/fixtures/exploits/TABLE.md).
+_launch_dtypes: dict[str, dict[str, set]] = {}
+_EVIDENCE_LAUNCHES = 64  # launches per kernel name whose arguments are looked at (cost stays flat in loops)
+
+_TL_TO_TORCH = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64", "int1": "bool",
+                "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "fp8e4b8": "float8_e4m3fnuz",
+                "fp8e5b16": "float8_e5m2fnuz", "fp8e4b15": "float8_e4b15"}
+_MLIR_TO_TORCH = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "f16": "float16",
+                  "bf16": "bfloat16", "f32": "float32", "f64": "float64", "f8E4M3FN": "float8_e4m3fn",
+                  "f8E5M2": "float8_e5m2", "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E5M2FNUZ": "float8_e5m2fnuz"}
+_TTIR_TYPES = None
+_ttir_seen: dict[int, set] = {}
+
+
+class TorchInTritonKernel(RuntimeError):
+    """A PyTorch call made by the candidate's code while its @triton.jit kernel ran (CPU interpreter)."""
+
+
+class _LaunchState:
+    kernel = None      # name of the interpreted kernel running now (None: none)
+    in_body = False    # its grid loop has started (set_grid_idx called): candidate code runs as the body
+    values = None      # set collecting element types of the values it makes
+    torch_calls = []   # (function, file, line) of torch calls from candidate code inside the body
+
+
+def _tl_name(ty) -> str:
+    n = getattr(ty, "name", None) or str(ty)
+    return _TL_TO_TORCH.get(n, n)
+
+
+def _arg_dtypes(args, kwargs) -> set:
+    out = set()
+
+    def add(v, depth=0):
+        if isinstance(v, torch.Tensor):
+            out.add(str(v.dtype).replace("torch.", ""))
+        elif isinstance(v, (tuple, list)) and depth < 2:
+            for e in v[:64]:
+                add(e, depth + 1)
+        elif hasattr(v, "base") and isinstance(getattr(v, "base", None), torch.Tensor):  # TensorDescriptor
+            add(v.base, depth + 1)
+    for v in args:
+        add(v)
+    for v in kwargs.values():
+        add(v)
+    return out
+
+
+def _ttir_dtypes(kernel) -> set:
+    """Element types in a compiled kernel's TTIR (GPU), once per kernel object."""
+    global _TTIR_TYPES
+    key = id(kernel)
+    if key in _ttir_seen:
+        return _ttir_seen[key]
+    found = set()
+    try:
+        import re
+        if _TTIR_TYPES is None:
+            _TTIR_TYPES = re.compile(r"(?:(?<=[^A-Za-z0-9_])|(?<=\dx))(i1|i8|i16|i32|i64|f16|bf16|f32|f64|f8E[0-9A-Za-z]+)"
+                                     r"(?![A-Za-z0-9_])")
+        ttir = (getattr(kernel, "asm", None) or {}).get("ttir")
+        if isinstance(ttir, bytes):
+            ttir = ttir.decode("utf-8", "replace")
+        if isinstance(ttir, str):
+            found = {_MLIR_TO_TORCH.get(t, t) for t in _TTIR_TYPES.findall(ttir)}
+    except Exception:  # noqa: BLE001 - evidence is best effort; its absence is judged by the trusted side
+        pass
+    _ttir_seen[key] = found
+    return found
+
+
+def _interpreter_hooks():
+    """CPU interpreter only: record the element type of every value a running kernel makes, and
+    catch PyTorch calls from the candidate's code while the kernel body runs (the interpreter runs the
+    body as Python, where torch would work; a GPU cannot compile it: not a Triton kernel)."""
+    try:
+        from torch.overrides import TorchFunctionMode
+        from triton.runtime import interpreter as interp
+    except Exception:  # noqa: BLE001
+        return None
+    th = getattr(interp, "TensorHandle", None)
+    if th is not None and not getattr(th.__post_init__, "_kbx_wrapped", False):
+        orig_post = th.__post_init__
+
+        def post_init(self):
+            orig_post(self)
+            if _LaunchState.values is not None:
+                try:
+                    _LaunchState.values.add(_tl_name(self.get_element_ty()))
+                except Exception:  # noqa: BLE001
+                    pass
+        post_init._kbx_wrapped = True
+        th.__post_init__ = post_init
+    ib = type(getattr(interp, "interpreter_builder", None))
+    if ib is not type(None) and hasattr(ib, "set_grid_idx") and not getattr(ib.set_grid_idx, "_kbx_wrapped", False):
+        orig_idx = ib.set_grid_idx
+
+        def set_grid_idx(self, *a, **k):
+            if _LaunchState.kernel is not None:
+                _LaunchState.in_body = True
+            return orig_idx(self, *a, **k)
+        set_grid_idx._kbx_wrapped = True
+        ib.set_grid_idx = set_grid_idx
+
+    import sys
+    import triton
+    torch_dir = os.path.dirname(torch.__file__) + os.sep
+    ours = (os.path.dirname(triton.__file__) + os.sep, os.path.dirname(os.path.abspath(__file__)) + os.sep)
+
+    class Watch(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if _LaunchState.in_body:
+                f = sys._getframe(1)
+                while f is not None and f.f_code.co_filename.startswith(torch_dir):
+                    f = f.f_back
+                where = f.f_code.co_filename if f is not None else ""
+                if f is not None and not where.startswith(ours):
+                    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or str(func)
+                    _LaunchState.torch_calls.append((name, where, f.f_lineno))
+                    raise TorchInTritonKernel(
+                        f"the @triton.jit kernel '{_LaunchState.kernel}' called PyTorch ({name}, line {f.f_lineno}) "
+                        "while it ran: a Triton kernel cannot call torch")
+            return func(*args, **(kwargs or {}))
+    return Watch
 
 
 def _count_launches():
-    """Counts Triton kernel launches (compiled and interpreted)."""
-    def wrap(cls):
+    """Counts Triton kernel launches (compiled and interpreted) and records what reached them."""
+    interpreting = os.environ.get("TRITON_INTERPRET") == "1"
+    watch = _interpreter_hooks() if interpreting else None
+
+    def wrap(cls, interpreted):
         orig = cls.run
         if getattr(orig, "_kbx_wrapped", False):
             return
 
         def run(self, *a, **k):
             name = getattr(getattr(self, "fn", None), "__name__", None) or getattr(self, "__name__", "kernel")
-            if not k.get("warmup", False):
-                _launches[name] = _launches.get(name, 0) + 1
-            return orig(self, *a, **k)
+            if k.get("warmup", False):
+                return orig(self, *a, **k)
+            n = _launches.get(name, 0)
+            ev = None
+            if n < _EVIDENCE_LAUNCHES:
+                ev = _launch_dtypes.setdefault(name, {"args": set(), "values": set()})
+                try:
+                    ev["args"] |= _arg_dtypes(a, k)
+                except Exception:  # noqa: BLE001
+                    pass
+            if not (interpreted and watch is not None):
+                _launches[name] = n + 1
+                ret = orig(self, *a, **k)
+                if ev is not None and not interpreted:
+                    ev["values"] |= _ttir_dtypes(ret)
+                return ret
+            if _LaunchState.kernel is not None:  # a launch from inside a running kernel body
+                raise TorchInTritonKernel(f"kernel '{name}' was launched from inside the running kernel "
+                                          f"'{_LaunchState.kernel}'")
+            _LaunchState.kernel, _LaunchState.in_body, _LaunchState.torch_calls = name, False, []
+            _LaunchState.values = ev["values"] if ev is not None else None
+            try:
+                with watch():
+                    ret = orig(self, *a, **k)
+            finally:
+                calls = _LaunchState.torch_calls
+                _LaunchState.kernel, _LaunchState.in_body, _LaunchState.values = None, False, None
+            if calls:  # raised inside, and the candidate's code swallowed it
+                fn_name, _, line = calls[0]
+                raise TorchInTritonKernel(f"the @triton.jit kernel '{name}' called PyTorch ({fn_name}, line {line}) "
+                                          "while it ran: a Triton kernel cannot call torch")
+            _launches[name] = n + 1
+            return ret
         run._kbx_wrapped = True
         cls.run = run
     try:
         from triton.runtime.jit import JITFunction
-        wrap(JITFunction)
+        wrap(JITFunction, False)
     except Exception:  # noqa: BLE001
         pass
     try:
         from triton.runtime.interpreter import InterpretedFunction
-        wrap(InterpretedFunction)
+        wrap(InterpretedFunction, True)
     except Exception:  # noqa: BLE001
         pass
+
+
+def launch_evidence() -> dict:
+    """{kernel: {"args": [dtypes], "values": [dtypes]}} for the result frame."""
+    return {k: {"args": sorted(v["args"]), "values": sorted(v["values"])} for k, v in _launch_dtypes.items()}
 
 
 def _interpreter_autotune():
@@ -75,14 +242,12 @@ def classify(e: BaseException) -> str:
         chain.append(x)
         seen.add(id(x))
         x = x.__cause__ or x.__context__
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        # Gaps of Triton's CPU interpreter (e.g. no bf16 constants: 'InterpreterBuilder' object has
-        # no attribute 'get_bf16') are not the candidate's fault: the evaluation is not judged.
-        for x in chain:
-            if "InterpreterBuilder" in str(x) or (isinstance(x, NotImplementedError) and any(
-                    f.filename.endswith(os.path.join("triton", "runtime", "interpreter.py"))
-                    for f in traceback.extract_tb(x.__traceback__))):
-                return "interpreter_unsupported"
+    # Never "not judged" from here: the candidate writes its exceptions' text and can raise anything
+    # from anywhere. Gaps of Triton's CPU interpreter are found by the trusted canary role
+    # (kbx_harness/canary.py) and applied by the evaluator from the cases' input dtypes.
+    for x in chain:
+        if type(x) is TorchInTritonKernel:
+            return "not_triton_kernel"
     for x in chain:
         if isinstance(x, (ModuleNotFoundError, ImportError)):
             return "import_error"
@@ -99,6 +264,12 @@ def classify(e: BaseException) -> str:
         mod, name = type(x).__module__, type(x).__name__
         if mod.startswith("triton.compiler") or name in ("CompilationError", "CompileTimeAssertionFailure",
                                                          "OutOfResources", "UnsupportedLanguageConstruct"):
+            return "triton_compile_error"
+    # An attribute triton.language (or one of its submodules) does not have: on a GPU the kernel does
+    # not compile; the interpreter raises it as an AttributeError while the body runs.
+    for x in chain:
+        if isinstance(x, AttributeError) and isinstance(getattr(x, "obj", None), types.ModuleType) and \
+                (getattr(x.obj, "__name__", "") or "").startswith("triton.language"):
             return "triton_compile_error"
     # Interpreter mode: a semantic error raised from inside triton.language is a compile error on a GPU.
     for x in chain:
@@ -210,7 +381,7 @@ def run(req: dict) -> int:
         phase("first_case" if i == 0 else "other_cases")
     torch.save({"version": 1, "cases": outputs}, req["outputs_file"])
     phase("save_outputs")
-    send({"type": "result", "stage": "cases", "launches": dict(_launches),
+    send({"type": "result", "stage": "cases", "launches": dict(_launches), "launch_dtypes": launch_evidence(),
           "triton_kernels": st.get("triton_kernels", []), "sticky_cuda_error": sticky, "phases": phases})
     return 68 if sticky else 0
 
