@@ -3,6 +3,7 @@
 #include "perfstats.h"
 
 #include "protocol.h"
+#include "quantevidence.h"
 #include "sandbox.h"
 #include "source.h"
 #include "taxonomy.h"
@@ -91,6 +92,15 @@ std::string describe(const std::string& cls, const nlohmann::json& e)
     if (e.contains("reason"))
         return e["reason"].get<std::string>();
     return e.dump().substr(0, 300);
+}
+
+/// Text safe to store and print: control characters other than newline and tab become '?'.
+std::string printable(std::string s)
+{
+    for (auto& ch : s)
+        if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+            ch = '?';
+    return s;
 }
 
 int precedence(const std::string& cls)
@@ -375,8 +385,16 @@ const Evaluator::RefBundle& Evaluator::reference(const TaskInfo& task)
                 continue;
             RefBundle::Tier t{req["tier_out"][tier]["inputs_out"].get<std::string>(),
                               req["tier_out"][tier]["ref_out"].get<std::string>(), {}};
-            for (const auto& i : tc[tier])
+            const auto cd = result->value("case_dtypes", nlohmann::json::array());
+            for (const auto& i : tc[tier]) {
                 t.indices.push_back(i.get<int>());
+                std::vector<std::string> d;
+                if (cd.is_array() && i.get<int>() >= 0 && i.get<int>() < static_cast<int>(cd.size()) && cd[i.get<int>()].is_array())
+                    for (const auto& x : cd[i.get<int>()])
+                        if (x.is_string())
+                            d.push_back(x.get<std::string>());
+                t.dtypes.push_back(std::move(d));
+            }
             bundle->tiers[tier] = std::move(t);
         }
         if (bundle->tiers.empty()) {
@@ -426,6 +444,19 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     }
     auto finish = [&](bool store) {
         rec.finishedAt = nowIso8601();
+        // Whatever the candidate's process could have written: classes inside taxonomy v1, text
+        // without control characters (an ANSI escape must not redraw a terminal line as a pass).
+        auto inTaxonomy = [](std::optional<std::string>& cls) {
+            if (cls && *cls != "skipped" && !failureClassFromString(*cls))
+                cls = "runtime_error";
+        };
+        inTaxonomy(rec.failureClass);
+        inTaxonomy(rec.extFailureClass);
+        rec.failureDetail = printable(rec.failureDetail);
+        for (auto& c : rec.cases) {
+            inTaxonomy(c.failureClass);
+            c.name = printable(c.name);
+        }
         out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (store && !out.harnessError) {
             auto [cid, isNew] = m_store.ensureCandidate(sub.taskId, sub.code);
@@ -499,15 +530,18 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
                 summary["ran"] = false;
                 summary["why"] = "not judged: " + eout.harnessMessage.substr(0, 500);
             } else {
-                int passed = 0;
+                int passed = 0, notJudged = 0;
                 for (auto& c : erec.cases) {
                     passed += c.status == "pass";
+                    notJudged += c.status == "not_judged";
                     if (c.index >= 0 && c.index < static_cast<int>(ref.tierReasons.size()) && c.evidence.is_object())
                         c.evidence["extended_because"] = ref.tierReasons[static_cast<std::size_t>(c.index)];
                     rec.cases.push_back(std::move(c));
                 }
-                rec.extCases = n;
+                rec.extCases = n - notJudged;  // cases the CPU interpreter's gaps leave unjudged do not count
                 rec.extPassed = passed;
+                if (notJudged)
+                    summary["not_judged"] = notJudged;
                 rec.evidence["tiers"]["extended"] = tierJson(erec);
                 summary["passed"] = passed;
                 summary["call_ok"] = erec.callOk;
@@ -700,9 +734,28 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
             rec.evidence["line"] = (*resultFrame)["line"];
         return true;
     }
+    // Gaps of Triton's CPU interpreter found by our canary (core/interpgaps): a case whose input
+    // dtypes hit one is not judged on the CPU, whatever the candidate did or said.
+    InterpGaps gaps;
+    if (m_opt.device == "cpu")
+        gaps = interpreterGaps();
+    auto gapOf = [&](int local) -> std::string {
+        if (m_opt.device != "cpu" || local < 0 || local >= static_cast<int>(files.dtypes.size()))
+            return {};
+        const auto hit = gapsForCase(gaps, files.dtypes[static_cast<std::size_t>(local)]);
+        return hit.empty() ? std::string() : describeGaps(hit);
+    };
+    int judgedCases = 0;
+    for (int k = 0; k < static_cast<int>(files.indices.size()); ++k)
+        judgedCases += gapOf(k).empty();
+    if (judgedCases == 0 && !files.indices.empty()) {
+        out.harnessError = true;
+        out.harnessMessage = gapOf(0) + "; evaluate with --device cuda";
+        return false;
+    }
     bool callOk = true;
     for (const auto& [i, f] : candCases)
-        if (f.value("status", "") == "error")
+        if (f.value("status", "") == "error" && gapOf(i).empty())
             callOk = false;
 
     // Compare stage: trusted C++ (LibTorch), in its own process.
@@ -725,7 +778,7 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
     nlohmann::json worstEvidence;
     std::string worstCase;
     bool worstIsCall = false;
-    bool allPass = qresult && qresult->value("pass", false);
+    int judgedPasses = 0;
     for (const auto& f : qres.frames) {
         if (f.value("type", "") != "case")
             continue;
@@ -735,6 +788,17 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
         c.name = f.value("name", "");
         c.status = f.value("status", "");
         c.evidence = f.value("evidence", nlohmann::json::object());
+        if (const auto why = gapOf(local); !why.empty()) {
+            // kept for the inspector, decides nothing
+            c.evidence["not_judged"] = why;
+            c.evidence["status_on_cpu"] = c.status;
+            c.status = "not_judged";
+            if (auto it = candCases.find(local); it != candCases.end())
+                c.evidence["seconds"] = it->second.value("seconds", 0.0);
+            rec.cases.push_back(std::move(c));
+            continue;
+        }
+        judgedPasses += c.status == "pass";
         if (f.contains("failure_class") && f["failure_class"].is_string()) {
             c.failureClass = f["failure_class"].get<std::string>();
             if (auto it = candCases.find(local); it != candCases.end()) {
@@ -759,15 +823,21 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
             c.evidence["seconds"] = it->second.value("seconds", 0.0);
         rec.cases.push_back(std::move(c));
     }
+    const bool allPass = qresult && judgedPasses == judgedCases;
     rec.callOk = callOk;
     rec.exeOk = callOk && allPass;
-    if (worst == "interpreter_unsupported") {
-        // Not the candidate's fault and no verdict either way: say so, store nothing.
-        out.harnessError = true;
-        out.harnessMessage = fmt::format("not judged on the CPU: Triton's interpreter cannot run case {} ({}); evaluate with --device cuda",
-                                         worstCase, describe(worst, worstEvidence));
-        return false;
-    }
+    if (judgedCases < static_cast<int>(files.indices.size()))
+        rec.evidence["not_judged_cases"] = {{"count", static_cast<int>(files.indices.size()) - judgedCases},
+                                            {"why", gapOf([&] {
+                                                 for (int k = 0; k < static_cast<int>(files.indices.size()); ++k)
+                                                     if (!gapOf(k).empty())
+                                                         return k;
+                                                 return 0;
+                                             }())}};
+    // A class the candidate's process names for itself ("interpreter_unsupported", anything outside
+    // the taxonomy) is never a reason to leave it unjudged: it is a runtime error.
+    if (!worst.empty() && !failureClassFromString(worst))
+        worst = "runtime_error";
     if (!worst.empty()) {
         fail(worst, fmt::format("case {}: {}", worstCase, describe(worst, worstEvidence)));
         rec.evidence["first_failure"] = {{"case", worstCase}, {"evidence", worstEvidence}};
@@ -789,6 +859,17 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
              rec.evidence["triton_kernels"].empty() ? "the code defines no @triton.jit kernel; the outputs came from PyTorch"
                                                     : "a @triton.jit kernel is defined but none was launched; the outputs came from PyTorch");
         return true;
+    }
+    if (task->comparison == "quantization" && !sub.selfCheckReference) {
+        // The quantization contract's runtime half (core/quantevidence): integer/low-precision data
+        // reached a launched Triton kernel. Reported by the harness in the candidate's process, so,
+        // like the launch counter, it can be forged there: it fails names-only cheats, it proves nothing.
+        const auto ld = resultFrame->value("launch_dtypes", nlohmann::json::object());
+        rec.evidence["launch_dtypes"] = ld;
+        if (const auto why = quantEvidenceProblem(ld, rec.evidence["launches"]); !why.empty()) {
+            fail("quant_contract_violated", why);
+            return true;
+        }
     }
     rec.pass = true;
     return true;

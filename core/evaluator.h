@@ -152,6 +152,7 @@ private:
             std::filesystem::path inputs;
             std::filesystem::path ref;
             std::vector<int> indices;
+            std::vector<std::vector<std::string>> dtypes;  ///< per case of this tier: its input tensors' dtypes
         };
         std::map<std::string, Tier> tiers;    ///< "contract", "extended" (a tier without cases is absent)
         std::vector<std::string> tierReasons; ///< per case: why it is extended ("" for contract cases)

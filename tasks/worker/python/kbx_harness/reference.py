@@ -99,7 +99,10 @@ def run(req: dict) -> int:
         tier_files[tier] = idx
     send({"type": "result", "cases": len(cases), "seconds": time.time() - t0,
           "case_names": [c["name"] for c in cases], "case_tiers": [t for t, _ in tiers],
-          "case_tier_reasons": [w for _, w in tiers], "tier_cases": tier_files, "contract": _contract_note(req)})
+          "case_tier_reasons": [w for _, w in tiers], "tier_cases": tier_files, "contract": _contract_note(req),
+          # per case, its input tensors' dtypes (the CPU interpreter's gaps are matched on them)
+          "case_dtypes": [sorted({str(t.dtype).replace("torch.", "") for t in tensors_in((c["args"], c["kwargs"]))})
+                          for c in cases]})
     return 0
 
 
