@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The verdict issues' acceptance runs on a GPU machine (issues 20 and 21), in one device call each:
+#   scripts/gpu-accept.sh OUTDIR corpus   build kbx + kbx-worker (as scripts/gpu-run.sh, from .deps/debs),
+#                                          the seed corpus's adjudicated versions (.bench-carry/versions.jsonl
+#                                          and adjudicated.json, carried: scripts/corpus_adjudicate.py versions)
+#                                          through
+#                                          `kbx eval --device cuda` under the default protocol, the
+#                                          table against the adjudication, `kbx report --table
+#                                          protocol`, then the exploit suite with --device cuda
+#   scripts/gpu-accept.sh OUTDIR check    build, then `kbx tasks --check --device cuda` on every task:
+#                                          176 references + every known-good solution, contract and
+#                                          extended tiers (both must pass: both protocols)
+# KBX_GPU_JOBS: parallel candidates (default 14).
+set -uo pipefail
+OUT=${1:?usage: scripts/gpu-accept.sh OUTDIR corpus|check}
+MODE=${2:?usage: scripts/gpu-accept.sh OUTDIR corpus|check}
+JOBS=${KBX_GPU_JOBS:-14}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+mkdir -p "$OUT"
+PY=${KBX_PYTHON:-$(command -v python3)}
+PREFIX="$ROOT/.deps/prefix"
+if [[ ! -x build-gpu/bin/kbx-worker || ! -d "$PREFIX/usr" ]]; then
+  rm -rf "$PREFIX"; mkdir -p "$PREFIX"
+  for d in .deps/debs/*.deb; do dpkg -x "$d" "$PREFIX"; done
+fi
+PYBIND=$("$PY" -c 'import pybind11; print(pybind11.get_cmake_dir())')
+{
+  echo "date: $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=name,uuid,driver_version,memory.total --format=csv,noheader
+  "$PY" -c 'import sys, torch, triton; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)'
+  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+} > "$OUT/environment.txt" 2>&1
+cat "$OUT/environment.txt"
+t0=$(date +%s)
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON -DKBX_BUILD_GUI=OFF -DKBX_PYTHON="$PY" \
+  -DCMAKE_PREFIX_PATH="$PREFIX/usr;$PREFIX/usr/lib/x86_64-linux-gnu/cmake;$PREFIX/usr/share/cmake" \
+  -DOPENSSL_ROOT_DIR="$PREFIX/usr" -Dpybind11_DIR="$PYBIND" \
+  -DCMAKE_BUILD_RPATH="$PREFIX/usr/lib/x86_64-linux-gnu" > /tmp/kbx-configure.log 2>&1 || { tail -50 /tmp/kbx-configure.log; exit 1; }
+cmake --build build-gpu -j"$(nproc)" --target kbx kbx-worker > /tmp/kbx-build.log 2>&1 || { grep -E "error|Error" /tmp/kbx-build.log | head -40; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s" | tee -a "$OUT/environment.txt"
+export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+KBX=build-gpu/bin/kbx
+if [[ $MODE == corpus ]]; then
+  V=.bench-carry/versions.jsonl
+  t1=$(date +%s)
+  $KBX eval "$V" --device cuda --jobs "$JOBS" --json --db "$OUT/corpus-h200.sqlite" > "$OUT/corpus-h200.jsonl" 2> "$OUT/corpus-h200.log"
+  echo "corpus eval rc=$? wall $(( $(date +%s) - t1 )) s"; grep -v '^\[' "$OUT/corpus-h200.log" | tail -4
+  "$PY" scripts/corpus_adjudicate.py table .bench-carry/adjudicated.json "$V" "$OUT/corpus-h200.jsonl" \
+    --md "$OUT/corpus-h200.md" | tail -20
+  $KBX report --table protocol --db "$OUT/corpus-h200.sqlite" > "$OUT/protocol-h200.txt" 2>&1; tail -30 "$OUT/protocol-h200.txt"
+  t1=$(date +%s)
+  timeout 300 "$PY" scripts/exploit_table.py run --device cuda --kbx "$KBX" --jobs 8 --timeout 60 --out "$OUT/exploits-cuda.md" \
+    > "$OUT/exploits-cuda.log" 2>&1
+  echo "exploits rc=$? wall $(( $(date +%s) - t1 )) s"; grep -E "cases:|canaries|sandbox:|as expected.*no" "$OUT/exploits-cuda.md" | head -20
+  grep -E "\| no \|" "$OUT/exploits-cuda.md" | head -20
+elif [[ $MODE == check ]]; then
+  t1=$(date +%s)
+  $KBX tasks --check --device cuda --jobs "$JOBS" --db "$OUT/selfcheck-h200.sqlite" > "$OUT/selfcheck-h200.txt" 2> "$OUT/selfcheck-h200.log"
+  echo "tasks --check rc=$? wall $(( $(date +%s) - t1 )) s"; grep -E "FAIL|self-check:" "$OUT/selfcheck-h200.txt" | head -40
+fi
