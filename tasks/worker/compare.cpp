@@ -712,7 +712,8 @@ nlohmann::json compareFiles(const std::string& refFile, const std::string& candF
                 for (size_t j = 0; j < rc.tensors.size(); ++j) {
                     const auto& rt = rc.tensors[j];
                     const auto& ct = cc.leaves[j];
-                    const bool scalar = (j < rc.scalar.size() && rc.scalar[j]) || ct.scalar;
+                    // The reference's flag alone: equal structures have their S (number) leaves in the same places.
+                    const bool scalar = j < rc.scalar.size() && rc.scalar[j];
                     LeafVerdict lv;
                     if (!ct.dtype) {
                         // A dtype we do not read (e.g. quantized): never loaded.
