@@ -60,6 +60,9 @@ std::string describe(const std::string& cls, const nlohmann::json& e)
 {
     if (e.contains("message") && e["message"].is_string() && !e["message"].get<std::string>().empty())
         return e["message"].get<std::string>();
+    if ((cls == "shape_mismatch" || cls == "input_mutated") && e.contains("reason") && e["reason"].is_string() &&
+        !e.contains("ref_structure") && !e.contains("changed_elements"))
+        return e.contains("input") ? fmt::format("{}: {}", num(e, "input"), e["reason"].get<std::string>()) : e["reason"].get<std::string>();
     if (cls == "shape_mismatch") {
         if (e.contains("ref_structure"))
             return fmt::format("output structure {} expected, got {}", e["ref_structure"].get<std::string>(), e["cand_structure"].get<std::string>());
@@ -71,7 +74,8 @@ std::string describe(const std::string& cls, const nlohmann::json& e)
         return fmt::format("NaN/Inf positions differ ({} NaN, {} Inf mismatches); first at {}: reference {}, candidate {}",
                            num(e, "nan_mismatches"), num(e, "inf_mismatches"), num(e, "first_mismatch_index"), num(e, "ref_value"), num(e, "cand_value"));
     if (cls == "input_mutated")
-        return fmt::format("input tensor {} was modified ({} elements changed)", num(e, "input_tensor"), num(e, "changed_elements"));
+        return fmt::format("input tensor {} was modified ({} elements changed)", e.contains("input") ? num(e, "input") : num(e, "input_tensor"),
+                           num(e, "changed_elements"));
     if (cls == "value_mismatch") {
         if (e.contains("cosine_sim"))
             return fmt::format("quantization metrics: cosine {} relL1 {} RMSE {} (thresholds {})", num(e, "cosine_sim"), num(e, "l1_relative"),

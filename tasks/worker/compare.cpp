@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "compare.h"
 
-#include <torch/csrc/jit/serialization/pickle.h>
+#include "taxonomy.h"
 
+#include <torch/csrc/jit/serialization/pickle.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 namespace kbx::worker {
 namespace {
@@ -374,38 +377,300 @@ LeafVerdict compareLeaf(const at::Tensor& refIn, const at::Tensor& candIn, const
     return v;
 }
 
+namespace {
+
+/// Bounded reads from the candidate's outputs file (untrusted bytes): every read is checked against
+/// the end of the enclosing record, so no length in the file can make us read, skip or allocate
+/// beyond it.
+class BoundedReader {
+public:
+    BoundedReader(std::ifstream& in, uint64_t pos, uint64_t end) : m_in(in), m_pos(pos), m_end(end) {}
+    uint64_t pos() const { return m_pos; }
+    uint64_t end() const { return m_end; }
+    uint64_t left() const { return m_end - m_pos; }
+    void need(uint64_t n, const char* what) const
+    {
+        if (n > left())
+            throw MalformedOutputs(std::string(what) + " runs past the end of its record");
+    }
+    template <class T>
+    T get(const char* what)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        need(sizeof(T), what);
+        T v{};
+        readAt(m_pos, reinterpret_cast<char*>(&v), sizeof v);
+        m_pos += sizeof v;
+        return v;
+    }
+    /// A string of `len` bytes, of which the first `keep` are returned.
+    std::string str(uint64_t len, uint64_t keep, const char* what)
+    {
+        need(len, what);
+        std::string s(static_cast<size_t>(std::min(len, keep)), '\0');
+        readAt(m_pos, s.data(), s.size());
+        m_pos += len;
+        return s;
+    }
+    void skip(uint64_t n, const char* what)
+    {
+        need(n, what);
+        m_pos += n;
+    }
+    void readAt(uint64_t at, char* dst, uint64_t n)
+    {
+        if (n == 0)
+            return;
+        m_in.clear();
+        m_in.seekg(static_cast<std::streamoff>(at));
+        m_in.read(dst, static_cast<std::streamsize>(n));
+        if (!m_in || static_cast<uint64_t>(m_in.gcount()) != n)
+            throw MalformedOutputs("truncated file");
+    }
+
+private:
+    std::ifstream& m_in;
+    uint64_t m_pos, m_end;
+};
+
+std::optional<at::ScalarType> dtypeFromName(const std::string& n)
+{
+    static const std::vector<std::pair<std::string, at::ScalarType>> k = {
+        {"float32", at::kFloat}, {"float64", at::kDouble}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16},
+        {"bool", at::kBool}, {"uint8", at::kByte}, {"int8", at::kChar}, {"int16", at::kShort}, {"int32", at::kInt},
+        {"int64", at::kLong}, {"uint16", at::kUInt16}, {"uint32", at::kUInt32}, {"uint64", at::kUInt64},
+        {"complex32", at::kComplexHalf}, {"complex64", at::kComplexFloat}, {"complex128", at::kComplexDouble},
+        {"float8_e4m3fn", at::kFloat8_e4m3fn}, {"float8_e5m2", at::kFloat8_e5m2},
+        {"float8_e4m3fnuz", at::kFloat8_e4m3fnuz}, {"float8_e5m2fnuz", at::kFloat8_e5m2fnuz}};
+    for (const auto& [name, t] : k)
+        if (name == n)
+            return t;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string cleanText(const std::string& in, size_t maxBytes)
+{
+    // Valid UTF-8 only (JSON needs it), control characters other than newline and tab dropped, at
+    // most maxBytes bytes (cut at a character boundary) with an ellipsis when cut.
+    std::string out;
+    out.reserve(std::min(in.size(), maxBytes) + 4);
+    size_t i = 0;
+    bool cut = false;
+    while (i < in.size()) {
+        const auto c = static_cast<unsigned char>(in[i]);
+        size_t len = 1;
+        bool ok = true;
+        if (c < 0x80) {
+            ok = c >= 0x20 ? c != 0x7f : (c == '\n' || c == '\t');
+            if (!ok) {
+                ++i;
+                continue;
+            }
+        } else {
+            len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+            ok = len != 0 && c != 0xC0 && c != 0xC1 && c < 0xF5 && i + len <= in.size();
+            for (size_t j = 1; ok && j < len; ++j)
+                ok = (static_cast<unsigned char>(in[i + j]) & 0xC0) == 0x80;
+            if (ok && len == 3) {
+                const auto c1 = static_cast<unsigned char>(in[i + 1]);
+                ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);  // overlong, surrogates
+            }
+            if (ok && len == 4) {
+                const auto c1 = static_cast<unsigned char>(in[i + 1]);
+                ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+            }
+            if (!ok)
+                len = 1;
+        }
+        if (out.size() + (ok ? len : 1) > maxBytes) {
+            cut = true;
+            break;
+        }
+        if (ok)
+            out.append(in, i, len);
+        else
+            out.push_back('?');
+        i += len;
+    }
+    if (cut)
+        out += "\xE2\x80\xA6";  // …
+    return out;
+}
+
+std::string callFailureClass(const std::string& claimed)
+{
+    // The label the candidate harness itself writes for a case skipped after a sticky CUDA error.
+    // A gap of Triton's CPU interpreter is never the candidate's word: only our canary's gaps grant
+    // that (core/interpgaps), so a claimed "interpreter_unsupported" is a runtime error like any other.
+    if (claimed == "skipped")
+        return claimed;
+    if (auto fc = kbx::failureClassFromString(claimed); fc && kbx::isCallFailure(*fc))
+        return claimed;
+    return "runtime_error";
+}
+
+std::vector<CandidateCase> readCandidateOutputs(const std::string& path, const std::vector<CaseExpectation>& expect)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw MalformedOutputs("cannot open the file");
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<uint64_t>(std::max<std::streamoff>(0, in.tellg()));
+    BoundedReader r(in, 0, size);
+    if (r.str(8, 8, "magic") != std::string("KBXOUT1\n", 8))
+        throw MalformedOutputs("not a kbx outputs file (bad magic)");
+    const auto n = r.get<uint32_t>("case count");
+    if (n > expect.size())
+        throw MalformedOutputs(std::to_string(n) + " cases for " + std::to_string(expect.size()) + " reference cases");
+    std::vector<CandidateCase> cases;
+    cases.reserve(n);
+    auto tensor = [](BoundedReader& p) {
+        CandidateTensor t;
+        const auto scalar = p.get<uint8_t>("scalar flag");
+        if (scalar > 1)
+            throw MalformedOutputs("bad scalar flag");
+        t.scalar = scalar == 1;
+        t.dtypeName = p.str(p.get<uint8_t>("dtype name length"), 64, "dtype name");
+        t.dtype = dtypeFromName(t.dtypeName);
+        const auto ndim = p.get<uint8_t>("ndim");
+        if (ndim > 64)
+            throw MalformedOutputs("more than 64 dimensions");
+        uint64_t numel = 1;
+        for (int d = 0; d < ndim; ++d) {
+            const auto s = p.get<int64_t>("dimension");
+            if (s < 0)
+                throw MalformedOutputs("negative dimension");
+            if (__builtin_mul_overflow(numel, static_cast<uint64_t>(s), &numel) || numel > (uint64_t{1} << 62))
+                throw MalformedOutputs("element count overflows");
+            t.sizes.push_back(s);
+        }
+        t.numel = numel;
+        t.nbytes = p.get<uint64_t>("byte count");
+        if (t.dtype) {
+            uint64_t want = 0;
+            if (__builtin_mul_overflow(numel, static_cast<uint64_t>(c10::elementSize(*t.dtype)), &want) || want != t.nbytes)
+                throw MalformedOutputs("byte count does not match shape and dtype");
+        }
+        t.offset = p.pos();
+        p.skip(t.nbytes, "tensor data");
+        return t;
+    };
+    for (uint32_t i = 0; i < n; ++i) {
+        CandidateCase c;
+        const auto kind = r.get<uint8_t>("case kind");
+        const auto len = r.get<uint64_t>("case length");
+        r.need(len, "case");
+        BoundedReader p(in, r.pos(), r.pos() + len);
+        r.skip(len, "case");
+        if (kind == 1) {
+            c.error = true;
+            c.errorClass = p.str(p.get<uint32_t>("class length"), 64, "class");
+            c.message = p.str(p.get<uint32_t>("message length"), 4000, "message");
+        } else if (kind == 0) {
+            const auto& e = expect[i];
+            const auto slen = p.get<uint32_t>("structure length");
+            c.structure = p.str(slen, std::max<uint64_t>(e.structure.size() + 1, 4096), "structure");
+            c.structureTruncated = c.structure.size() < slen;
+            c.leafCount = p.get<uint32_t>("leaf count");
+            if (c.leafCount != e.leaves) {
+                cases.push_back(std::move(c));  // a different count: the leaves are never read
+                continue;
+            }
+            for (uint32_t j = 0; j < c.leafCount; ++j)
+                c.leaves.push_back(tensor(p));
+            c.snapshotCount = p.get<uint32_t>("snapshot count");
+            if (c.snapshotCount == e.inputs)
+                for (uint32_t j = 0; j < c.snapshotCount; ++j)
+                    c.snapshots.push_back(tensor(p));
+        } else {
+            throw MalformedOutputs("unknown case kind " + std::to_string(kind));
+        }
+        cases.push_back(std::move(c));
+    }
+    if (r.left() != 0)
+        throw MalformedOutputs("trailing bytes after the last case");
+    return cases;
+}
+
+namespace {
+
+/// The candidate's tensor as a real tensor (its bytes read) when `readData` (it has the shape and
+/// dtype the reference expects, so its size is bounded by the reference's), else as a meta tensor of its claimed shape and dtype, which
+/// compareLeaf can reject for shape or dtype without any data.
+at::Tensor materialise(std::ifstream& in, const CandidateTensor& t, bool readData)
+{
+    const auto dt = t.dtype.value_or(at::kByte);
+    if (!readData)
+        return at::empty(t.sizes, at::TensorOptions().dtype(dt).device(at::kMeta));
+    const bool isBool = dt == at::kBool;
+    auto x = at::empty(t.sizes, at::TensorOptions().dtype(isBool ? at::kByte : dt));
+    BoundedReader r(in, t.offset, t.offset + t.nbytes);
+    r.readAt(t.offset, static_cast<char*>(x.data_ptr()), t.nbytes);
+    return isBool ? x.ne(0) : x;  // any byte other than 0 is true, as torch reads it
+}
+
+}  // namespace
+
 nlohmann::json compareFiles(const std::string& refFile, const std::string& candFile, const Contract& c)
 {
     static const std::vector<std::string> precedence = {"shape_mismatch", "dtype_mismatch", "nan_inf_mismatch",
                                                         "value_mismatch", "input_mutated"};
-    auto ref = loadPickle(refFile);  // ours: a failure here is a harness error (thrown)
+    auto rank = [&](const std::string& f) { return std::find(precedence.begin(), precedence.end(), f) - precedence.begin(); };
+    // The reference bundle is ours: a failure to read it is a harness error (thrown). Structure and
+    // expectations come from it alone; the candidate's file only supplies values.
+    auto ref = loadPickle(refFile);
     auto refCases = field(ref, "cases").toListRef();
+    struct RefCase {
+        std::string name, structure;
+        std::vector<at::Tensor> tensors, inputs;
+        std::vector<bool> scalar;
+        std::vector<int64_t> mutable_;
+        std::vector<std::string> inputNames;
+    };
+    std::vector<RefCase> refs;
+    std::vector<CaseExpectation> expect;
+    for (const auto& rc : refCases) {
+        RefCase r;
+        r.name = field(rc, "name").toStringRef();
+        r.structure = field(rc, "structure").toStringRef();
+        r.tensors = tensorList(field(rc, "tensors"));
+        r.scalar = boolList(field(rc, "scalar"));
+        r.inputs = tensorList(field(rc, "inputs"));
+        r.mutable_ = intList(field(rc, "mutable"));
+        if (auto names = field(rc, "input_names"); !names.isNone())
+            for (const auto& e : names.toListRef())
+                r.inputNames.push_back(e.toStringRef());
+        expect.push_back({r.structure, r.tensors.size(), r.inputs.size()});
+        refs.push_back(std::move(r));
+    }
     nlohmann::json out = {{"cases", nlohmann::json::array()}};
     // The candidate's process wrote its outputs file and could have written anything there: an
     // unreadable file is the candidate's failure, never a reason to leave it unjudged.
-    c10::IValue cand;
+    std::vector<CandidateCase> cand;
     std::string unreadable;
     try {
-        cand = loadPickle(candFile);
-        if (!cand.isGenericDict() || field(cand, "cases").isNone() || !field(cand, "cases").isList())
-            unreadable = "no case list";
+        cand = readCandidateOutputs(candFile, expect);
     } catch (const std::exception& e) {
         unreadable = e.what();
+        if (unreadable.empty())
+            unreadable = "unknown error";
     }
     if (!unreadable.empty()) {
-        for (size_t i = 0; i < refCases.size(); ++i)
-            out["cases"].push_back({{"index", i}, {"name", field(refCases[i], "name").toStringRef()}, {"status", "error"},
+        for (size_t i = 0; i < refs.size(); ++i)
+            out["cases"].push_back({{"index", i}, {"name", refs[i].name}, {"status", "error"},
                                     {"failure_class", "runtime_error"},
-                                    {"evidence", {{"reason", "candidate outputs unreadable: " + unreadable.substr(0, 300)}}}});
+                                    {"evidence", {{"reason", "candidate outputs unreadable: " + cleanText(unreadable, 300)}}}});
         out["pass"] = false;
         return out;
     }
-    auto candCases = field(cand, "cases").toListRef();
+    std::ifstream in(candFile, std::ios::binary);
     bool allPass = true;
-    for (size_t i = 0; i < refCases.size(); ++i) {
-        const auto& rc = refCases[i];
-        nlohmann::json cj = {{"index", i}, {"name", field(rc, "name").toStringRef()}};
-        if (i >= candCases.size()) {
+    for (size_t i = 0; i < refs.size(); ++i) {
+        const auto& rc = refs[i];
+        nlohmann::json cj = {{"index", i}, {"name", rc.name}};
+        if (i >= cand.size()) {
             cj["status"] = "error";
             cj["failure_class"] = "crash";
             cj["evidence"] = {{"reason", "no output for this case"}};
@@ -413,61 +678,108 @@ nlohmann::json compareFiles(const std::string& refFile, const std::string& candF
             allPass = false;
             continue;
         }
-        const auto& cc = candCases[i];
-        auto err = field(cc, "error");
-        if (!err.isNone()) {
+        const auto& cc = cand[i];
+        if (cc.error) {
             cj["status"] = "error";
-            cj["failure_class"] = err.toStringRef();
-            auto msg = field(cc, "message");
-            cj["evidence"] = {{"message", msg.isNone() ? "" : msg.toStringRef()}};
+            cj["failure_class"] = callFailureClass(cc.errorClass);
+            cj["evidence"] = {{"message", cleanText(cc.message, 2000)}};
+            if (cj["failure_class"] != cc.errorClass)
+                cj["evidence"]["claimed_class"] = cleanText(cc.errorClass, 64);
             out["cases"].push_back(cj);
             allPass = false;
             continue;
         }
-        std::string rs = field(rc, "structure").toStringRef();
-        std::string cs = field(cc, "structure").toStringRef();
         LeafVerdict verdict;
         nlohmann::json leaves = nlohmann::json::array();
-        if (rs != cs) {
-            verdict.ok = false;
-            verdict.failureClass = "shape_mismatch";
-            verdict.evidence = {{"reason", "output structure differs"}, {"ref_structure", rs}, {"cand_structure", cs}};
-        } else {
-            auto rt = tensorList(field(rc, "tensors"));
-            auto ct = tensorList(field(cc, "tensors"));
-            auto rsc = boolList(field(rc, "scalar"));
-            auto csc = boolList(field(cc, "scalar"));
-            for (size_t j = 0; j < rt.size() && j < ct.size(); ++j) {
-                bool scalar = (j < rsc.size() && rsc[j]) || (j < csc.size() && csc[j]);
-                auto lv = compareLeaf(rt[j], ct[j], c, scalar);
-                lv.evidence["leaf"] = j;
-                leaves.push_back(lv.evidence);
-                if (!lv.ok) {
-                    auto rank = [&](const std::string& f) { return std::find(precedence.begin(), precedence.end(), f) - precedence.begin(); };
-                    if (verdict.ok || rank(lv.failureClass) < rank(verdict.failureClass)) {
-                        verdict.ok = false;
-                        verdict.failureClass = lv.failureClass;
-                        verdict.evidence = lv.evidence;
+        auto worse = [&](const LeafVerdict& lv) {
+            if (!lv.ok && (verdict.ok || rank(lv.failureClass) < rank(verdict.failureClass))) {
+                verdict.ok = false;
+                verdict.failureClass = lv.failureClass;
+                verdict.evidence = lv.evidence;
+            }
+        };
+        try {
+            if (cc.structure != rc.structure) {
+                verdict.ok = false;
+                verdict.failureClass = "shape_mismatch";
+                verdict.evidence = {{"reason", "output structure differs"}, {"ref_structure", rc.structure},
+                                    {"cand_structure", cleanText(cc.structure, 4000) + (cc.structureTruncated ? "\xE2\x80\xA6" : "")}};
+            } else if (cc.leafCount != rc.tensors.size()) {
+                verdict.ok = false;
+                verdict.failureClass = "shape_mismatch";
+                verdict.evidence = {{"reason", "output leaf count differs"}, {"ref_leaves", rc.tensors.size()}, {"cand_leaves", cc.leafCount}};
+            } else {
+                for (size_t j = 0; j < rc.tensors.size(); ++j) {
+                    const auto& rt = rc.tensors[j];
+                    const auto& ct = cc.leaves[j];
+                    // The reference's flag alone: equal structures have their S (number) leaves in the same places.
+                    const bool scalar = j < rc.scalar.size() && rc.scalar[j];
+                    LeafVerdict lv;
+                    if (!ct.dtype) {
+                        // A dtype we do not read (e.g. quantized): never loaded.
+                        lv.ok = false;
+                        if (!scalar && at::IntArrayRef(ct.sizes) != rt.sizes()) {
+                            lv.failureClass = "shape_mismatch";
+                            lv.evidence = {{"ref_shape", shapeOf(rt)}, {"cand_shape", ct.sizes}};
+                        } else {
+                            lv.failureClass = "dtype_mismatch";
+                            lv.evidence = {{"ref_dtype", dtypeName(rt.scalar_type())}, {"cand_dtype", cleanText(ct.dtypeName, 64)}};
+                        }
+                    } else {
+                        const bool readData = scalar ? (ct.numel == 1 && rt.numel() == 1)
+                                                     : (at::IntArrayRef(ct.sizes) == rt.sizes() && *ct.dtype == rt.scalar_type());
+                        lv = compareLeaf(rt, materialise(in, ct, readData), c, scalar);
+                    }
+                    lv.evidence["leaf"] = j;
+                    leaves.push_back(lv.evidence);
+                    worse(lv);
+                }
+                // Mutation: every tensor the call received (positional and keyword) that the op may
+                // not modify must be unchanged; the reference says how many there are.
+                auto mutated = [&](size_t k, nlohmann::json ev) {
+                    LeafVerdict lv;
+                    lv.ok = false;
+                    lv.failureClass = "input_mutated";
+                    ev["input_tensor"] = k;
+                    if (k < rc.inputNames.size())
+                        ev["input"] = rc.inputNames[k];
+                    lv.evidence = std::move(ev);
+                    return lv;
+                };
+                if (verdict.ok && cc.snapshotCount != rc.inputs.size()) {
+                    auto lv = mutated(0, {{"reason", "post-call snapshots of " + std::to_string(cc.snapshotCount) + " tensors for the " +
+                                                         std::to_string(rc.inputs.size()) + " tensors the call received"}});
+                    lv.evidence.erase("input_tensor");
+                    lv.evidence.erase("input");
+                    worse(lv);
+                }
+                for (size_t k = 0; verdict.ok && k < rc.inputs.size() && k < cc.snapshots.size(); ++k) {
+                    if (std::find(rc.mutable_.begin(), rc.mutable_.end(), static_cast<int64_t>(k)) != rc.mutable_.end())
+                        continue;
+                    const auto& inp = rc.inputs[k];
+                    const auto& sn = cc.snapshots[k];
+                    if (!sn.dtype || *sn.dtype != inp.scalar_type() || at::IntArrayRef(sn.sizes) != inp.sizes()) {
+                        worse(mutated(k, {{"reason", "the tensor's shape or dtype changed in the call"},
+                                          {"ref_shape", shapeOf(inp)}, {"cand_shape", sn.sizes},
+                                          {"ref_dtype", dtypeName(inp.scalar_type())}, {"cand_dtype", cleanText(sn.dtypeName, 64)}}));
+                        break;
+                    }
+                    auto after = materialise(in, sn, true);
+                    if (!sameTensor(inp, after)) {
+                        auto changed = at::ne(at::nan_to_num(inp.to(at::kDouble), 0.0), at::nan_to_num(after.to(at::kDouble), 0.0)).sum().item<int64_t>();
+                        worse(mutated(k, {{"changed_elements", changed}}));
+                        break;
                     }
                 }
             }
-            // Mutation: every input tensor the op may not modify must be unchanged.
-            auto inputs = tensorList(field(rc, "inputs"));
-            auto after = tensorList(field(cc, "args_after"));
-            auto mutable_ = intList(field(rc, "mutable"));
-            for (size_t k = 0; k < inputs.size() && k < after.size(); ++k) {
-                if (std::find(mutable_.begin(), mutable_.end(), static_cast<int64_t>(k)) != mutable_.end())
-                    continue;
-                if (!sameTensor(inputs[k], after[k])) {
-                    if (verdict.ok) {
-                        verdict.ok = false;
-                        verdict.failureClass = "input_mutated";
-                        auto changed = at::ne(at::nan_to_num(inputs[k].to(at::kDouble), 0.0), at::nan_to_num(after[k].to(at::kDouble), 0.0)).sum().item<int64_t>();
-                        verdict.evidence = {{"input_tensor", k}, {"changed_elements", changed}};
-                    }
-                    break;
-                }
-            }
+        } catch (const std::exception& e) {
+            // Whatever in the candidate's data we cannot process is its failure, never a crash.
+            cj["status"] = "error";
+            cj["failure_class"] = "runtime_error";
+            cj["evidence"] = {{"reason", "candidate outputs unprocessable: " + cleanText(e.what(), 300)}};
+            out["cases"].push_back(cj);
+            allPass = false;
+            continue;
         }
         cj["status"] = verdict.ok ? "pass" : "fail";
         if (!verdict.ok)

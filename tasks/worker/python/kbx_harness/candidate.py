@@ -13,8 +13,9 @@ import types
 import torch
 
 from . import static_checks
-from .common import (call_entry, import_candidate, case_output, clone_tree, flatten_output, guarded, load_task, send,
-                     tensors_in, to_cpu_copy, to_device, versions)
+from .common import (call_entry, call_tensors, import_candidate, case_output, clone_tree, encode_case, encode_error,
+                     flatten_output, guarded, load_task, send, tensors_in, to_cpu_copy, to_device, versions,
+                     write_outputs)
 
 CUDA_STICKY = ("illegal memory access", "device-side assert", "misaligned address", "illegal instruction",
                "unspecified launch failure", "cuda error", "cuda_error", "an illegal", "launch failure")
@@ -348,7 +349,7 @@ def run(req: dict) -> int:
     sticky = False
     for i, c in enumerate(cases):
         if sticky:
-            outputs.append({"name": c["name"], "error": "skipped", "message": "skipped after a CUDA error"})
+            outputs.append(encode_error("skipped", "skipped after a CUDA error"))
             continue
         args = to_device(clone_tree(c["args"]), device)
         kwargs = to_device(clone_tree(c["kwargs"]), device)
@@ -360,17 +361,18 @@ def run(req: dict) -> int:
             ret = call_entry(task, fn, args, kwargs)
             if device == "cuda":
                 torch.cuda.synchronize()
-            structure, leaves, scalar = flatten_output(case_output(ret, args, c["mutates"]))
-            after = to_cpu_copy(tensors_in(args))
-            outputs.append({"name": c["name"], "structure": structure, "tensors": leaves, "scalar": scalar,
-                            "args_after": after})
+            structure, leaves, scalar = flatten_output(case_output(ret, args, c["mutates"], kwargs))
+            # Every tensor the call received (positional, then keyword by name, `out=` included):
+            # the comparison checks them against the reference's list of what may change.
+            after = to_cpu_copy(call_tensors(args, kwargs))
+            outputs.append(encode_case(structure, leaves, scalar, after))
             send({"type": "case", "index": i, "name": c["name"], "status": "ran",
                   "seconds": time.perf_counter() - t0})
         except BaseException as e:  # noqa: BLE001 - SystemExit and friends are candidate failures too
             cls = "runtime_error" if isinstance(e, (SystemExit, KeyboardInterrupt)) else classify(e)
             msg = (f"candidate called sys.exit({e.code})" if isinstance(e, SystemExit)
                    else f"{type(e).__name__}: {e}")[:2000]
-            outputs.append({"name": c["name"], "error": cls, "message": msg})
+            outputs.append(encode_error(cls, msg))
             send({"type": "case", "index": i, "name": c["name"], "status": "error", "failure_class": cls,
                   "message": msg, "traceback": traceback.format_exc()[-8000:],
                   "line": _candidate_line(e.__traceback__, req["source_file"]),
@@ -379,7 +381,8 @@ def run(req: dict) -> int:
                 sticky = True
         # The first case carries the device context, allocator warm-up and Triton's JIT compilation.
         phase("first_case" if i == 0 else "other_cases")
-    torch.save({"version": 1, "cases": outputs}, req["outputs_file"])
+    # Our own bounded format, not a pickle (kbx_harness.common.write_outputs; compare.cpp reads it).
+    write_outputs(req["outputs_file"], outputs)
     phase("save_outputs")
     send({"type": "result", "stage": "cases", "launches": dict(_launches), "launch_dtypes": launch_evidence(),
           "triton_kernels": st.get("triton_kernels", []), "sticky_cuda_error": sticky, "phases": phases})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import platform
+import struct
 import sys
 import traceback
 import types
@@ -184,6 +185,96 @@ def flatten_output(x):
     return structure, leaves, scalar
 
 
-def case_output(ret, args, mutates):
-    """What is compared for one case: the return value plus the arguments the op may modify."""
-    return {"ret": ret, "mutated": [args[i] for i in mutates]}
+def case_output(ret, args, mutates, kwargs=None):
+    """What is compared for one case: the return value plus the arguments the op may modify, and
+    the final value of an `out=` keyword tensor (always written: it must hold what the reference's
+    `out` holds after the call, while the returned value is compared on its own, as torch returns
+    `out`)."""
+    res = {"ret": ret, "mutated": [args[i] for i in mutates]}
+    if kwargs and "out" in kwargs and tensors_in(kwargs["out"]):
+        res["out"] = kwargs["out"]
+    return res
+
+
+def call_tensors(args, kwargs) -> list:
+    """Every tensor a call receives, in the order the reference records and the candidate harness
+    snapshots after the call: the positional arguments', then the keyword arguments' sorted by name."""
+    return tensors_in(tuple(args)) + tensors_in(dict(kwargs or {}))
+
+
+def call_tensor_names(args, kwargs) -> list:
+    """A name per call_tensors entry, for evidence: "args[1]", "args[0][2]", "weight", "out"."""
+    names = []
+    for ai, a in enumerate(args):
+        n = len(tensors_in(a))
+        names += [f"args[{ai}]"] if isinstance(a, torch.Tensor) else [f"args[{ai}][{j}]" for j in range(n)]
+    for k in sorted(kwargs or {}, key=str):
+        v = kwargs[k]
+        n = len(tensors_in(v))
+        names += [str(k)] if isinstance(v, torch.Tensor) else [f"{k}[{j}]" for j in range(n)]
+    return names
+
+
+def mutable_indices(args, kwargs, mutates) -> list:
+    """Flat indices (into call_tensors) of the tensors the op may modify: those inside the positional
+    arguments listed in `mutates`, and an `out=` keyword's (compared through case_output instead)."""
+    allowed, pos = [], 0
+    for ai, a in enumerate(args):
+        n = len(tensors_in(a))
+        if ai in mutates:
+            allowed.extend(range(pos, pos + n))
+        pos += n
+    for k in sorted(kwargs or {}, key=str):
+        n = len(tensors_in(kwargs[k]))
+        if k == "out":
+            allowed.extend(range(pos, pos + n))
+        pos += n
+    return allowed
+
+
+# The candidate's outputs file (read by kbx-worker compare, tasks/worker/compare.cpp): a small
+# length-prefixed binary format of our own instead of a pickle, so the trusted side parses untrusted
+# bytes with bounds it chooses (no unpickler, no zip, no nesting). Little-endian throughout:
+#   file   = b"KBXOUT1\n" | u32 ncases | case * ncases
+#   case   = u8 kind (0 ran, 1 error) | u64 payload length | payload
+#   ran    = str32 structure | u32 nleaves | tensor * nleaves | u32 nafter | tensor * nafter
+#   error  = str32 failure class | str32 message
+#   tensor = u8 scalar | u8 len + dtype name (torch's, without "torch.") | u8 ndim | i64 * ndim
+#            | u64 nbytes | raw contiguous bytes
+OUTPUTS_MAGIC = b"KBXOUT1\n"
+
+
+def _str32(s: str) -> bytes:
+    b = s.encode("utf-8", errors="replace")
+    return struct.pack("<I", len(b)) + b
+
+
+def encode_tensor(t, scalar: bool = False) -> bytes:
+    t = t.detach().to("cpu").contiguous()
+    name = str(t.dtype).replace("torch.", "").encode()
+    data = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+    return (struct.pack("<BB", 1 if scalar else 0, len(name)) + name + struct.pack("<B", t.dim())
+            + struct.pack(f"<{t.dim()}q", *t.shape) + struct.pack("<Q", len(data)) + data)
+
+
+def encode_case(structure: str, leaves, scalar, after) -> bytes:
+    """One case that ran: its flattened output (flatten_output) and the post-call snapshots."""
+    body = [_str32(structure), struct.pack("<I", len(leaves))]
+    body += [encode_tensor(t, s) for t, s in zip(leaves, scalar)]
+    body.append(struct.pack("<I", len(after)))
+    body += [encode_tensor(t) for t in after]
+    payload = b"".join(body)
+    return struct.pack("<BQ", 0, len(payload)) + payload
+
+
+def encode_error(failure_class: str, message: str) -> bytes:
+    payload = _str32(failure_class) + _str32(message)
+    return struct.pack("<BQ", 1, len(payload)) + payload
+
+
+def write_outputs(path: str, cases: list) -> None:
+    """cases: encode_case / encode_error results, in case order."""
+    with open(path, "wb") as f:
+        f.write(OUTPUTS_MAGIC + struct.pack("<I", len(cases)))
+        for c in cases:
+            f.write(c)

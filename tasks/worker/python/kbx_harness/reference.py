@@ -10,8 +10,8 @@ import time
 import torch
 
 from . import contract as contract_tiers
-from .common import (call_entry, case_output, clone_tree, draw_cases, flatten_output, guarded, load_task,
-                     send, tensors_in, to_cpu_copy, tree_map, versions)
+from .common import (call_entry, call_tensor_names, call_tensors, case_output, clone_tree, draw_cases,
+                     flatten_output, guarded, load_task, mutable_indices, send, to_cpu_copy, tree_map, versions)
 
 
 def _upcast(x):
@@ -60,31 +60,28 @@ def run(req: dict) -> int:
         if "global_seed" in c:  # a random op called as the seed calls it (kbx_harness/contract.py)
             torch.manual_seed(c["global_seed"])
         out = call_entry(task, task.reference, args, kwargs)
-        plain = case_output(out, args, c["mutates"])
+        plain = case_output(out, args, c["mutates"], kwargs)
         if meta.get("oracle") == "float64":
             a64, k64 = _upcast(c["args"]), _upcast(c["kwargs"])
             if "global_seed" in c:
                 torch.manual_seed(c["global_seed"])
             o64 = call_entry(task, task.reference, a64, k64)
-            plain = _like(case_output(o64, a64, c["mutates"]), plain)
+            plain = _like(case_output(o64, a64, c["mutates"], k64), plain)
         if device == "cuda":
             torch.cuda.synchronize()
         structure, leaves, scalar = flatten_output(plain)
-        in_tensors = to_cpu_copy(tensors_in(c["args"]))
-        # flat indices of tensors inside the arguments the op may modify
-        allowed, pos = [], 0
-        for ai, a in enumerate(c["args"]):
-            n = len(tensors_in(a))
-            if ai in c["mutates"]:
-                allowed.extend(range(pos, pos + n))
-            pos += n
+        # Every tensor the call receives (positional, then keyword by name, `out=` included), as the
+        # candidate harness snapshots them after its call, and which of them the op may modify.
+        in_tensors = to_cpu_copy(call_tensors(c["args"], c["kwargs"]))
+        allowed = mutable_indices(c["args"], c["kwargs"], c["mutates"])
         inputs.append({"name": c["name"], "args": tuple(to_cpu_copy(c["args"])), "kwargs": to_cpu_copy(c["kwargs"]),
                        "mutates": list(c["mutates"]), **({"global_seed": c["global_seed"]} if "global_seed" in c else {})})
         refs.append({"name": c["name"], "structure": structure, "tensors": leaves, "scalar": scalar,
-                     "inputs": in_tensors, "mutable": allowed})
+                     "inputs": in_tensors, "mutable": allowed,
+                     "input_names": call_tensor_names(c["args"], c["kwargs"])})
         send({"type": "progress", "done": i + 1, "total": len(cases)})
     torch.save({"version": 1, "task": req["task_id"], "device": device, "cases": inputs}, req["inputs_out"])
-    torch.save({"version": 1, "task": req["task_id"], "cases": refs}, req["ref_out"])
+    torch.save({"version": 2, "task": req["task_id"], "cases": refs}, req["ref_out"])
     # One inputs/reference pair per tier (paths chosen by kbx): the contract tier is judged in a
     # candidate process of its own, so nothing an extended case does (a crash, a hang, a sticky CUDA
     # error on a 0-d input) can touch the verdict of the benchmark's own cases.
@@ -95,7 +92,7 @@ def run(req: dict) -> int:
             continue
         torch.save({"version": 1, "task": req["task_id"], "device": device, "cases": [inputs[i] for i in idx]},
                    paths["inputs_out"])
-        torch.save({"version": 1, "task": req["task_id"], "cases": [refs[i] for i in idx]}, paths["ref_out"])
+        torch.save({"version": 2, "task": req["task_id"], "cases": [refs[i] for i in idx]}, paths["ref_out"])
         tier_files[tier] = idx
     send({"type": "result", "cases": len(cases), "seconds": time.time() - t0,
           "case_names": [c["name"] for c in cases], "case_tiers": [t for t, _ in tiers],
