@@ -435,12 +435,16 @@ void PreparedRestrictions::enterNamespaces() const
     // kernel kills everything left in the namespace.
     close(status[0]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // The root's directories are for everyone to traverse (a candidate under a uid of its own),
+    // whatever umask kbx runs with (077 for kbx eval); the sandboxed process gets that umask back.
+    const mode_t umaskBefore = umask(022);
     buildRoot();
     const pid_t child = fork();
     if (child < 0)
         childFailErrno("fork", nullptr);
     if (child == 0) {
         close(status[1]);
+        umask(umaskBefore);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         return;
     }

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -404,8 +405,12 @@ TEST(Sandbox, NamespaceSandboxRelaysExitAndSignalAndTimeout)
     SandboxRequest req;
     req.workDir = dir;
     req.traverseRoot = dir.parent_path();
-    auto r = runSandboxed(info, req, "exit 7");
+    // kbx eval runs with umask 077: the sandbox's root must still be traversable by a uid of its own.
+    const mode_t before = umask(077);
+    auto r = runSandboxed(info, req, "cd " + fs::weakly_canonical(dir).string() + " && echo in > in.txt && exit 7");
+    umask(before);
     EXPECT_EQ(r.exitCode, 7) << r.stderrText;
+    EXPECT_TRUE(fs::exists(dir / "in.txt"));
     r = runSandboxed(info, req, "kill -SEGV $$");
     EXPECT_EQ(r.signal, SIGSEGV) << r.exitCode << " " << r.stderrText;
     r = runSandboxed(info, req, "setsid sh -c 'sleep 300' & sleep 300", 1.0);
