@@ -668,14 +668,17 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
     }
     auto caseRecordsFromCandidate = [&] {
         for (const auto& [i, f] : candCases) {
+            if (rec.cases.size() >= 1000)
+                break;
             EvaluationRecord::Case c;
             c.index = global(i);
             c.name = f.value("name", "");
             c.status = f.value("status", "") == "error" ? "error" : "ran";
             if (f.contains("failure_class") && f["failure_class"].is_string())
                 c.failureClass = f["failure_class"].get<std::string>();
-            c.evidence = {{"message", f.value("message", "")}, {"seconds", f.value("seconds", 0.0)}};
-            if (f.contains("line"))
+            // Bounded per case (issue 20): the candidate's own frames, kept after a crash.
+            c.evidence = {{"message", f.value("message", "").substr(0, 2000)}, {"seconds", f.value("seconds", 0.0)}};
+            if (f.contains("line") && f["line"].is_number())
                 c.evidence["line"] = f["line"];
             rec.cases.push_back(std::move(c));
         }

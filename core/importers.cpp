@@ -171,33 +171,76 @@ std::vector<Submission> loadSubmissions(const fs::path& source, const TaskCatalo
     return loadSubmissions(source, cat, nullptr);
 }
 
+namespace {
+
+/// The .py and .jsonl files below a submission directory, sorted. Symbolic links to files are read
+/// (the user's own tree); links to directories are not followed (recursive_directory_iterator's
+/// default), so a cycle cannot loop. Every file-system error (a link cycle, a dangling link, an
+/// unreadable directory) is an ImportError naming the path, thrown before anything is read.
+std::vector<fs::path> submissionFiles(const fs::path& source)
+{
+    std::vector<fs::path> files;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(source, ec), end;
+    if (ec)
+        throw ImportError(fmt::format("{}: cannot read the directory: {}", source.string(), ec.message()));
+    for (; it != end; it.increment(ec)) {
+        if (ec)
+            throw ImportError(fmt::format("{}: cannot walk the directory: {}", source.string(), ec.message()));
+        const fs::path p = it->path();
+        auto ext = p.extension().string();
+        if (ext != ".py" && ext != ".jsonl")
+            continue;
+        std::error_code sec;
+        const auto lst = fs::symlink_status(p, sec);
+        if (sec)
+            throw ImportError(fmt::format("{}: {}", p.string(), sec.message()));
+        if (fs::is_symlink(lst)) {
+            const auto st = fs::status(p, sec);  // follows the link: ELOOP for a cycle
+            if (sec)
+                throw ImportError(fmt::format("{}: a symbolic link that cannot be followed: {}", p.string(), sec.message()));
+            if (!fs::is_regular_file(st))
+                continue;
+        } else if (!fs::is_regular_file(lst)) {
+            continue;
+        }
+        files.push_back(p);
+    }
+    if (ec)
+        throw ImportError(fmt::format("{}: cannot walk the directory: {}", source.string(), ec.message()));
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
 std::vector<Submission> loadSubmissions(const fs::path& source, const TaskCatalogue& cat, std::vector<std::string>* skipped)
 {
     std::error_code ec;
-    if (!fs::exists(source, ec))
+    if (!fs::exists(source, ec)) {
+        if (ec && ec != std::errc::no_such_file_or_directory)
+            throw ImportError(fmt::format("{}: {}", source.string(), ec.message()));
         throw ImportError(fmt::format("{}: no such file or directory", source.string()));
-    std::vector<Submission> out;
-    if (fs::is_directory(source)) {
-        std::vector<fs::path> files;
-        for (const auto& e : fs::recursive_directory_iterator(source)) {
-            if (!e.is_regular_file())
-                continue;
-            auto ext = e.path().extension().string();
-            if (ext == ".py" || ext == ".jsonl")
-                files.push_back(e.path());
-        }
-        std::sort(files.begin(), files.end());
-        if (files.empty())
-            throw ImportError(fmt::format("{}: directory holds no .py or .jsonl submissions", source.string()));
-        for (const auto& f : files)
-            loadOne(f, readFile(f), cat, out, skipped);
-    } else {
-        const auto ext = source.extension().string();
-        if (ext != ".jsonl" && ext != ".json" && ext != ".py")  // refused before reading it
-            throw ImportError(fmt::format("{}: unsupported file type (expected .jsonl or .py)", source.string()));
-        loadOne(source, readFile(source), cat, out, skipped);
     }
-    return out;
+    try {
+        std::vector<Submission> out;
+        if (fs::is_directory(source, ec)) {
+            const auto files = submissionFiles(source);
+            if (files.empty())
+                throw ImportError(fmt::format("{}: directory holds no .py or .jsonl submissions", source.string()));
+            for (const auto& f : files)
+                loadOne(f, readFile(f), cat, out, skipped);
+        } else {
+            const auto ext = source.extension().string();
+            if (ext != ".jsonl" && ext != ".json" && ext != ".py")  // refused before reading it
+                throw ImportError(fmt::format("{}: unsupported file type (expected .jsonl or .py)", source.string()));
+            loadOne(source, readFile(source), cat, out, skipped);
+        }
+        return out;
+    } catch (const fs::filesystem_error& e) {
+        // Whatever the walk above did not foresee: still a clear input error, never an abort.
+        throw ImportError(fmt::format("{}: {}", source.string(), e.what()));
+    }
 }
 
 std::vector<Submission> parseSubmissions(const std::vector<std::pair<fs::path, std::string>>& files, const TaskCatalogue& cat,

@@ -15,6 +15,26 @@ namespace kbx {
 
 class WarmWorker;  // core/warm.h
 
+/// One step of a sandbox's view of the file system (core/sandbox.h builds the list; bwrap gets it as
+/// arguments, the namespace sandbox applies it itself in the child, PreparedRestrictions::apply).
+struct MountOp {
+    enum Kind : int {
+        RoBind = 0,    ///< src shown read-only at dst
+        Bind = 1,      ///< src shown writable at dst
+        DevBind = 2,   ///< a device node (GPU) at dst
+        Tmpfs = 3,     ///< an empty private directory in memory at dst (size bytes)
+        HideFile = 4,  ///< /dev/null over the file dst
+        Symlink = 5,   ///< dst -> src
+        Dev = 6,       ///< a minimal /dev (null, zero, full, random, urandom, tty, fd links)
+        Proc = 7,      ///< a /proc of the sandbox's own pid namespace
+    };
+    Kind kind = RoBind;
+    std::string src;
+    std::string dst;
+    std::uint64_t size = 0;  ///< Tmpfs: its size (0: 16 MiB)
+    bool optional = false;   ///< a bind whose source may be missing: skipped then
+};
+
 /// Restrictions applied in the child between fork and exec (core/sandbox fills them in).
 struct ChildRestrictions {
     struct Limit {
@@ -29,6 +49,12 @@ struct ChildRestrictions {
     int gid = -1;
     bool noNewPrivs = false;     ///< PR_SET_NO_NEW_PRIVS: no setuid/file-capability gains after exec
     bool dieWithParent = false;  ///< PR_SET_PDEATHSIG(SIGKILL)
+    /// The namespace sandbox (bwrap's containment without the bwrap binary): new mount, pid, network
+    /// and IPC namespaces (and a user namespace when not root); a root of its own made of `view`
+    /// only (pivot_root), its own /proc; the process runs as pid 2 under a small init (pid 1) and a
+    /// relay in the caller's namespace that exits as the process did. Capabilities are dropped.
+    bool namespaces = false;
+    std::vector<MountOp> view;
 };
 /// This process's environment, by name.
 std::map<std::string, std::string> currentEnvironment();
@@ -56,10 +82,24 @@ struct PreparedRestrictions {
     bool noNewPrivs = false;
     bool dieWithParent = false;
     int parentPid = 0;  ///< with dieWithParent: the process whose death kills the child
+    bool namespaces = false;
+    struct Op {
+        int kind = 0;
+        std::string src;     ///< as seen during set-up: below /oldroot
+        std::string dst;
+        std::string options; ///< tmpfs mount options
+        bool optional = false;
+    };
+    std::vector<Op> view;
     static PreparedRestrictions prepare(const ChildRestrictions& rx, int parentPid);
-    /// In the child: network namespace, rlimits, uid, no_new_privs, parent-death signal (in that
-    /// order). On failure writes why to fd 2 and _exit(127).
+    /// In the child: namespaces (network only, or the namespace sandbox), rlimits, uid,
+    /// no_new_privs, parent-death signal (in that order). On failure writes why to fd 2 and
+    /// _exit(127). With namespaces it forks twice: only the sandboxed process returns.
     void apply() const;
+
+private:
+    void enterNamespaces() const;
+    void buildRoot() const;
 };
 
 /// One child process: its own process group (so a timeout kills everything it started), stdout
@@ -71,6 +111,12 @@ struct ProcessSpec {
     std::filesystem::path cwd;
     double timeoutSeconds = 60;
     std::size_t maxLogBytes = 256 * 1024;     ///< per stream; the rest is drained and dropped
+    /// The protocol stream (fd 3) is bounded too, whatever the child sends: past this many frames or
+    /// bytes in all, the rest is drained and dropped, no more frames are taken, and protocolError
+    /// says so (a broken stream: the evaluator's crash class). Keeps kbx's memory bounded per child
+    /// (issue 20: 48 frames of 15 MiB each took kbx to 826 MB).
+    std::size_t maxFrames = 20000;
+    std::size_t maxFrameStreamBytes = 32u << 20;
     std::function<void(const nlohmann::json&)> onFrame;
     /// Set: the child's stdin is a pipe, and every frame is offered to `reply`; what it returns (if
     /// anything) is written to the child's stdin. `reply` may block (e.g. until the GPU is free for

@@ -226,6 +226,29 @@ bool probeNetNamespace()
     return !r.spawnFailed && r.signal == 0 && r.exitCode == 0;
 }
 
+/// Can a child get the namespace sandbox (mount, pid, net, ipc namespaces and a root of its own)?
+/// Empty on success, else why not.
+std::string probeNamespaces()
+{
+    auto t = findExecutable("true");
+    if (t.empty())
+        return "no 'true' executable to test it with";
+    ChildRestrictions rx;
+    rx.namespaces = true;
+    rx.noNewPrivs = true;
+    rx.dieWithParent = true;
+    SandboxRequest req;
+    req.readOnly = {canon(t)};
+    rx.view = sandboxView(req);
+    auto r = runQuiet({canon(t).string()}, rx);
+    if (!r.spawnFailed && r.signal == 0 && r.exitCode == 0)
+        return {};
+    std::string why = r.stderrText;
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+        why.pop_back();
+    return why.empty() ? fmt::format("exit {} signal {}", r.exitCode, r.signal) : why;
+}
+
 std::string bwrapVersion(const fs::path& bwrap)
 {
     auto r = runQuiet({bwrap.string(), "--version"}, {});
@@ -355,9 +378,14 @@ std::string SandboxInfo::describe() const
                         separateUid ? "; a uid of its own per candidate" : "");
         break;
     case SandboxKind::Rlimit:
-        s = fmt::format("rlimit (resource limits{}{}; no bwrap: weaker, the file system stays readable)",
-                        networkIsolated ? ", no network" : ", network NOT isolated",
-                        separateUid ? ", a uid of its own per candidate" : "");
+        if (namespaces)
+            s = fmt::format("rlimit+namespaces (namespaces: mount, pid, net, ipc{}; a root of its own: read-only system, "
+                            "private scratch, no host sockets, its own /proc; rlimits{})",
+                            geteuid() == 0 ? "" : ", user", separateUid ? "; a uid of its own per candidate" : "");
+        else
+            s = fmt::format("rlimit (resource limits{}{}; no bwrap, no namespaces: weaker, the file system stays readable)",
+                            networkIsolated ? ", no network" : ", network NOT isolated",
+                            separateUid ? ", a uid of its own per candidate" : "");
         break;
     case SandboxKind::None:
         s = "none (process group and wall-clock limit only; candidate code is NOT contained)";
@@ -371,7 +399,7 @@ std::string SandboxInfo::describe() const
 nlohmann::json SandboxInfo::toJson() const
 {
     nlohmann::json j = {{"kind", name()}, {"requested", requested}, {"network_isolated", networkIsolated},
-                        {"separate_uid", separateUid}, {"nproc_limited", nprocLimited}};
+                        {"separate_uid", separateUid}, {"nproc_limited", nprocLimited}, {"namespaces", namespaces}};
     if (kind == SandboxKind::Bwrap) {
         j["bwrap"] = bwrap.string();
         j["bwrap_version"] = bwrapVersion(bwrap);
@@ -449,7 +477,16 @@ SandboxInfo resolveSandbox(const std::string& mode)
         info.note = "bwrap unavailable: " + why + (info.note.empty() ? "" : "; " + info.note);
     }
     info.kind = SandboxKind::Rlimit;
-    info.networkIsolated = probeNetNamespace();
+    // bwrap's containment without the bwrap binary, where the machine allows it (root, or
+    // unprivileged user namespaces): preferred by auto and rlimit alike. KBX_SANDBOX_NO_NAMESPACES=1
+    // leaves it out (the plain rlimit sandbox, for comparison and tests).
+    if (!env("KBX_SANDBOX_NO_NAMESPACES")) {
+        const auto nsWhy = probeNamespaces();
+        info.namespaces = nsWhy.empty();
+        if (!nsWhy.empty())
+            info.note = "no namespace sandbox: " + nsWhy + (info.note.empty() ? "" : "; " + info.note);
+    }
+    info.networkIsolated = info.namespaces || probeNetNamespace();
     info.separateUid = root;
     // RLIMIT_NPROC counts every process of the uid: safe with a uid of its own, or inside a user
     // namespace of its own (kernel >= 5.14 counts per namespace), which the non-root network
@@ -510,84 +547,139 @@ std::vector<fs::path> defaultHiddenPaths(const fs::path& tasksDir)
     return v;
 }
 
-// ---- bwrap -------------------------------------------------------------------------------------------
+// ---- the view: what a candidate sees of the file system ------------------------------------------------
 
-std::vector<std::string> bwrapArguments(const SandboxInfo& info, const SandboxRequest& req)
+std::vector<MountOp> sandboxView(const SandboxRequest& req)
 {
-    std::vector<std::string> a = {info.bwrap.string(), "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-                                  "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--hostname", "kbx-sandbox",
-                                  "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"};
-    if (geteuid() == 0 && !info.separateUid)
-        a.insert(a.begin() + 1, {"--cap-drop", "ALL"});
-    // Every tmpfs is sized: they live in memory.
-    const std::string tmpfsSize = std::to_string(req.limits.tmpfsBytes);
-    const std::string smallSize = std::to_string(16u << 20);
-    for (const char* d : {"/dev/shm", "/tmp", "/var/tmp"})
-        a.insert(a.end(), {"--size", tmpfsSize, "--tmpfs", d});
-    a.insert(a.end(), {"--size", smallSize, "--tmpfs", "/run"});
+    std::vector<MountOp> view;
+    std::error_code ec;
+    // Everything shown, by depth: a path re-exposed inside a hidden directory shows, a hidden
+    // directory inside a shown one stays hidden. Ties: hide, then read-only, then writable.
+    enum Rank { First = 0, Hide = 1, ReadOnly = 2, Writable = 3 };
+    struct Step {
+        MountOp op;
+        Rank rank;
+    };
+    std::vector<Step> steps;
+    std::vector<fs::path> shown;  // what is bound from the host (hidden paths matter only below these)
+    auto add = [&](MountOp op, Rank rank) { steps.push_back({std::move(op), rank}); };
+
+    // The system: programs, libraries, configuration. Merged-/usr links stay links.
+    for (const char* d : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys"}) {
+        const auto st = fs::symlink_status(d, ec);
+        if (ec || !fs::exists(st))
+            continue;
+        if (fs::is_symlink(st)) {
+            auto target = fs::read_symlink(d, ec);
+            if (!ec)
+                add({MountOp::Symlink, target.string(), d}, First);
+        } else if (fs::is_directory(st)) {
+            add({MountOp::RoBind, d, d, 0, true}, ReadOnly);
+            shown.emplace_back(d);
+        }
+    }
+    add({MountOp::Dev, "", "/dev"}, First);
+    add({MountOp::Proc, "", "/proc"}, First);
+    // Private scratch, sized: tmpfs lives in memory. /run (sockets, the host's state) is empty.
+    for (const char* d : {"/tmp", "/var/tmp", "/dev/shm"})
+        add({MountOp::Tmpfs, "", d, req.limits.tmpfsBytes}, First);
+    add({MountOp::Tmpfs, "", "/run", 16u << 20}, First);
     if (req.gpu) {
-        std::error_code ec;
         std::vector<std::string> nodes;
         for (auto it = fs::directory_iterator("/dev", ec); !ec && it != fs::directory_iterator(); it.increment(ec))
             if (it->path().filename().string().rfind("nvidia", 0) == 0)
                 nodes.push_back(it->path().string());
         std::sort(nodes.begin(), nodes.end());
         for (const auto& n : nodes)
-            a.insert(a.end(), {"--dev-bind", n, n});
-        a.insert(a.end(), {"--ro-bind-try", "/run/nvidia-persistenced", "/run/nvidia-persistenced"});
+            add({MountOp::DevBind, n, n, 0, true}, Writable);  // nodes, and /dev/nvidia-caps
+        add({MountOp::RoBind, "/run/nvidia-persistenced", "/run/nvidia-persistenced", 0, true}, ReadOnly);
     }
-
-    // Hidden paths become empty (tmpfs directory, /dev/null file); what must stay visible is bound
-    // back on top, in order of depth, so a path re-exposed inside a hidden directory shows and a hidden
-    // directory inside a re-exposed one stays hidden.
-    enum Action { Hide = 0, ReadOnly = 1, Writable = 2 };
-    struct Step {
-        fs::path path;
-        Action action;
+    // What the worker needs (its Python, the harness, the tasks, this candidate's inputs).
+    const auto hiddenBetween = [&](const fs::path& p, const fs::path& s) {
+        return std::any_of(req.hidden.begin(), req.hidden.end(), [&](const fs::path& h) {
+            const auto c = canon(h);
+            return isUnder(p, c) && isUnder(c, s);
+        });
     };
-    std::vector<Step> steps;
-    std::error_code ec;
-    for (const auto& h : req.hidden) {
-        auto p = canon(h);
-        if (p.empty() || p == "/" || !fs::exists(p, ec))
-            continue;
-        steps.push_back({p, Hide});
-    }
     for (const auto& r : req.readOnly) {
         auto p = canon(r);
         if (p.empty() || p == "/" || !fs::exists(p, ec))
             continue;
-        // Only needed where something above it is hidden.
-        bool under = p.string().rfind("/tmp/", 0) == 0 || p.string().rfind("/var/tmp/", 0) == 0 || p.string().rfind("/run/", 0) == 0;
-        for (const auto& h : req.hidden)
-            under = under || isUnder(p, canon(h));
-        if (under)
-            steps.push_back({p, ReadOnly});
+        // Already shown through a directory above it (and not hidden on the way): nothing to add.
+        if (std::any_of(shown.begin(), shown.end(), [&](const fs::path& s) { return isUnder(p, s) && !hiddenBetween(p, s); }))
+            continue;
+        add({MountOp::RoBind, p.string(), p.string()}, ReadOnly);
+        shown.push_back(p);
     }
-    if (!req.workDir.empty())
-        steps.push_back({canon(req.workDir), Writable});
+    if (!req.workDir.empty()) {
+        const auto w = canon(req.workDir);
+        add({MountOp::Bind, w.string(), w.string()}, Writable);
+        shown.push_back(w);
+    }
+    // Hidden paths inside what is shown: empty directories, files shown as /dev/null.
+    for (const auto& h : req.hidden) {
+        auto p = canon(h);
+        if (p.empty() || p == "/" || !fs::exists(p, ec))
+            continue;
+        const bool inside = std::any_of(shown.begin(), shown.end(), [&](const fs::path& s) { return isUnder(p, s) && p != s; });
+        if (!inside)
+            continue;  // not visible anyway
+        if (fs::is_directory(p, ec))
+            add({MountOp::Tmpfs, "", p.string(), 16u << 20}, Hide);
+        else
+            add({MountOp::HideFile, "/dev/null", p.string()}, Hide);
+    }
     std::stable_sort(steps.begin(), steps.end(), [](const Step& x, const Step& y) {
-        if (depth(x.path) != depth(y.path))
-            return depth(x.path) < depth(y.path);
-        return x.action < y.action;
+        const auto dx = depth(x.op.dst), dy = depth(y.op.dst);
+        if (dx != dy)
+            return dx < dy;
+        return x.rank < y.rank;
     });
-    for (const auto& s : steps) {
-        const auto p = s.path.string();
-        switch (s.action) {
-        case Hide:
-            if (fs::is_directory(s.path, ec))
-                a.insert(a.end(), {"--size", smallSize, "--tmpfs", p});
-            else
-                a.insert(a.end(), {"--ro-bind", "/dev/null", p});
+    // /dev before what goes into it (/dev/shm, GPU nodes): depth already orders them.
+    for (auto& st : steps)
+        view.push_back(std::move(st.op));
+    return view;
+}
+
+// ---- bwrap -------------------------------------------------------------------------------------------
+
+std::vector<std::string> bwrapArguments(const SandboxInfo& info, const SandboxRequest& req)
+{
+    std::vector<std::string> a = {info.bwrap.string(), "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+                                  "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--hostname", "kbx-sandbox"};
+    if (geteuid() == 0 && !info.separateUid)
+        a.insert(a.begin() + 1, {"--cap-drop", "ALL"});
+    // An allow-list: nothing of the host's file tree beyond the view (other checkouts, $HOME, the
+    // database, the run's scratch stay out of sight, issue 20).
+    for (const auto& op : sandboxView(req)) {
+        switch (op.kind) {
+        case MountOp::RoBind:
+            a.insert(a.end(), {op.optional ? "--ro-bind-try" : "--ro-bind", op.src, op.dst});
             break;
-        case ReadOnly:
-            a.insert(a.end(), {"--ro-bind", p, p});
+        case MountOp::Bind:
+            a.insert(a.end(), {op.optional ? "--bind-try" : "--bind", op.src, op.dst});
             break;
-        case Writable:
-            a.insert(a.end(), {"--bind", p, p});
+        case MountOp::DevBind:
+            a.insert(a.end(), {op.optional ? "--dev-bind-try" : "--dev-bind", op.src, op.dst});
+            break;
+        case MountOp::Tmpfs:
+            a.insert(a.end(), {"--size", std::to_string(op.size ? op.size : (16u << 20)), "--tmpfs", op.dst});
+            break;
+        case MountOp::HideFile:
+            a.insert(a.end(), {"--ro-bind", "/dev/null", op.dst});
+            break;
+        case MountOp::Symlink:
+            a.insert(a.end(), {"--symlink", op.src, op.dst});
+            break;
+        case MountOp::Dev:
+            a.insert(a.end(), {"--dev", "/dev"});
+            break;
+        case MountOp::Proc:
+            a.insert(a.end(), {"--proc", "/proc"});
             break;
         }
     }
+    a.insert(a.end(), {"--remount-ro", "/"});
     if (!req.workDir.empty())
         a.insert(a.end(), {"--chdir", canon(req.workDir).string()});
     return a;
@@ -656,10 +748,23 @@ std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const Sandbo
         chownTree(work, static_cast<uid_t>(lease->m_uid), static_cast<gid_t>(lease->m_uid));
         chmod(work.c_str(), 0700);
         rx.uid = rx.gid = lease->m_uid;
-        for (const auto& f : req.unreadable) {
+        // Reference outputs and the database: ours alone (kbx eval creates files 0600 from the
+        // start, umask 077; this covers what an older kbx or another tool made).
+        std::vector<fs::path> private_ = req.unreadable;
+        private_.insert(private_.end(), req.hidden.begin(), req.hidden.end());
+        for (const auto& f : private_) {
             struct stat st {};
-            if (lstat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+            if (lstat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077))
                 chmod(f.c_str(), st.st_mode & 0700);
+        }
+        // What it must read below the scratch root (its inputs file, 0600 from creation): readable
+        // by others now, when this candidate starts.
+        const auto root = canon(req.traverseRoot);
+        for (const auto& r : req.readOnly) {
+            const auto p = canon(r);
+            struct stat st {};
+            if (!root.empty() && isUnder(p, root) && lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+                chmod(p.c_str(), (st.st_mode & 07777) | S_IRUSR | S_IROTH);
         }
     }
     const bool nprocDirect = req.limits.processes && (info.separateUid || (info.kind == SandboxKind::Rlimit && info.nprocLimited));
@@ -677,6 +782,9 @@ std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const Sandbo
         }
         argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
         spec.argv = std::move(argv);
+    } else if (info.namespaces) {
+        rx.namespaces = true;
+        rx.view = sandboxView(req);
     } else {
         rx.unshareNet = info.networkIsolated;
     }

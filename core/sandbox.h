@@ -13,16 +13,20 @@
 namespace kbx {
 
 /// How candidate code is contained (only the candidate role: reference and compare are ours).
-///   bwrap  : bubblewrap: new user, pid, network, IPC and UTS namespaces; / read-only; private /tmp,
-///            /var/tmp, /run, /dev/shm; $HOME, the run's scratch root, the database and the source
-///            tree's tests/bench/.git replaced by empty directories; only the candidate's own
-///            evaluation directory writable and only its inputs file visible from the reference
-///            directory; GPU device nodes passed through; plus the rlimits below.
+///   bwrap  : bubblewrap: new user, pid, network, IPC and UTS namespaces; an allow-list view of the
+///            file system (sandboxView: the system read-only, the worker's Python, harness and tasks,
+///            this candidate's inputs file, its own evaluation directory writable; private /tmp,
+///            /var/tmp, /run, /dev/shm; nothing else of the host: other checkouts, $HOME, databases,
+///            the run's scratch); GPU device nodes passed through; plus the rlimits below.
 ///   rlimit : no bwrap: setrlimit (CPU, NOFILE, FSIZE, AS on the CPU device, NPROC where it is
-///            counted per sandbox), a network namespace of its own where the kernel permits it, and
-///            as root a uid of its own per candidate (so the project, $HOME and the reference outputs,
-///            made 0600, are out of reach and every process it leaves is killed afterwards).
-///            Weaker: the file system stays readable, /tmp is shared, no pid namespace.
+///            counted per sandbox), as root a uid of its own per candidate (so the project, $HOME,
+///            the database and the reference outputs, 0600 from creation, are out of reach and every
+///            process it leaves is killed afterwards), and, where the machine allows it (root, or
+///            unprivileged user namespaces), the namespace sandbox: new mount, pid, network and IPC
+///            namespaces with the same allow-list view as bwrap and a /proc of its own
+///            (SandboxInfo::namespaces; ChildRestrictions::namespaces), also for workers forked from
+///            the warm worker. Without namespaces: a network namespace where permitted, the file
+///            system readable, /tmp shared, no pid namespace (weaker; said in describe()).
 ///   none   : a process group with a wall-clock limit, nothing else (the old behaviour).
 enum class SandboxKind { None, Rlimit, Bwrap };
 
@@ -33,6 +37,10 @@ struct SandboxInfo {
     bool networkIsolated = false;      ///< no network beyond its own loopback
     bool separateUid = false;          ///< kbx runs as root: every candidate runs under a uid of its own
     bool nprocLimited = false;         ///< RLIMIT_NPROC applies to the candidate alone
+    /// kind == Rlimit: the namespace sandbox (ChildRestrictions::namespaces): new mount, pid, net
+    /// and IPC namespaces (a user namespace too when not root), a root of its own made of the view
+    /// (sandboxView), its own /proc; bwrap's containment without the bwrap binary.
+    bool namespaces = false;
     std::string note;                  ///< why auto did not get bwrap, etc.
 
     std::string name() const;          ///< none | rlimit | bwrap
@@ -90,6 +98,13 @@ private:
 /// the network namespace and a clean environment (HOME, TMPDIR, caches inside workDir; variables
 /// outside an allow-list removed). Keep the lease until runProcess returned.
 std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const SandboxRequest& req, ProcessSpec& spec);
+
+/// What a candidate sees of the file system, as an allow-list (bwrap and the namespace sandbox
+/// alike): the system (/usr, /etc, /lib*, /bin, /sbin, /sys) read-only, a minimal /dev (and the GPU's
+/// nodes), its own /proc, empty private /tmp, /var/tmp, /dev/shm and /run, req.readOnly read-only,
+/// req.workDir writable, req.hidden emptied where it lies inside any of these; nothing else of the
+/// host (other checkouts, $HOME, databases, the run's scratch). Ordered by depth.
+std::vector<MountOp> sandboxView(const SandboxRequest& req);
 
 /// The bwrap command line (without the sandboxed command) for a request. Exposed for tests.
 std::vector<std::string> bwrapArguments(const SandboxInfo& info, const SandboxRequest& req);

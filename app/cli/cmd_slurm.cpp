@@ -10,11 +10,14 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -51,7 +54,7 @@ int failWith(int rc, const std::string& message)
 }
 
 /// Options of kbx eval that the driver handles itself and never forwards to the array tasks.
-const std::set<std::string> kNotForwarded = {"SOURCE",      "--db",       "--json",    "--secret-seed", "--shard",  "--backend",
+const std::set<std::string> kNotForwarded = {"SOURCE",      "--db",       "--json",    "--secret-seed", "--secret-seed-file", "--shard",  "--backend",
                                              "--partition", "--gpus-per-task", "--cpus-per-task", "--max-jobs", "--shards",
                                              "--work-dir",  "--resubmit", "--retries", "--poll",        "--time-limit",
                                              "--scratch",   "--resume",   "--help"};
@@ -501,8 +504,20 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             return failWith(3, fmt::format("cannot create {}: {}", d.work.string(), ec.message()));
         const auto secret = in.secretSeed ? *in.secretSeed : drawSecretSeed();
         auto forward = forwardedOptions(eval);
-        forward.push_back("--secret-seed");
-        forward.push_back(std::to_string(secret));
+        // Never on a command line (sbatch's, the array task's: /proc/PID/cmdline is world-readable):
+        // a file only its owner reads, which every shard reads (issue 20).
+        const fs::path seedFile = d.work / "secret-seed";
+        {
+            const int fd = ::open(seedFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+            const std::string text = std::to_string(secret) + "\n";
+            const bool ok = fd >= 0 && ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+            if (fd >= 0)
+                ::close(fd);
+            if (!ok)
+                return failWith(3, fmt::format("cannot write {}: {}", seedFile.string(), std::strerror(errno)));
+        }
+        forward.push_back("--secret-seed-file");
+        forward.push_back(seedFile.string());
         kbx::SlurmJobSpec spec;
         spec.kbx = kbx::executableDir() / "kbx";
         spec.workDir = d.work;

@@ -20,9 +20,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
+#include <optional>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -289,6 +292,10 @@ struct EvalArgs {
 
 int cmdEval(const EvalArgs& a)
 {
+    // Everything this run creates is ours alone from the start (issue 20): the database, the
+    // scratch, reference inputs and outputs (candidates under a uid of their own get read access to
+    // their inputs file only, core/sandbox).
+    ::umask(077);
     auto cat = loadCatalogue();
     std::vector<kbx::Submission> subs;
     std::vector<std::string> skipped;
@@ -548,6 +555,69 @@ int cmdEval(const EvalArgs& a)
 
 }  // namespace
 
+namespace {
+
+/// Blanks the value of --secret-seed in this process's own argv (what /proc/PID/cmdline shows).
+void scrubSecretSeedArgs(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        char* a = argv[i];
+        if (std::strcmp(a, "--secret-seed") == 0 && i + 1 < argc) {
+            std::memset(argv[i + 1], 'x', std::strlen(argv[i + 1]));
+            ++i;
+        } else if (std::strncmp(a, "--secret-seed=", 14) == 0) {
+            std::memset(a + 14, 'x', std::strlen(a + 14));
+        }
+    }
+}
+
+std::int64_t parseSecretSeed(std::string text, const std::string& where)
+{
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.pop_back();
+    std::size_t start = 0;
+    while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start])))
+        ++start;
+    text = text.substr(start);
+    std::size_t used = 0;
+    std::int64_t v = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (text.empty() || used != text.size())
+        throw std::runtime_error(where + ": not an integer secret seed");
+    return v;
+}
+
+std::int64_t readSecretSeedFile(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::runtime_error("--secret-seed-file " + path + ": cannot read it");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parseSecretSeed(ss.str(), "--secret-seed-file " + path);
+}
+
+/// $KBX_SECRET_SEED, read once and then blanked in place (the memory /proc/PID/environ shows) and
+/// removed, so no child inherits it.
+std::optional<std::int64_t> takeSecretSeedEnv()
+{
+    char* v = std::getenv("KBX_SECRET_SEED");
+    if (!v)
+        return std::nullopt;
+    std::string text = v;
+    std::memset(v, 'x', std::strlen(v));
+    unsetenv("KBX_SECRET_SEED");
+    if (text.empty())
+        return std::nullopt;
+    return parseSecretSeed(text, "$KBX_SECRET_SEED");
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
     CLI::App app{"kbx — KernelBench-X Workbench command line: tasks, evaluation, reports"};
@@ -579,6 +649,7 @@ int main(int argc, char** argv)
 
     EvalArgs ea;
     std::string seeds;
+    std::string secretSeedFile;
     auto* eval = app.add_subcommand("eval", "Evaluate submissions (JSONL, .py named after a task, or a directory)");
     eval->add_option("SOURCE", ea.source, "Submission file or directory")->required();
     eval->add_option("--method", ea.method, "Method name stored with the results")->capture_default_str();
@@ -590,7 +661,12 @@ int main(int argc, char** argv)
     eval->add_flag("--json", ea.json, "One JSON object per evaluated candidate on stdout");
     eval->add_option("--timeout", ea.timeout, "Candidate stage time limit in seconds (default 300 on cpu, 120 on cuda)");
     eval->add_option("--seeds", seeds, "Public seeds, comma-separated (default 0,1)");
-    eval->add_option("--secret-seed", ea.secretSeed, "Fix the secret seed (default: drawn per run)");
+    eval->add_option("--secret-seed", ea.secretSeed,
+                     "Fix the secret seed (default: drawn per run). Visible to every process on this machine while kbx "
+                     "starts (kbx blanks it from its command line once parsed): prefer --secret-seed-file or $KBX_SECRET_SEED");
+    eval->add_option("--secret-seed-file", secretSeedFile,
+                     "Read the secret seed from this file (one integer; keep it mode 0600); the Slurm driver passes it so")
+        ->excludes("--secret-seed");
     eval->add_flag("--keep-scratch", ea.keepScratch, "Keep the run's scratch directory");
     eval->add_option("--scratch", ea.scratch, "Scratch directory for this run");
     eval->add_option("--sandbox", ea.sandbox, "Candidate sandbox: auto (bwrap when it works, else rlimit), bwrap, rlimit or none")
@@ -636,6 +712,21 @@ int main(int argc, char** argv)
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
         return rc == 0 ? 0 : ExitUsage;
+    }
+    // The secret seed never stays where other processes read it (issue 20): /proc/PID/cmdline is
+    // readable by every uid, /proc/PID/environ by ours.
+    scrubSecretSeedArgs(argc, argv);
+    if (*eval) {
+        try {
+            const auto fromEnv = takeSecretSeedEnv();  // blanked whether used or not
+            if (!secretSeedFile.empty())
+                ea.secretSeed = readSecretSeedFile(secretSeedFile);
+            else if (fromEnv && !ea.secretSeed)
+                ea.secretSeed = fromEnv;
+        } catch (const std::exception& e) {
+            std::cerr << "kbx: " << e.what() << "\n";
+            return ExitUsage;
+        }
     }
     try {
         if (*tasks)

@@ -147,6 +147,31 @@ TEST(Importers, PyFileAndDirectory)
     EXPECT_THROW(loadSubmissions(d.path / "odd", cat()), ImportError);
 }
 
+TEST(Importers, SymlinkCycleInADirectoryIsAClearError)
+{
+    // Issue 20: a link cycle aborted kbx (uncaught filesystem_error, exit 134).
+    TempDir d;
+    d.write("sub/Math/add.py", "def add(a, b):\n    return a\n");
+    fs::create_symlink("loop.py", d.path / "sub" / "loop.py");  // ELOOP when followed
+    try {
+        loadSubmissions(d.path / "sub", cat());
+        ADD_FAILURE() << "no error";
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("loop.py"), std::string::npos) << e.what();
+    }
+    // A directory link cycle is not followed: the walk ends, the real file loads.
+    TempDir d2;
+    d2.write("sub/Math/add.py", "def add(a, b):\n    return a\n");
+    fs::create_directory_symlink("..", d2.path / "sub" / "Math" / "up");
+    auto subs = loadSubmissions(d2.path / "sub", cat());
+    EXPECT_EQ(subs.size(), 1u);
+    // A dangling link to a .py file names the file.
+    TempDir d3;
+    d3.write("sub/Math/add.py", "def add(a, b):\n    return a\n");
+    fs::create_symlink("/nonexistent-kbx/x.py", d3.path / "sub" / "gone.py");
+    EXPECT_THROW(loadSubmissions(d3.path / "sub", cat()), ImportError);
+}
+
 TEST(Importers, EntryFromInstruction)
 {
     EXPECT_EQ(entryFromInstruction("... Wrapper Entry Information: def fused_add_gelu(input, other)"), "fused_add_gelu");

@@ -66,6 +66,39 @@ TEST(Process, BrokenFrameIsAProtocolError)
     EXPECT_FALSE(r.protocolError.empty());
 }
 
+TEST(Process, FrameFloodIsBoundedInCount)
+{
+    // Issue 20: kbx's memory must stay bounded whatever a candidate sends on fd 3.
+    ProcessSpec s;
+    s.argv = {"/bin/sh", "-c", "i=0; while [ $i -lt 50 ]; do printf '\\017\\000\\000\\000{\"type\":\"ping\"}' >&3; i=$((i+1)); done; echo done"};
+    s.maxFrames = 10;
+    auto r = runProcess(s);
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_EQ(r.stdoutText, "done\n");  // the rest was drained: the child was not blocked
+    EXPECT_EQ(r.frames.size(), 10u);
+    EXPECT_NE(r.protocolError.find("frames"), std::string::npos) << r.protocolError;
+}
+
+TEST(Process, FrameFloodIsBoundedInBytes)
+{
+    // Four frames of 512 KiB each against a bound of 1 MiB: at most two are taken, the stream is broken.
+    ProcessSpec s;
+    s.argv = {"/bin/sh", "-c",
+              "i=0; while [ $i -lt 4 ]; do printf '\\000\\000\\010\\000{\"type\":\"p\",\"s\":\"' >&3; "
+              "head -c 524269 /dev/zero | tr '\\000' a >&3; printf '\"}' >&3; i=$((i+1)); done; echo done"};
+    s.maxFrameStreamBytes = 1u << 20;
+    auto r = runProcess(s);
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_EQ(r.stdoutText, "done\n");
+    EXPECT_LE(r.frames.size(), 2u);
+    EXPECT_NE(r.protocolError.find("MiB"), std::string::npos) << r.protocolError;
+    // Below the bound the same stream is whole.
+    s.maxFrameStreamBytes = 4u << 20;
+    r = runProcess(s);
+    EXPECT_EQ(r.frames.size(), 4u);
+    EXPECT_TRUE(r.protocolError.empty()) << r.protocolError;
+}
+
 TEST(Process, MissingExecutable)
 {
     ProcessSpec s;
@@ -84,7 +117,18 @@ TEST(Process, RestrictionsSurviveTheTripToAWarmWorker)
     rx.gid = 1900000007;
     rx.noNewPrivs = true;
     rx.dieWithParent = true;
+    rx.namespaces = true;
+    rx.view = {{MountOp::RoBind, "/usr", "/usr", 0, true}, {MountOp::Tmpfs, "", "/tmp", 1234, false}, {MountOp::Symlink, "usr/lib", "/lib"}};
     const auto back = restrictionsFromJson(nlohmann::json::parse(toJson(rx).dump()));
+    EXPECT_TRUE(back.namespaces);
+    ASSERT_EQ(back.view.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(back.view[i].kind, rx.view[i].kind);
+        EXPECT_EQ(back.view[i].src, rx.view[i].src);
+        EXPECT_EQ(back.view[i].dst, rx.view[i].dst);
+        EXPECT_EQ(back.view[i].size, rx.view[i].size);
+        EXPECT_EQ(back.view[i].optional, rx.view[i].optional);
+    }
     ASSERT_EQ(back.rlimits.size(), 3u);
     for (size_t i = 0; i < 3; ++i) {
         EXPECT_EQ(back.rlimits[i].resource, rx.rlimits[i].resource);
@@ -100,6 +144,8 @@ TEST(Process, RestrictionsSurviveTheTripToAWarmWorker)
     EXPECT_TRUE(none.rlimits.empty());
     EXPECT_EQ(none.uid, -1);
     EXPECT_FALSE(none.unshareNet);
+    EXPECT_FALSE(none.namespaces);
+    EXPECT_TRUE(none.view.empty());
 }
 
 TEST(Process, AWarmWorkerThatNeverGetsReadyMeansAColdStart)
