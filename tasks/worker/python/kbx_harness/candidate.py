@@ -355,8 +355,6 @@ def run(req: dict) -> int:
         kwargs = to_device(clone_tree(c["kwargs"]), device)
         _poison(device, 4 * sum(t.numel() * t.element_size() for t in tensors_in(args)) + (1 << 20))
         t0 = time.perf_counter()
-        if "global_seed" in c:  # the seed's own RNG contract for a random op (kbx_harness/contract.py)
-            torch.manual_seed(int(c["global_seed"]))
         try:
             ret = call_entry(task, fn, args, kwargs)
             if device == "cuda":

@@ -535,8 +535,13 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                     out = run_reference(a2, k2)
                     torch.manual_seed(global_seed)
                     again = run_reference(clone(args), clone(kwargs))
-                    torch.manual_seed(global_seed + 1)
-                    other = run_reference(clone(args), clone(kwargs))
+                    # a random op may draw alike for two seeds on a small input: try several
+                    other = out
+                    for extra_seed in range(1, 6):
+                        torch.manual_seed(global_seed + extra_seed)
+                        other = run_reference(clone(args), clone(kwargs))
+                        if not _same(out, other):
+                            break
                 except Exception as e:  # noqa: BLE001
                     dropped.append((k, f"the reference raises on drawn inputs: {type(e).__name__}"))
                     break
@@ -554,14 +559,15 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                 # an in-place op (index_fill_, ...) may modify the arguments its reference modifies
                 mutates = [i for i, (a, b) in enumerate(zip(args, a2))
                            if isinstance(a, torch.Tensor) and not torch.equal(a.nan_to_num(), b.nan_to_num())]
-                case = {"name": f"{s['label']}/seedcall{k}_{mode}", "args": args, "kwargs": kwargs,
-                        "mutates": mutates}
                 if not _same(out, other):
-                    # A random op called as the seed calls it (no explicit samples): as in the seed's
-                    # harness, reference and candidate draw from torch's global generator seeded
-                    # alike right before the call (kbx_harness: case["global_seed"]).
-                    case["global_seed"] = global_seed
-                cases.append(case)
+                    # A random op called as the seed calls it (no explicit samples): only a kernel that
+                    # draws from torch's generator exactly as torch does, with torch's own index
+                    # arithmetic, could match element by element (seen: the fractional max pool's own
+                    # known-good solution differs on 1 of 16 elements for some seeds). Not a contract case.
+                    dropped.append((k, "the reference is random on these inputs (no explicit samples)"))
+                    break
+                cases.append({"name": f"{s['label']}/seedcall{k}_{mode}", "args": args, "kwargs": kwargs,
+                              "mutates": mutates})
     return cases, dropped
 
 
@@ -585,13 +591,6 @@ def assign_tiers(task, task_id: str, cases: list, seeds: list, device: str, cont
         # (a drive() task whose drive() takes other arguments than the entry refuses these inputs:
         # the reference raises and the draw is dropped)
         extra, dropped = seed_call_cases(con, task, task_id, seeds, device, run_reference, clone, own_cases=list(cases))
-        if any(t == "contract" for t, _ in tiers) or any("global_seed" not in c for c in extra):
-            # A random op's draw (global_seed) passes only a kernel that draws from torch's own
-            # generator as the reference does: kept only where nothing else covers the contract.
-            n = len(extra)
-            extra = [c for c in extra if "global_seed" not in c]
-            if len(extra) < n:
-                dropped.append((-1, f"{n - len(extra)} random draws left out: other contract cases cover the task"))
         for c in extra:
             tier = tier_of_case(con, task, c, clone)
             if tier[0] == "contract":
