@@ -118,6 +118,12 @@ class Judge(unittest.TestCase):
             os.symlink(self.d + "/reference.pt", p)
         self.assertRejected(self.tampered("link", edit), "drive records unreadable")
 
+    def test_a_fifo_is_not_waited_for(self):
+        def edit(r, p):
+            os.remove(p)
+            os.mkfifo(p)
+        self.assertRejected(self.tampered("fifo", edit), "not a regular file")
+
     def test_an_extra_call_fails(self):
         def edit(r, p):
             for c in r["cases"]:

@@ -36,7 +36,8 @@ class RecordError(Exception):
 
 def _read_bounded(path: str, limit: int):
     """torch.load (weights only) of a regular file of at most `limit` bytes; no link is followed."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    # O_NONBLOCK: a FIFO left under the name does not wait for a writer (then it is not a regular file)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
