@@ -377,6 +377,40 @@ const Evaluator::RefBundle& Evaluator::reference(const TaskInfo& task)
     return *(m_refs[bundle->ok ? task.id : failKey] = std::move(bundle));
 }
 
+std::string Evaluator::judgeDrive(const TaskInfo& task, const RefBundle& ref, const fs::path& dir, const fs::path& outputs,
+                                  EvaluationRecord& rec) const
+{
+    const auto judged = dir / "judged_outputs.pt";
+    std::error_code ec;
+    fs::remove_all(judged, ec);  // whatever the candidate left under that name (the judge writes O_EXCL)
+    nlohmann::json req = {{"task_id", task.id},
+                          {"task_file", m_catalogue.taskFile(task).string()},
+                          {"device", m_opt.device},
+                          {"inputs_file", ref.inputs.string()},
+                          {"ref_file", ref.ref.string()},
+                          {"outputs_file", outputs.string()},
+                          {"records_file", (dir / "drive_records.pt").string()},
+                          {"judged_out", judged.string()}};
+    auto res = runWorker("judge", req, dir, m_opt.compareTimeout);
+    rec.stageSeconds["judge"] = res.seconds;
+    const auto* result = findFrame(res, "result");
+    if (!result || res.exitCode != 0 || !res.protocolError.empty() || res.timedOut) {
+        std::string msg;
+        if (const auto* e = findFrame(res, "error"))
+            msg = e->value("message", "");
+        return fmt::format("the judge of {}'s drive() failed (exit {}{}): {} {}", task.id, res.exitCode,
+                           res.timedOut ? ", timed out" : "", msg, tail(res.stderrText, 1500));
+    }
+    rec.evidence["judge"] = {{"judged", result->value("judged", 0)},
+                             {"rejected", result->value("rejected", nlohmann::json::array())},
+                             {"problems", result->value("problems", nlohmann::json::object())}};
+    fs::remove_all(outputs, ec);  // a file, or whatever the candidate left under that name
+    fs::rename(judged, outputs, ec);  // the comparison reads the judged outputs, not the candidate's
+    if (ec)
+        return fmt::format("cannot replace the candidate's outputs by the judged ones: {}", ec.message());
+    return {};
+}
+
 Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index)
 {
     const auto t0 = std::chrono::steady_clock::now();
@@ -564,6 +598,14 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
     for (const auto& [i, f] : candCases)
         if (f.value("status", "") == "error")
             callOk = false;
+
+    // Verifying drive(): its checks run trusted, on the entry's recorded results (judge role).
+    if (task->driveChecks)
+        if (auto why = judgeDrive(*task, ref, dir, outputs, rec); !why.empty()) {
+            out.harnessError = true;
+            out.harnessMessage = why;
+            return finish(false);
+        }
 
     // Compare stage: trusted C++ (LibTorch), in its own process.
     nlohmann::json qreq = {{"ref_file", ref.ref.string()}, {"outputs_file", outputs.string()}, {"contract", task->contract()}};

@@ -136,6 +136,11 @@ private:
         double seconds = 0;  ///< the reference stage's process wall time (the perf queue's cost hint)
     };
     const RefBundle& reference(const TaskInfo& task);
+    /// A task whose drive() verifies (TaskInfo::driveChecks, issue 20): kbx-worker judge re-runs the
+    /// task's drive() on what the candidate's process recorded and its outputs replace the
+    /// candidate's for the comparison. Empty string: done; otherwise why the judge itself failed.
+    std::string judgeDrive(const TaskInfo& task, const RefBundle& ref, const std::filesystem::path& dir,
+                           const std::filesystem::path& outputs, EvaluationRecord& rec) const;
     /// Health of the calling thread's slot: a probe through that slot's environment works and, on
     /// CUDA, runs a kernel. Empty string: healthy; otherwise why not.
     std::string slotHealth(nlohmann::json* probeOut = nullptr) const;
