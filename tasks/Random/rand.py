@@ -75,7 +75,7 @@ def edge_cases(g):
     yield {"name": "size1_dims", "args": (1, 8192, 1), "kwargs": {"dtype": torch.float32, "device": d}}
     yield {"name": "small_odd", "args": (7, 3), "kwargs": {"dtype": torch.float32, "device": d}}
     # a float32 sample cast to half rounds up to 1.0 with probability 2^-12 (f16) / 2^-9 (bf16):
-    # about 16 expected hits in each case below. (bf16 stays at 8192 samples: its 2^-8 grid alone
+    # about 16 expected hits per call in each case below (drive() makes two calls). (bf16 stays at 8192 samples: its 2^-8 grid alone
     # puts the KS distance near 0.004, which a 2^16-sample test would start to flag.)
     yield {"name": "f16_never_one", "args": (256, 256), "kwargs": {"dtype": torch.float16, "device": d}}
     yield {"name": "bf16_never_one", "args": (8192,), "kwargs": {"dtype": torch.bfloat16, "device": d}}
