@@ -15,7 +15,8 @@ nlohmann::json TaskInfo::contract() const
     for (const auto& [dtype, t] : tolerance)
         tol[dtype] = {t.atol, t.rtol};
     return {{"task", id}, {"comparison", comparison}, {"tolerance", tol}, {"quantization", quantization},
-            {"uniform", uniform}, {"oracle", oracle}, {"tf32", tf32}};
+            {"uniform", uniform}, {"oracle", oracle}, {"tf32", tf32},
+            {"signed_zeros", signedZeros}};
 }
 
 TaskCatalogue TaskCatalogue::load(const std::filesystem::path& tasksDir)
@@ -55,6 +56,8 @@ TaskCatalogue TaskCatalogue::load(const std::filesystem::path& tasksDir)
                 info.oracle = t["oracle"].get<std::string>();
             info.quantization = t.value("quantization", nlohmann::json());
             info.uniform = t.value("uniform", nlohmann::json());
+            info.signedZeros = t.value("signed_zeros", false);
+            info.driveChecks = t.value("drive_checks", false);
             info.perfShapes = t.value("perf_shapes", nlohmann::json::array());
             info.file = t.at("file").get<std::string>();
             info.sourceSha256 = t.value("source_sha256", "");

@@ -32,7 +32,9 @@ struct TaskInfo {
     bool tf32 = false;
     std::string oracle;  ///< "" or "float64"
     nlohmann::json quantization;  ///< null or {cosine_sim, l1_relative, rmse, static}
-    nlohmann::json uniform;       ///< null or {low, high}
+    nlohmann::json uniform;       ///< null or {low, high[, calls]}
+    bool signedZeros = false;     ///< META "signed_zeros": the spec fixes the sign of a zero result (abs: +0)
+    bool driveChecks = false;     ///< META "drive_checks": drive() verifies; re-run trusted (kbx-worker judge)
     nlohmann::json perfShapes;    ///< array
     std::string file;             ///< path relative to the tasks directory
     std::string sourceSha256;     ///< hash of the task file (reference cache key)

@@ -423,6 +423,41 @@ const Evaluator::RefBundle& Evaluator::reference(const TaskInfo& task)
     return *(m_refs[bundle->ok ? task.id : failKey] = std::move(bundle));
 }
 
+std::string Evaluator::judgeDrive(const TaskInfo& task, const RefBundle::Tier& files, const fs::path& dir, const fs::path& outputs,
+                                  EvaluationRecord& rec) const
+{
+    auto beside = [&](const char* suffix) { return dir / (outputs.stem().string() + suffix); };
+    const auto judged = beside(".judged.pt");
+    std::error_code ec;
+    fs::remove_all(judged, ec);  // whatever the candidate left under that name (the judge writes O_EXCL)
+    nlohmann::json req = {{"task_id", task.id},
+                          {"task_file", m_catalogue.taskFile(task).string()},
+                          {"device", m_opt.device},
+                          {"inputs_file", files.inputs.string()},
+                          {"ref_file", files.ref.string()},
+                          {"outputs_file", outputs.string()},
+                          {"records_file", beside(".drive_records.pt").string()},  // kbx_harness.candidate.records_path
+                          {"judged_out", judged.string()}};
+    auto res = runWorker("judge", req, dir, m_opt.compareTimeout);
+    rec.stageSeconds[outputs.stem().string() == "outputs" ? std::string("judge") : "judge_" + outputs.stem().string()] = res.seconds;
+    const auto* result = findFrame(res, "result");
+    if (!result || res.exitCode != 0 || !res.protocolError.empty() || res.timedOut) {
+        std::string msg;
+        if (const auto* e = findFrame(res, "error"))
+            msg = e->value("message", "");
+        return fmt::format("the judge of {}'s drive() failed (exit {}{}): {} {}", task.id, res.exitCode,
+                           res.timedOut ? ", timed out" : "", msg, tail(res.stderrText, 1500));
+    }
+    rec.evidence["judge"] = {{"judged", result->value("judged", 0)},
+                             {"rejected", result->value("rejected", nlohmann::json::array())},
+                             {"problems", result->value("problems", nlohmann::json::object())}};
+    fs::remove_all(outputs, ec);  // a file, or whatever the candidate left under that name
+    fs::rename(judged, outputs, ec);  // the comparison reads the judged outputs, not the candidate's
+    if (ec)
+        return fmt::format("cannot replace the candidate's outputs by the judged ones: {}", ec.message());
+    return {};
+}
+
 Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index)
 {
     const auto t0 = std::chrono::steady_clock::now();
@@ -764,6 +799,14 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
     for (const auto& [i, f] : candCases)
         if (f.value("status", "") == "error" && gapOf(i).empty())
             callOk = false;
+
+    // Verifying drive(): its checks run trusted, on the entry's recorded results (judge role).
+    if (task->driveChecks)
+        if (auto why = judgeDrive(*task, files, dir, outputs, rec); !why.empty()) {
+            out.harnessError = true;
+            out.harnessMessage = why;
+            return false;
+        }
 
     // Compare stage: trusted C++ (LibTorch), in its own process.
     nlohmann::json qreq = {{"ref_file", files.ref.string()}, {"outputs_file", outputs.string()},

@@ -163,6 +163,11 @@ private:
     /// global indices and tier, evidence). False: not judged (out.harnessError says why).
     bool judgeTier(const Submission& sub, const TaskInfo& task, const std::string& tier, const RefBundle::Tier& files,
                    const std::filesystem::path& dir, EvaluationRecord& rec, Outcome& out);
+    /// A task whose drive() verifies (TaskInfo::driveChecks, issue 20): kbx-worker judge re-runs the
+    /// task's drive() on what the candidate's process recorded and its outputs replace the
+    /// candidate's for the comparison. Empty string: done; otherwise why the judge itself failed.
+    std::string judgeDrive(const TaskInfo& task, const RefBundle::Tier& files, const std::filesystem::path& dir,
+                           const std::filesystem::path& outputs, EvaluationRecord& rec) const;
     /// Health of the calling thread's slot: a probe through that slot's environment works and, on
     /// CUDA, runs a kernel. Empty string: healthy; otherwise why not.
     std::string slotHealth(nlohmann::json* probeOut = nullptr) const;

@@ -43,6 +43,7 @@ META = {
         "exactly in float32, leaving about one rounding of the output."
     ),
     "tf32": True,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

@@ -44,6 +44,7 @@ META = {
         "about one rounding of the output."
     ),
     "tf32": True,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

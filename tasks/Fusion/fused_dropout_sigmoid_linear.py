@@ -37,6 +37,7 @@ META = {
         "pre-activation to the input dtype plus one output ulp."
     ),
     "tf32": True,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

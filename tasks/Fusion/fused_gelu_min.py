@@ -32,6 +32,7 @@ META = {
         "drive's gathered GELU is computed by PyTorch on both sides."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": None,
     "quantization": None,
     "uniform": None,

@@ -44,6 +44,7 @@ META = {
         "that the harness's input comparison sees the same tensor on both sides."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": None,
     "quantization": None,
     "uniform": None,

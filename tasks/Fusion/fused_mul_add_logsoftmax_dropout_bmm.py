@@ -49,6 +49,7 @@ META = {
         "log-sum-exp shifts outputs by ~log(D_in) sqrt(K) ~ 25)."
     ),
     "tf32": True,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

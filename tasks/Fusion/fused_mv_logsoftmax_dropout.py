@@ -34,6 +34,7 @@ META = {
         "the rounding of z to the input dtype (z kept O(1) in those cases) plus one output ulp."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

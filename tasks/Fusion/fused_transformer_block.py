@@ -44,6 +44,7 @@ META = {
         "half precision inputs: a few roundings of intermediates."
     ),
     "tf32": True,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

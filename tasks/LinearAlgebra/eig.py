@@ -36,6 +36,7 @@ META = {
         "comparison form, so they are not counted."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

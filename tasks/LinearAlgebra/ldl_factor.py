@@ -33,6 +33,7 @@ META = {
         "reconstruction error is about n * eps * |A| * growth, ~1e-5 here, hence 1e-4."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

@@ -34,6 +34,7 @@ META = {
         "elimination for pivot=False; P is then not compared (the spec returns it empty)."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

@@ -31,6 +31,7 @@ META = {
         "n * eps * |A| ~ 1e-5, hence 1e-4."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

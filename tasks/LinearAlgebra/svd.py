@@ -30,6 +30,7 @@ META = {
         "sizes (|A| <= ~60 with outliers clamped), hence 1e-4."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": "float64",
     "quantization": None,
     "uniform": None,

@@ -24,6 +24,7 @@ META = {
     },
     "tolerance_note": "abs is exact in every dtype (it clears the sign bit), so the defaults only leave margin.",
     "tf32": False,
+    "signed_zeros": True,
     "oracle": None,
     "quantization": None,
     "uniform": None,

@@ -39,6 +39,7 @@ META = {
         "make them equal (see description). Seed contract: none needed, the check is distributional."
     ),
     "tf32": False,
+    "drive_checks": True,
     "oracle": None,
     "quantization": None,
     "uniform": {"low": 0.0, "high": 1.0},

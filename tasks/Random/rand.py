@@ -13,9 +13,13 @@ META = {
         "(rand(3, 4)) or as one tuple/list (rand((3, 4))). dtype defaults to float32 (the default "
         "dtype); float16 and bfloat16 outputs must also stay strictly below 1, so converting a float32 "
         "sample that rounds up to 1.0 is not allowed. device selects where the tensor is created. "
-        "Values are not compared one by one: the check is distributional (range, mean, variance and "
-        "a Kolmogorov-Smirnov test against U[0, 1)), so any good generator passes without matching "
-        "torch's random stream."
+        "Each case calls rand twice with the same arguments: the two samples must differ (a fixed "
+        "seed returning the same tensor on every call fails). Values are not compared one by one: the "
+        "check is distributional (range [0, 1) exactly, mean, variance, a Kolmogorov-Smirnov test "
+        "against U[0, 1), enough distinct values for the dtype, and independence of neighbouring "
+        "elements: autocorrelations at several lags and a runs up-and-down test, so a sorted ramp or "
+        "a block that repeats fails), so any good generator passes without matching torch's random "
+        "stream."
     ),
     "difficulty": 2,
     "comparison": "uniform",
@@ -29,7 +33,8 @@ META = {
     "tf32": False,
     "oracle": None,
     "quantization": None,
-    "uniform": {"low": 0.0, "high": 1.0},
+    # calls: drive() calls the op twice per case and stacks both samples (compare.cpp checks they differ)
+    "uniform": {"low": 0.0, "high": 1.0, "calls": 2},
     "perf_shapes": [
         {"name": "1M_f32", "params": {"size": [1024, 1024], "dtype": "float32"}},
         {"name": "16M_f32", "params": {"size": [4096, 4096], "dtype": "float32"}},
@@ -47,6 +52,20 @@ def reference(*size, generator=None, out=None, dtype=None, layout=torch.strided,
                       requires_grad=requires_grad, pin_memory=pin_memory)
 
 
+def drive(fn, args, kwargs):
+    """Calls the op twice with the same arguments and stacks both samples (META uniform.calls): a
+    generator must not return the same sample on every call."""
+    a = fn(*args, **kwargs)
+    b = fn(*args, **kwargs)
+    for t in (a, b):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"rand must return a tensor, not {type(t).__name__}")
+    if a.shape != b.shape or a.dtype != b.dtype:
+        raise ValueError(f"two calls with the same arguments returned {a.dtype} {tuple(a.shape)} and "
+                         f"{b.dtype} {tuple(b.shape)}")
+    return torch.stack([a, b])
+
+
 def edge_cases(g):
     d = g.device
     yield {"name": "ints_2d_f32", "args": (64, 100), "kwargs": {"dtype": torch.float32, "device": d}}
@@ -56,7 +75,7 @@ def edge_cases(g):
     yield {"name": "size1_dims", "args": (1, 8192, 1), "kwargs": {"dtype": torch.float32, "device": d}}
     yield {"name": "small_odd", "args": (7, 3), "kwargs": {"dtype": torch.float32, "device": d}}
     # a float32 sample cast to half rounds up to 1.0 with probability 2^-12 (f16) / 2^-9 (bf16):
-    # about 16 expected hits in each case below. (bf16 stays at 8192 samples: its 2^-8 grid alone
+    # about 16 expected hits per call in each case below (drive() makes two calls). (bf16 stays at 8192 samples: its 2^-8 grid alone
     # puts the KS distance near 0.004, which a 2^16-sample test would start to flag.)
     yield {"name": "f16_never_one", "args": (256, 256), "kwargs": {"dtype": torch.float16, "device": d}}
     yield {"name": "bf16_never_one", "args": (8192,), "kwargs": {"dtype": torch.bfloat16, "device": d}}

@@ -23,6 +23,7 @@ struct Contract {
     nlohmann::json tolerance = nlohmann::json::object();
     nlohmann::json quantization;
     nlohmann::json uniform;
+    bool signedZeros = false;  ///< a zero's sign must match the reference's (META "signed_zeros")
     std::pair<double, double> tol(at::ScalarType t) const;  ///< (atol, rtol) for a dtype
 };
 

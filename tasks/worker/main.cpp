@@ -3,6 +3,8 @@
 //   reference --request FILE   draw inputs, compute reference outputs (never sees candidate code)
 //   candidate --request FILE   import and call one candidate on the saved inputs
 //   compare   --request FILE   compare reference and candidate outputs in C++ (LibTorch)
+//   judge     --request FILE   re-run a verifying drive() on the entry's recorded results (kbx_harness/judge.py;
+//                              never sees candidate code)
 //   perf      --request FILE   time a correct candidate against eager PyTorch (kbx_harness/perf.py)
 //   precompile --request FILE  compile a correct candidate's kernels for the perf shapes, run nothing
 //   probe                      report versions and devices
@@ -164,6 +166,7 @@ int runCompare(const nlohmann::json& request)
     c.tolerance = cj.value("tolerance", nlohmann::json::object());
     c.quantization = cj.value("quantization", nlohmann::json());
     c.uniform = cj.value("uniform", nlohmann::json());
+    c.signedZeros = cj.value("signed_zeros", false);
     auto res = kbx::worker::compareFiles(request.at("ref_file").get<std::string>(), request.at("outputs_file").get<std::string>(), c);
     for (const auto& cs : res["cases"]) {
         nlohmann::json f = cs;
@@ -176,7 +179,7 @@ int runCompare(const nlohmann::json& request)
 
 void usage()
 {
-    std::cerr << "usage: kbx-worker (reference|candidate|compare|perf|precompile) --request FILE [--protocol N]\n"
+    std::cerr << "usage: kbx-worker (reference|candidate|compare|judge|perf|precompile) --request FILE [--protocol N]\n"
                  "       kbx-worker probe | zygote | canary\n"
                  "The worker is started by kbx; it writes protocol frames on fd 3.\n";
 }
@@ -208,7 +211,7 @@ int main(int argc, char** argv)
             return runPython(role, nlohmann::json::object());
         }
         if (requestFile.empty() || (role != "reference" && role != "candidate" && role != "compare" && role != "perf" &&
-                                     role != "precompile" && role != "canary")) {
+                                     role != "precompile" && role != "canary" && role != "judge")) {
             usage();
             return proto::ExitUsage;
         }

@@ -293,6 +293,28 @@ def _poison(device, nbytes):
         pass
 
 
+def records_path(outputs_file: str) -> str:
+    """Beside the tier's outputs file (outputs.pt -> outputs.drive_records.pt): one per tier."""
+    return os.path.splitext(outputs_file)[0] + ".drive_records.pt"
+
+
+def _call_recorded(task, fn, args, kwargs, records, name):
+    """The task's drive() with every call of the entry recorded: its return value and the state of
+    the tensors in that call's arguments afterwards (CPU copies, in call order). The judge role
+    replays them through its own copy of drive(). Calls of a case that raises are not kept."""
+    calls = []
+    rec = {"name": name, "calls": calls, "complete": False}
+    records.append(rec)
+
+    def recording(*a, **k):
+        out = fn(*a, **k)
+        calls.append({"ret": to_cpu_copy(out), "args_after": to_cpu_copy(tensors_in((a, k)))})
+        return out
+    ret = task.drive(recording, args, kwargs)
+    rec["complete"] = True
+    return ret
+
+
 def run(req: dict) -> int:
     # Wall seconds per phase of this process (reported with the result, for bench/: where the
     # correctness stage's time goes). Written by the harness but readable by the candidate's code
@@ -347,6 +369,9 @@ def run(req: dict) -> int:
         return 0
     outputs = []
     sticky = False
+    # Verifying drive() (META "drive_checks"): what the entry returned is recorded for the trusted
+    # judge role (kbx_harness/judge.py), which re-runs drive() itself; drive's verdict here is not used.
+    records = [] if meta.get("drive_checks") and getattr(task, "drive", None) is not None else None
     for i, c in enumerate(cases):
         if sticky:
             outputs.append(encode_error("skipped", "skipped after a CUDA error"))
@@ -356,7 +381,8 @@ def run(req: dict) -> int:
         _poison(device, 4 * sum(t.numel() * t.element_size() for t in tensors_in(args)) + (1 << 20))
         t0 = time.perf_counter()
         try:
-            ret = call_entry(task, fn, args, kwargs)
+            ret = (call_entry(task, fn, args, kwargs) if records is None
+                   else _call_recorded(task, fn, args, kwargs, records, c["name"]))
             if device == "cuda":
                 torch.cuda.synchronize()
             structure, leaves, scalar = flatten_output(case_output(ret, args, c["mutates"], kwargs))
@@ -381,6 +407,8 @@ def run(req: dict) -> int:
         phase("first_case" if i == 0 else "other_cases")
     # Our own bounded format, not a pickle (kbx_harness.common.write_outputs; compare.cpp reads it).
     write_outputs(req["outputs_file"], outputs)
+    if records is not None:
+        torch.save({"version": 1, "cases": records}, records_path(req["outputs_file"]))
     phase("save_outputs")
     send({"type": "result", "stage": "cases", "launches": dict(_launches), "launch_dtypes": launch_evidence(),
           "triton_kernels": st.get("triton_kernels", []), "sticky_cuda_error": sticky, "phases": phases})
