@@ -322,7 +322,11 @@ void PreparedRestrictions::buildRoot() const
             // the like stay out, and with them writable submounts). In a user namespace the mounts
             // below are locked to their parent and must come along (they stay out of reach of
             // the candidate's uid either way).
-            if (mount(op.src.c_str(), dst, nullptr, asRoot ? MS_BIND : MS_BIND | MS_REC, nullptr) != 0)
+            // Except /sys, the system directories come with their submounts as root too: a GPU
+            // container's driver libraries (libcuda.so and friends) are files bind-mounted into
+            // /usr/lib/...; without them Triton finds no libcuda and cuBLAS/cuFFT fail (H200, 2026-12-01).
+            const bool rec = !asRoot || op.dst != "/sys";
+            if (mount(op.src.c_str(), dst, nullptr, rec ? MS_BIND | MS_REC : MS_BIND, nullptr) != 0)
                 childFailErrno("bind", dst);
             if (op.kind != MountOp::Bind && op.kind != MountOp::DevBind && !remountReadOnly(dst))
                 childFailErrno("remount read-only", dst);

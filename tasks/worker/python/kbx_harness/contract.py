@@ -449,6 +449,16 @@ def _same(a, b) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
+def _moved(x, device):
+    if isinstance(x, torch.Tensor):
+        return x.to(device)
+    if isinstance(x, (tuple, list)):
+        return type(x)(_moved(v, device) for v in x)
+    if isinstance(x, dict):
+        return {k: _moved(v, device) for k, v in x.items()}
+    return x
+
+
 def _upcast(x):
     if isinstance(x, torch.Tensor):
         return x.double() if x.is_floating_point() else x.clone()
@@ -520,7 +530,9 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
         bound = _int_bound(ex)
         for s in seeds:
             for mode in ("standard", "outlier"):
-                g = InputGen(derive_seed(task_id, "seedcall", k, mode, s["seed"]), device)
+                # Drawn and checked on the CPU (an invalid draw on a GPU is a device-side assert that
+                # poisons the process), then moved to the run's device.
+                g = InputGen(derive_seed(task_id, "seedcall", k, mode, s["seed"]), "cpu")
                 try:
                     args = tuple(_value(a, g, mode, bound, observed.get(positional[i]) if i < len(positional) else None)
                                  for i, a in enumerate(ex.get("args", [])))
@@ -556,9 +568,16 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                 if _finite(args) and _finite(kwargs) and not _finite(out):
                     dropped.append((k, "the reference returns NaN/Inf on drawn inputs"))
                     break
-                # an in-place op (index_fill_, ...) may modify the arguments its reference modifies
+                # an in-place op (index_fill_, ...) may modify the arguments its reference modifies;
+                # a modified keyword tensor (running statistics) cannot be declared: no such draw
                 mutates = [i for i, (a, b) in enumerate(zip(args, a2))
                            if isinstance(a, torch.Tensor) and not torch.equal(a.nan_to_num(), b.nan_to_num())]
+                if any(isinstance(v, torch.Tensor) and not torch.equal(v.nan_to_num(), k2[n].nan_to_num())
+                       for n, v in kwargs.items()):
+                    dropped.append((k, "the reference modifies a keyword tensor"))
+                    break
+                if device != "cpu":
+                    args, kwargs = _moved(args, device), _moved(kwargs, device)
                 if not _same(out, other):
                     # A random op called as the seed calls it (no explicit samples): only a kernel that
                     # draws from torch's generator exactly as torch does, with torch's own index
