@@ -11,6 +11,7 @@
 #   scripts/gpu-accept.sh OUTDIR check    build, then `kbx tasks --check --device cuda` on every task:
 #                                          176 references + every known-good solution, contract and
 #                                          extended tiers (both must pass: both protocols)
+#   scripts/gpu-accept.sh OUTDIR exploits build, then the exploit suite with --device cuda
 #   scripts/gpu-accept.sh OUTDIR all      build, corpus (without the exploit suite), then the self-check
 #                                          with the time left
 # KBX_GPU_JOBS: parallel candidates (default 14).
@@ -54,7 +55,7 @@ if [[ $MODE == corpus || $MODE == all ]]; then
     --md "$OUT/corpus-h200.md" | tail -20
   $KBX report --table protocol --db "$OUT/corpus-h200.sqlite" > "$OUT/protocol-h200.txt" 2>&1; tail -30 "$OUT/protocol-h200.txt"
 fi
-if [[ $MODE == corpus ]]; then
+if [[ $MODE == corpus || $MODE == exploits ]]; then
   t1=$(date +%s)
   timeout 300 "$PY" scripts/exploit_table.py run --device cuda --kbx "$KBX" --jobs 8 --timeout 60 --out "$OUT/exploits-cuda.md" \
     > "$OUT/exploits-cuda.log" 2>&1
