@@ -594,6 +594,30 @@ std::vector<MountOp> sandboxView(const SandboxRequest& req)
             add({MountOp::DevBind, n, n, 0, true}, Writable);  // nodes, and /dev/nvidia-caps
         add({MountOp::RoBind, "/run/nvidia-persistenced", "/run/nvidia-persistenced", 0, true}, ReadOnly);
     }
+    // Programs on PATH installed under their own prefix (a GPU image's /opt/gcc/bin/gcc, which
+    // Triton compiles its launchers with): the prefix, read-only. Nothing under $HOME, /tmp or a
+    // hidden path, nothing that is the root.
+    if (const char* path = std::getenv("PATH")) {
+        const char* home = std::getenv("HOME");
+        std::string entry;
+        std::istringstream in(path);
+        while (std::getline(in, entry, ':')) {
+            if (entry.empty() || entry[0] != '/')
+                continue;
+            auto p = canon(entry);
+            if (p.empty() || !fs::is_directory(p, ec))
+                continue;
+            if (p.filename() == "bin" || p.filename() == "sbin")
+                p = p.parent_path();
+            if (p == "/" || p.empty() || isUnder(p, "/tmp") || (home && *home && isUnder(p, canon(home))) ||
+                std::any_of(req.hidden.begin(), req.hidden.end(), [&](const fs::path& h) { return isUnder(p, canon(h)) || isUnder(canon(h), p); }))
+                continue;
+            if (std::any_of(shown.begin(), shown.end(), [&](const fs::path& s) { return isUnder(p, s); }))
+                continue;
+            add({MountOp::RoBind, p.string(), p.string(), 0, true}, ReadOnly);
+            shown.push_back(p);
+        }
+    }
     // What the worker needs (its Python, the harness, the tasks, this candidate's inputs).
     const auto hiddenBetween = [&](const fs::path& p, const fs::path& s) {
         return std::any_of(req.hidden.begin(), req.hidden.end(), [&](const fs::path& h) {

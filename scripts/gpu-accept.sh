@@ -45,6 +45,17 @@ cmake --build build-gpu -j"$(nproc)" --target kbx kbx-worker > /tmp/kbx-build.lo
 echo "build: $(( $(date +%s) - t0 )) s" | tee -a "$OUT/environment.txt"
 export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 KBX=build-gpu/bin/kbx
+# The namespace sandbox on this machine: one known-good kernel first; where it cannot run there,
+# the run says so and falls back to the plain rlimit sandbox (KBX_SANDBOX_NO_NAMESPACES=1).
+mkdir -p /tmp/kbx-probe/Activation && cp tests/fixtures/good/Activation/relu.py /tmp/kbx-probe/Activation/relu.py
+$KBX eval /tmp/kbx-probe --device cuda --json --db /tmp/kbx-probe.sqlite > /tmp/kbx-probe.jsonl 2> /tmp/kbx-probe.log
+if grep -q '"verdict":"pass"' /tmp/kbx-probe.jsonl; then
+  echo "sandbox: $(grep 'sandbox:' /tmp/kbx-probe.log | head -1)" | tee -a "$OUT/environment.txt"
+else
+  echo "sandbox probe failed under the default sandbox: $(grep -o '"detail":"[^"]*' /tmp/kbx-probe.jsonl | head -c 400)" | tee -a "$OUT/environment.txt"
+  export KBX_SANDBOX_NO_NAMESPACES=1
+  echo "falling back to KBX_SANDBOX_NO_NAMESPACES=1" | tee -a "$OUT/environment.txt"
+fi
 T_CALL=${T_CALL:-$(date +%s)}
 if [[ $MODE == corpus || $MODE == all ]]; then
   V=.bench-carry/versions.jsonl
