@@ -996,8 +996,8 @@ Report crossHardwareReport(const Store& store, const std::vector<Row>& rows, con
 }
 
 /// Protocol sensitivity (issue 21): every evaluation judged three ways from what was stored —
-/// (a) seed: the cases the seed's own protocol makes (the contract tier's hand-written cases and its
-/// first public seed; suspicious code flagged, not failed: not_triton_kernel does not count),
+/// (a) seed: the cases the seed's own protocol makes (the contract tier's cases of the first public
+/// seed, seed0; suspicious code flagged, not failed: not_triton_kernel does not count),
 /// (b) contract: the verdict of the contract tier, (c) strict: contract and every extended case.
 /// Evaluations stored before tiers existed (protocol NULL) cannot be split and are left out.
 Report protocolReport(const Store& store, const std::vector<Row>& rows)
@@ -1012,9 +1012,9 @@ SELECT e.id, e.protocol, e.ext_cases, e.ext_passed, e.ext_failure_class,
        json_extract(e.evidence, '$.tiers.contract.pass') AS c_pass,
        json_extract(e.evidence, '$.tiers.contract.failure_class') AS c_class,
        (SELECT count(*) FROM case_results c WHERE c.evaluation_id = e.id AND c.tier = 'contract'
-          AND (c.name LIKE 'edge/%' OR c.name LIKE 'public0/%')) AS a_n,
+          AND c.name LIKE 'seed0/%') AS a_n,
        (SELECT count(*) FROM case_results c WHERE c.evaluation_id = e.id AND c.tier = 'contract'
-          AND (c.name LIKE 'edge/%' OR c.name LIKE 'public0/%') AND c.status = 'pass') AS a_pass,
+          AND c.name LIKE 'seed0/%' AND c.status = 'pass') AS a_pass,
        (SELECT c.name || ' (' || coalesce(c.failure_class, c.status) || ')' FROM case_results c
           WHERE c.evaluation_id = e.id AND c.tier = 'contract' AND c.status <> 'pass' ORDER BY c.idx LIMIT 1) AS c_first,
        (SELECT c.name || ' (' || coalesce(c.failure_class, c.status) || '): ' ||
@@ -1098,8 +1098,8 @@ FROM evaluations e WHERE e.protocol IS NOT NULL)SQL");
         const double n = std::max(1, g.n);
         t.rows.push_back({gpu, method, cat, g.n, g.a, g.a / n, g.b, g.b / n, ci(g.b), g.c, g.c / n, ci(g.c)});
     }
-    t.notes.push_back("seed: the contract tier's hand-written cases and its first public seed (public0) all pass; a kernel "
-                      "that runs no Triton kernel still counts, as the seed only flags it");
+    t.notes.push_back("seed: the contract tier's cases of the first public seed (seed0) all pass, as the seed's own protocol "
+                      "runs its cases with one seed; a kernel that runs no Triton kernel still counts, as the seed only flags it");
     t.notes.push_back("contract: the verdict of the contract tier (the argument patterns the seed's tests use, several "
                       "seeds, secret seed included); strict: contract and every extended case (other dtypes, out=, 0-d, "
                       "None arguments, special values, other modes)");

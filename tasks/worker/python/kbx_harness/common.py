@@ -250,9 +250,13 @@ def _str32(s: str) -> bytes:
 
 
 def encode_tensor(t, scalar: bool = False) -> bytes:
-    t = t.detach().to("cpu").contiguous()
+    t = t.detach().to("cpu")
+    # A fresh dense copy: .contiguous() keeps a size-1 dimension's odd stride (an H200 run found
+    # "self.stride(-1) must be 1 to view Float as Byte" on a 1x1 output), and view() needs stride 1.
+    flat = torch.empty(t.numel(), dtype=t.dtype)
+    flat.copy_(t.reshape(-1))
     name = str(t.dtype).replace("torch.", "").encode()
-    data = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+    data = flat.view(torch.uint8).numpy().tobytes() if t.numel() else b""
     return (struct.pack("<BB", 1 if scalar else 0, len(name)) + name + struct.pack("<B", t.dim())
             + struct.pack(f"<{t.dim()}q", *t.shape) + struct.pack("<Q", len(data)) + data)
 
