@@ -146,7 +146,10 @@ TEST(Eval, EveryKnownBadFixtureGetsItsClass)
     out.close();
     auto db = tempPath("bad.sqlite");
     const int timeout = 30;
-    auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 2 --method known-bad --timeout " + std::to_string(timeout) +
+    // --protocol strict: every case decides, so each variant's mechanism is caught whichever tier its
+    // failing case falls in (under the default protocol a failure confined to extended cases leaves
+    // the verdict a pass, "not correct incl. extended").
+    auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 2 --method known-bad --protocol strict --timeout " + std::to_string(timeout) +
                  " --device " + device() + " --db " + db.string());
     // Exit code 1: the run finished but some candidates were not judged (CPU interpreter gaps).
     const bool anyUnjudged = std::any_of(used.begin(), used.end(), [](const Fixture& f) { return f.expect.count("not_judged") > 0; });
