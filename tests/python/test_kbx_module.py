@@ -290,8 +290,12 @@ class DatabaseQueries(unittest.TestCase):
         self.assertEqual(len(own), 9)
         self.assertEqual([r["id"] for r in own], list(range(1, 10)))
         keys = {"id", "task", "category", "method", "round", "device", "gpu", "verdict", "stage", "call_ok", "exe_ok",
-                "failure_class", "manual_class", "speedup", "run_id", "submission_id"}
+                "failure_class", "manual_class", "speedup", "run_id", "submission_id", "protocol", "ext_cases",
+                "ext_passed", "ext_failure_class", "correct_incl_extended"}
         self.assertTrue(keys <= set(own[0]))
+        # stored without tiers (the fixture's evaluations): no protocol, no extended figures
+        self.assertIsNone(own[0]["protocol"])
+        self.assertIsNone(own[0]["correct_incl_extended"])
         e1, e2, e3 = own[0], own[1], own[2]
         self.assertEqual((e1["task"], e1["category"], e1["method"], e1["round"]), ("Activation/sigmoid", "Activation", "alpha", 0))
         self.assertEqual((e1["device"], e1["gpu"], e1["verdict"], e1["stage"]), ("cpu", CPU, "pass", "pass"))
@@ -468,8 +472,9 @@ class DatabaseQueries(unittest.TestCase):
         self.assertAlmostEqual(kbx.deviance_analysis(self.db.rows(gpu=CPU))["null_deviance"], dev[0]["null_deviance"], places=9)
 
     def test_report_tables(self):
-        self.assertEqual(len(kbx.TABLES), 9)
+        self.assertEqual(len(kbx.TABLES), 10)
         self.assertIn("utilisation", kbx.TABLES)
+        self.assertIn("protocol", kbx.TABLES)  # issue 21: seed / contract / strict
         self.assertIn("method-summary", kbx.TABLES)
         rep = self.db.table("method-summary", gpu=H200)
         self.assertEqual(rep["provenance"]["database"], self.path)
