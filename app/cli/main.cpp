@@ -226,7 +226,9 @@ int cmdTasksCheck(const CheckArgs& a)
         // Our own code must also pass every extended case (issue 21: both protocols), which run
         // in a process of their own after the contract tier.
         const auto ext = o.record.evidence.value("extended", nlohmann::json::object());
-        const bool extOk = !o.record.extCases ? !ext.contains("cases") || ext.value("ran", false)
+        // (an extended tier whose every case hits a gap of the CPU interpreter is not judged there: no failure)
+        const bool extOk = !o.record.extCases ? !ext.contains("cases") || ext.value("ran", false) ||
+                                                    ext.value("why", std::string()).find("on the CPU") != std::string::npos
                                               : *o.record.extPassed == *o.record.extCases;
         const bool ok = !o.harnessError && (isRef ? o.record.exeOk : o.record.pass) && extOk;
         bad += !ok;
