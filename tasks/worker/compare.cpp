@@ -630,6 +630,10 @@ std::string callFailureClass(const std::string& claimed)
     // that (core/interpgaps), so a claimed "interpreter_unsupported" is a runtime error like any other.
     if (claimed == "skipped")
         return claimed;
+    // The harness's own finding that a @triton.jit body called PyTorch (CPU interpreter): a
+    // failure either way, so the claim gives a candidate nothing.
+    if (claimed == "not_triton_kernel")
+        return claimed;
     if (auto fc = kbx::failureClassFromString(claimed); fc && kbx::isCallFailure(*fc))
         return claimed;
     return "runtime_error";
