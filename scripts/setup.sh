@@ -21,7 +21,7 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 # "?x": only where the registry has it (KF6 KSyntaxHighlighting: Debian 13 and later).
 PKGS="build-essential cmake ninja-build pkg-config ccache libsqlite3-dev libgtest-dev libgmock-dev
 nlohmann-json3-dev libcli11-dev libfmt-dev pybind11-dev python3-dev python3-venv python3-pip libssl-dev libeigen3-dev bubblewrap
-qt6-base-dev libqt6opengl6-dev qt6-charts-dev|libqt6charts6-dev qt6-svg-dev|libqt6svg6-dev libgl-dev fonts-dejavu-core
+qt6-base-dev ?libqt6opengl6-dev qt6-charts-dev|libqt6charts6-dev qt6-svg-dev|libqt6svg6-dev libgl-dev fonts-dejavu-core
 ?libkf6syntaxhighlighting-dev
 clang libclang-rt-dev"
 # test: a one-node Slurm cluster on localhost for scripts/slurm-test.sh (kbx eval --backend slurm).
