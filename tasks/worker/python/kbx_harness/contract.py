@@ -30,6 +30,8 @@ import os
 
 import torch
 
+from .common import to_device, tree_map
+
 TENSOR_DTYPES = {
     torch.float32: "float32", torch.float64: "float64", torch.float16: "float16", torch.bfloat16: "bfloat16",
     torch.int8: "int8", torch.uint8: "uint8", torch.int16: "int16", torch.int32: "int32", torch.int64: "int64",
@@ -449,24 +451,8 @@ def _same(a, b) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
-def _moved(x, device):
-    if isinstance(x, torch.Tensor):
-        return x.to(device)
-    if isinstance(x, (tuple, list)):
-        return type(x)(_moved(v, device) for v in x)
-    if isinstance(x, dict):
-        return {k: _moved(v, device) for k, v in x.items()}
-    return x
-
-
 def _upcast(x):
-    if isinstance(x, torch.Tensor):
-        return x.double() if x.is_floating_point() else x.clone()
-    if isinstance(x, (tuple, list)):
-        return type(x)(_upcast(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _upcast(v) for k, v in x.items()}
-    return x
+    return tree_map(lambda t: t.double() if t.is_floating_point() else t.clone(), x)
 
 
 def _within(plain, oracle, tol: dict) -> bool:
@@ -577,7 +563,7 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                     dropped.append((k, "the reference modifies a keyword tensor"))
                     break
                 if device != "cpu":
-                    args, kwargs = _moved(args, device), _moved(kwargs, device)
+                    args, kwargs = to_device(args, device), to_device(kwargs, device)
                 if not _same(out, other):
                     # A random op called as the seed calls it (no explicit samples): only a kernel that
                     # draws from torch's generator exactly as torch does, with torch's own index
