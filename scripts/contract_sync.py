@@ -8,7 +8,9 @@
          the committed contracts equal what they derive to;
       2. always: every one of the 176 tasks has a contract whose patterns bind to its reference's
          signature, and at least MIN_CONTRACT of its cases (per public seed) fall in the contract tier;
-      3. prints, per task, the cases of the extended tier and why (--verbose).
+      3. every contract case of a task's own drawn from the seed's distributions: a floating input with
+         more than 5 % of its values beyond |6| must be marked dist="wide" (extended) or dist="seed";
+      4. prints, per task, the cases of the extended tier and why (--verbose).
   contract_sync.py table                      per task: contract / extended case counts (markdown)
 
 A seed file whose id is not a benchmark task resolves by its stem when the stem names exactly one
@@ -140,13 +142,21 @@ def classify_all(ids, contracts, verbose=False):
         call = (lambda t: (lambda a, k: call_entry(t, t.reference, a, k)))(task)
         tiers, note = C.assign_tiers(task, tid, cases, [{"label": "public0", "seed": 0}], "cpu", contracts,
                                      call, clone_tree)
-        n_c, ext = 0, []
+        n_c, ext, wide = 0, [], []
+        whole = "every case decides" in note
         for c, (tier, why) in zip(cases, tiers):
+            if c.get("dist", "wide") not in ("wide", "seed"):
+                wide.append(f"{c['name']} (dist={c['dist']!r}, neither \"wide\" nor \"seed\")")
             if tier == "contract":
                 n_c += 1
+                # our own random cases only: the seed-call cases are the seed's draws by construction
+                if not whole and "dist" not in c and "/seedcall" not in c["name"]:
+                    w = C.wide_inputs(c)
+                    if w:
+                        wide.append(f"{c['name']} ({'; '.join(w)})")
             else:
                 ext.append((c["name"], why))
-        rows[tid] = (n_c, len(ext), con.unbound, len(con.patterns), ext, note)
+        rows[tid] = (n_c, len(ext), con.unbound, len(con.patterns), ext, note, wide)
     return rows
 
 
@@ -193,9 +203,12 @@ def main() -> int:
     rows = classify_all([t for t in ids if t not in missing], committed, a.verbose)
     tot_c = tot_e = 0
     everything = []
-    for tid, (n_c, n_e, unbound, npat, ext, note) in rows.items():
+    for tid, (n_c, n_e, unbound, npat, ext, note, wide) in rows.items():
         tot_c += n_c
         tot_e += n_e
+        for w in wide:
+            problems.append(f"{tid}: contract case {w} is drawn wider than the seed's standard and outlier "
+                            "draws: mark it dist=\"wide\" (extended) or dist=\"seed\" (the seed's test draws such values)")
         if "every case decides" in note:
             everything.append(f"{tid}: {note}")
         if npat == 0 and unbound:

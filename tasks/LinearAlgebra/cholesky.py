@@ -74,8 +74,8 @@ def random_cases(g):
     yield {"name": "outlier_batch_n24", "args": (_spd(g, 4, 24, mode="outlier"),), "kwargs": {}}
     yield {"name": "float64_batch_n13", "args": (_spd(g, 2, 13, dtype=torch.float64),), "kwargs": {}}
     # The seed's own call patterns (tasks/contracts.json): one float64 matrix, lower and upper.
-    yield {"name": "float64_n21", "args": (_spd(g, 21, dtype=torch.float64),), "kwargs": {}}
-    yield {"name": "float64_n19_upper", "args": (_spd(g, 19, mode="outlier", dtype=torch.float64),),
+    yield {"name": "float64_n21", "dist": "seed", "args": (_spd(g, 21, dtype=torch.float64),), "kwargs": {}}
+    yield {"name": "float64_n19_upper", "dist": "seed", "args": (_spd(g, 19, mode="outlier", dtype=torch.float64),),
            "kwargs": {"upper": True}}
 
 

@@ -83,8 +83,8 @@ def edge_cases(g):
 
 
 def random_cases(g):
-    yield {"name": "mean_odd", "args": (_logp(g, 37, 129), _targets(g, (37,), 129)), "kwargs": {}}
-    yield {"name": "weighted_mean_ignore", "args": (_logp(g, 300, 50), _targets(g, (300,), 50, 0.1),
+    yield {"name": "mean_odd", "dist": "seed", "args": (_logp(g, 37, 129), _targets(g, (37,), 129)), "kwargs": {}}
+    yield {"name": "weighted_mean_ignore", "dist": "seed", "args": (_logp(g, 300, 50), _targets(g, (300,), 50, 0.1),
                                                     g.rand(50, low=0.1, high=3.0)), "kwargs": {}}
     yield {"name": "outlier_sum", "args": (_logp(g, 200, 100, outlier=True), _targets(g, (200,), 100)),
            "kwargs": {"reduction": "sum"}}

@@ -66,7 +66,7 @@ def edge_cases(g):
 
 def random_cases(g):
     yield {"name": "randn_1d_odd", "args": (g.randn(1000) * 3,), "kwargs": {}}
-    yield {"name": "uniform_2d_odd", "args": (g.rand(37, 129, low=-25.0, high=15.0),), "kwargs": {}}
+    yield {"name": "uniform_2d_odd", "dist": "wide", "args": (g.rand(37, 129, low=-25.0, high=15.0),), "kwargs": {}}
     yield {"name": "outlier_3d", "args": (g.outlier(4, 33, 65, scale=6.0) * 2,), "kwargs": {}}
     yield {"name": "randn_f64", "args": (g.randn(64, 100, dtype=torch.float64) * 6,), "kwargs": {}}
 

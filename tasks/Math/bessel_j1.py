@@ -66,8 +66,8 @@ def edge_cases(g):
 
 
 def random_cases(g):
-    yield {"name": "randn_1d_odd", "args": (g.randn(1000) * 4,), "kwargs": {}}
-    yield {"name": "uniform_2d_odd", "args": (g.rand(37, 129, low=-30.0, high=30.0),), "kwargs": {}}
+    yield {"name": "randn_1d_odd", "dist": "wide", "args": (g.randn(1000) * 4,), "kwargs": {}}
+    yield {"name": "uniform_2d_odd", "dist": "wide", "args": (g.rand(37, 129, low=-30.0, high=30.0),), "kwargs": {}}
     yield {"name": "outlier_3d", "args": (g.outlier(4, 33, 65, scale=50.0),), "kwargs": {}}
     yield {"name": "randn_f64", "args": (g.randn(64, 100, dtype=torch.float64) * 10,), "kwargs": {}}
 

@@ -67,7 +67,7 @@ def edge_cases(g):
 
 def random_cases(g):
     yield {"name": "randn_1d_odd", "args": (g.randn(1000),), "kwargs": {}}
-    yield {"name": "wide_range_2d_odd", "args": (g.rand(37, 129, low=-1000.0, high=1000.0),), "kwargs": {}}
+    yield {"name": "wide_range_2d_odd", "dist": "wide", "args": (g.rand(37, 129, low=-1000.0, high=1000.0),), "kwargs": {}}
     yield {"name": "outlier_3d", "args": (g.outlier(4, 33, 65, p=1e-2),), "kwargs": {}}
     yield {"name": "randn_f16", "args": (g.randn(64, 100, dtype=torch.float16) * 4,), "kwargs": {}}
     yield {"name": "outlier_bf16", "args": (g.outlier(3, 7, 311, dtype=torch.bfloat16),), "kwargs": {}}

@@ -66,7 +66,7 @@ def edge_cases(g):
 
 def random_cases(g):
     yield {"name": "randn_1d_odd", "args": (g.randn(1000),), "kwargs": {}}
-    yield {"name": "wide_2d_odd", "args": (g.rand(37, 129, low=-60.0, high=60.0),), "kwargs": {}}
+    yield {"name": "wide_2d_odd", "dist": "wide", "args": (g.rand(37, 129, low=-60.0, high=60.0),), "kwargs": {}}
     yield {"name": "outlier_3d", "args": (g.outlier(4, 33, 65, p=1e-2, scale=20.0),), "kwargs": {}}
     yield {"name": "randn_f16", "args": (g.randn(64, 100, dtype=torch.float16) * 3,), "kwargs": {}}
     yield {"name": "outlier_bf16", "args": (g.outlier(3, 7, 311, dtype=torch.bfloat16, scale=20.0),), "kwargs": {}}

@@ -72,7 +72,7 @@ def random_cases(g):
     yield {"name": "randn_1d_odd", "args": (g.randn(1000),), "kwargs": {}}
     yield {"name": "abs_randn_2d_odd", "args": (g.randn(37, 129).abs(),), "kwargs": {}}
     yield {"name": "outlier_abs_3d", "args": (g.outlier(4, 33, 65).abs(),), "kwargs": {}}
-    yield {"name": "wide_range_f32", "args": (torch.exp(g.rand(128, 257, low=-80.0, high=80.0)),), "kwargs": {}}
+    yield {"name": "wide_range_f32", "dist": "wide", "args": (torch.exp(g.rand(128, 257, low=-80.0, high=80.0)),), "kwargs": {}}
     yield {"name": "abs_randn_f16", "args": (g.randn(64, 100, dtype=torch.float16).abs(),), "kwargs": {}}
     yield {"name": "outlier_abs_bf16", "args": (g.outlier(3, 7, 311, dtype=torch.bfloat16).abs(),), "kwargs": {}}
 

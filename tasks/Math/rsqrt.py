@@ -74,7 +74,7 @@ def random_cases(g):
            "kwargs": {}}
     # log-normal over ~60 decades, kept inside the normal float32 range
     wide = torch.exp((g.randn(128, 257) * 15.0).clamp(-80.0, 80.0))
-    yield {"name": "wide_range_f32", "args": (wide,), "kwargs": {}}
+    yield {"name": "wide_range_f32", "dist": "wide", "args": (wide,), "kwargs": {}}
 
 
 def perf_inputs(g, params):

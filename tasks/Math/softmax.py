@@ -71,7 +71,7 @@ def random_cases(g):
     yield {"name": "randn_2d_odd", "args": (g.randn(37, 129), -1), "kwargs": {}}
     yield {"name": "randn_long_rows", "args": (g.randn(6, 5003), 1), "kwargs": {}}
     yield {"name": "outlier_3d_dim1", "args": (g.outlier(4, 257, 9, p=1e-2), 1), "kwargs": {}}
-    yield {"name": "outlier_scaled_rows", "args": (g.outlier(16, 1000, p=1e-2) * 4.0, -1), "kwargs": {}}
+    yield {"name": "outlier_scaled_rows", "dist": "wide", "args": (g.outlier(16, 1000, p=1e-2) * 4.0, -1), "kwargs": {}}
     yield {"name": "randn_f16", "args": (g.randn(64, 300, dtype=torch.float16), -1), "kwargs": {}}
     yield {"name": "outlier_bf16_dim0", "args": (g.outlier(311, 21, dtype=torch.bfloat16), 0),
            "kwargs": {}}

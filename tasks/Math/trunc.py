@@ -63,8 +63,8 @@ def edge_cases(g):
 
 
 def random_cases(g):
-    yield {"name": "randn_scaled_1d_odd", "args": (g.randn(1000) * 5,), "kwargs": {}}
-    yield {"name": "wide_range_2d_odd", "args": (g.rand(37, 129, low=-1e6, high=1e6),), "kwargs": {}}
+    yield {"name": "randn_scaled_1d_odd", "dist": "wide", "args": (g.randn(1000) * 5,), "kwargs": {}}
+    yield {"name": "wide_range_2d_odd", "dist": "wide", "args": (g.rand(37, 129, low=-1e6, high=1e6),), "kwargs": {}}
     yield {"name": "outlier_3d", "args": (g.outlier(4, 33, 65, p=1e-2),), "kwargs": {}}
     yield {"name": "randn_f16", "args": (g.randn(64, 100, dtype=torch.float16) * 8,), "kwargs": {}}
     yield {"name": "outlier_bf16", "args": (g.outlier(3, 7, 311, dtype=torch.bfloat16),), "kwargs": {}}

@@ -66,9 +66,9 @@ def edge_cases(g):
 
 
 def random_cases(g):
-    yield {"name": "x_1p1_10_q_0p1_10", "args": (g.rand(64, 256, low=1.1, high=10.0), g.rand(64, 256, low=0.1, high=10.0)),
+    yield {"name": "x_1p1_10_q_0p1_10", "dist": "wide", "args": (g.rand(64, 256, low=1.1, high=10.0), g.rand(64, 256, low=0.1, high=10.0)),
            "kwargs": {}}
-    yield {"name": "odd_large_q", "args": (g.rand(37, 129, low=1.5, high=6.0), g.rand(37, 129, low=10.0, high=1000.0)),
+    yield {"name": "odd_large_q", "dist": "wide", "args": (g.rand(37, 129, low=1.5, high=6.0), g.rand(37, 129, low=10.0, high=1000.0)),
            "kwargs": {}}
     yield {"name": "large_x", "args": (g.rand(4, 33, 65, low=10.0, high=30.0), g.rand(4, 33, 65, low=0.5, high=4.0)),
            "kwargs": {}}

@@ -35,7 +35,7 @@ struct Sub {
 const std::vector<Sub> kSubs = {
     {"good/Activation/relu.py", "Activation/relu", "pass"},
     {"good/Math/abs.py", "Math/abs", "pass"},
-    {"variants/dtype_mismatch.py", "Activation/relu", "dtype_mismatch"},
+    {"variants/shape_mismatch.py", "Activation/relu", "shape_mismatch"},
     {"good/Math/add.py", "Math/add", "pass"},
     {"good/Activation/sigmoid.py", "Activation/sigmoid", "pass"},
     {"variants/syntax_error.py", "Activation/relu", "syntax_error"},

@@ -338,6 +338,41 @@ def tier_of_case(con: "Contract", task, case, clone) -> tuple[str, str]:
     return con.classify_calls(calls)
 
 
+# The seed's random inputs are standard normal draws, some with sparse outliers (p = 0.001, x10),
+# often clamped or made positive by its tests. A floating input more than WIDE_FRACTION of whose
+# finite values lie beyond WIDE_ABS is drawn wider than that: its case must say so (dist="wide":
+# extended) or say that the seed draws such values too (dist="seed": log-probabilities, SPD matrices).
+WIDE_ABS = 6.0
+WIDE_FRACTION = 0.05
+
+
+def wide_inputs(case) -> list[str]:
+    """'name: share beyond |6|' for each floating input tensor of `case` drawn wider than the seed."""
+    out = []
+
+    def visit(label, v):
+        if isinstance(v, torch.Tensor):
+            if v.is_floating_point() and v.numel():
+                x = v.detach().to(torch.float64)
+                x = x[torch.isfinite(x)]
+                if x.numel():
+                    share = float((x.abs() > WIDE_ABS).to(torch.float64).mean())
+                    if share > WIDE_FRACTION:
+                        out.append(f"{label}: {share:.0%} beyond |{WIDE_ABS:g}|")
+        elif isinstance(v, (list, tuple)):
+            for i, e in enumerate(v):
+                visit(f"{label}[{i}]", e)
+        elif isinstance(v, dict):
+            for k, e in v.items():
+                visit(f"{label}.{k}", e)
+
+    for i, a in enumerate(case["args"]):
+        visit(f"args[{i}]", a)
+    for k, a in case["kwargs"].items():
+        visit(k, a)
+    return out
+
+
 # ---- seed-call cases --------------------------------------------------------------------------
 # A task whose own cases miss every seed pattern gets cases modelled on the seed's own calls: the
 # seed's shapes, dtypes and literal options, with values drawn from the harness's generator (a
@@ -589,8 +624,15 @@ def assign_tiers(task, task_id: str, cases: list, seeds: list, device: str, cont
         return [("contract", "") for _ in cases], "the seed's calls for this task were not recorded: every case decides"
     # Hand-written edge cases are drawn once, with values chosen to probe (tiny magnitudes, branch
     # points, ties): beyond the seed's standard and outlier draws, so extended whatever their pattern.
-    tiers = [("extended", "a hand-written edge case (values beyond the seed's standard and outlier draws)")
-             if c["name"].startswith("edge/") else tier_of_case(con, task, c, clone) for c in cases]
+    # So is a random case its task marks dist="wide": values drawn over a wider range than the seed's
+    # (scripts/contract_sync.py check finds unmarked ones: wide_inputs()).
+    def own_tier(c):
+        if c["name"].startswith("edge/"):
+            return "extended", "a hand-written edge case (values beyond the seed's standard and outlier draws)"
+        if c.get("dist") == "wide":
+            return "extended", "values drawn over a wider range than the seed's standard and outlier draws"
+        return tier_of_case(con, task, c, clone)
+    tiers = [own_tier(c) for c in cases]
     added, dropped = 0, []
     if sum(t == "contract" for t, _ in tiers) < MIN_OWN_CONTRACT_CASES * max(1, len(seeds)):
         # (a drive() task whose drive() takes other arguments than the entry refuses these inputs:

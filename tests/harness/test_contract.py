@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: MIT
+"""The contract tier (kbx_harness.contract, issue 21) on a toy task of our own: which of a task's
+cases the seed's recorded call patterns decide and which are extended, and why. Run by ctest
+(harness.contract):
+    test_contract.py HARNESS_DIR
+"""
+import sys
+import types
+import unittest
+
+sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else "tasks/worker/python")
+
+import torch  # noqa: E402
+
+from kbx_harness import contract as C  # noqa: E402
+from kbx_harness.common import clone_tree  # noqa: E402
+
+TID = "Toy/scale"
+
+
+def _reference(input, alpha=1.0, *, out=None):
+    r = input * alpha
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+TASK = types.SimpleNamespace(reference=_reference)
+# The seed calls scale(x) on fp32 tensors of rank 1 and 2, and scale(x, alpha=2.0) on rank 2: the
+# abstract patterns (calls) and the calls with their shapes (examples), as scripts/contract_sync.py
+# derives them from seed-test-calls.json.
+F32 = lambda *shape: {"kind": "tensor", "dtype": "float32", "shape": list(shape)}  # noqa: E731
+A32 = lambda rank: {"kind": "tensor", "dtype": "float32", "rank": rank, "empty": False,  # noqa: E731
+                    "non_contiguous": False, "unit": []}
+TWO = {"alpha": {"kind": "float", "value": 2.0}}
+CONTRACTS = {"tasks": {TID: {
+    "seed_file": "Toy/scale.py",
+    "calls": [{"args": [A32(1)], "kwargs": {}}, {"args": [A32(2)], "kwargs": {}}, {"args": [A32(2)], "kwargs": TWO}],
+    "examples": [{"args": [F32(8)], "kwargs": {}}, {"args": [F32(4, 4)], "kwargs": {}}, {"args": [F32(4, 4)], "kwargs": TWO}],
+}}}
+
+
+def case(name, *args, **kwargs):
+    return {"name": name, "args": tuple(args), "kwargs": kwargs, "mutates": []}
+
+
+def tiers(cases):
+    run = lambda a, k: _reference(*a, **k)  # noqa: E731
+    got, note = C.assign_tiers(TASK, TID, cases, [{"label": "public0", "seed": 0}], "cpu", CONTRACTS, run, clone_tree)
+    return {c["name"]: t for c, t in zip(cases, got)}, note
+
+
+class Tiers(unittest.TestCase):
+    def setUp(self):
+        self.g = torch.Generator().manual_seed(0)
+
+    def randn(self, *shape, dtype=torch.float32):
+        return torch.randn(*shape, generator=self.g, dtype=dtype)
+
+    def test_the_seeds_patterns_decide_and_other_inputs_are_extended(self):
+        cases = [case("public0/odd_1d", self.randn(1001)),
+                 case("public0/odd_2d", self.randn(37, 129)),
+                 case("public0/alpha_2d", self.randn(5, 7), alpha=2.0),
+                 case("public0/f16", self.randn(64, dtype=torch.float16)),
+                 case("public0/rank3", self.randn(2, 3, 4)),
+                 case("public0/alpha_other", self.randn(5, 7), alpha=0.5),
+                 case("public0/alpha_1d", self.randn(9), alpha=2.0),
+                 case("public0/out", self.randn(8), out=torch.empty(8)),
+                 case("public0/nan", torch.tensor([1.0, float("nan")])),
+                 case("public0/non_contiguous", self.randn(6, 8).t()),
+                 case("edge/tiny", torch.full((8,), 1e-30))]
+        got, note = tiers(cases)
+        self.assertIn("3 seed call patterns", note)
+        # numbers are values (drawn like tensor values); the parameters passed make the pattern
+        for name in ("public0/odd_1d", "public0/odd_2d", "public0/alpha_2d", "public0/alpha_other"):
+            self.assertEqual(got[name], ("contract", ""), name)
+        for name in ("public0/f16", "public0/rank3", "public0/alpha_1d", "public0/out", "public0/nan",
+                     "public0/non_contiguous", "edge/tiny"):
+            self.assertEqual(got[name][0], "extended", name)
+            self.assertTrue(got[name][1], f"{name}: an extended case says why")
+        self.assertIn("float16", got["public0/f16"][1])
+        self.assertIn("out", got["public0/out"][1])
+        self.assertIn("NaN", got["public0/nan"][1])
+        self.assertIn("edge case", got["edge/tiny"][1])
+
+    def test_a_case_drawn_wider_than_the_seed_is_found_and_extended_when_marked(self):
+        wide = case("public0/wide", torch.empty(37, 129).uniform_(-60.0, 60.0, generator=self.g))
+        self.assertEqual(len(C.wide_inputs(wide)), 1)
+        self.assertIn("args[0]", C.wide_inputs(wide)[0])
+        # sparse outliers (the seed's own outlier draws) and a standard draw are not wide
+        std = self.randn(64, 64)
+        outl = std.clone()
+        outl.view(-1)[::500] *= 10.0
+        self.assertEqual(C.wide_inputs(case("s", std)), [])
+        self.assertEqual(C.wide_inputs(case("o", outl)), [])
+        self.assertEqual(C.wide_inputs(case("kw", std, alpha=2.0, out=torch.full((3,), 7.0))), ["out: 100% beyond |6|"])
+        # the pattern alone would put it in the contract; its mark makes it extended
+        got, _ = tiers([case("public0/a", self.randn(9)), case("public0/b", self.randn(3, 3)),
+                        case("public0/c", self.randn(11)), wide, dict(wide, name="public0/wide_marked", dist="wide")])
+        self.assertEqual(got["public0/wide"], ("contract", ""))
+        self.assertEqual(got["public0/wide_marked"][0], "extended")
+        self.assertIn("wider range", got["public0/wide_marked"][1])
+
+    def test_few_own_contract_cases_bring_in_cases_modelled_on_the_seeds_calls(self):
+        cases = [case("public0/f16", self.randn(64, dtype=torch.float16))]
+        got, note = tiers(cases)
+        self.assertGreater(len(cases), 1)
+        seedcalls = [c for c in cases if "/seedcall" in c["name"]]
+        self.assertTrue(seedcalls)
+        self.assertIn("modelled on the seed's calls", note)
+        for c in seedcalls:
+            self.assertEqual(got[c["name"]], ("contract", ""), c["name"])
+            self.assertEqual(c["args"][0].dtype, torch.float32)
+
+    def test_a_task_without_seed_calls_has_every_case_decide(self):
+        cases = [case("public0/f16", self.randn(64, dtype=torch.float16))]
+        run = lambda a, k: _reference(*a, **k)  # noqa: E731
+        got, note = C.assign_tiers(TASK, "Toy/unknown", cases, [{"label": "public0", "seed": 0}], "cpu", CONTRACTS,
+                                   run, clone_tree)
+        self.assertEqual(got, [("contract", "")])
+        self.assertIn("every case decides", note)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
