@@ -66,8 +66,10 @@ std::string Filters::describe() const
     std::vector<std::string> r;
     for (int x : rounds)
         r.push_back(std::to_string(x));
-    return fmt::format("method={}; round={}; gpu={}; category={}", joined(methods), joined(r), joined(gpus),
-                       joined(categories));
+    auto out = fmt::format("method={}; round={}; gpu={}; category={}", joined(methods), joined(r), joined(gpus), joined(categories));
+    if (!tasks.empty())
+        out += fmt::format("; tasks={}", tasksLabel.empty() ? std::to_string(tasks.size()) : tasksLabel);
+    return out;
 }
 
 Interval wilson(int k, int n, double z)
@@ -109,6 +111,8 @@ std::vector<Row> loadRows(const Store& store, const Filters& f, Latest latest)
         where += inList("gpu", f.gpus, sqlQuote);
     if (!f.categories.empty())
         where += inList("category", f.categories, sqlQuote);
+    if (!f.tasks.empty())
+        where += inList("task_id", f.tasks, sqlQuote);
     // Latest evaluation per submission among the filtered ones.
     const std::string sql = fmt::format(
         "SELECT v.id, v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.gpu, v.verdict, "

@@ -31,7 +31,11 @@ struct Filters {
     std::vector<int> rounds;
     std::vector<std::string> gpus;  ///< the view's gpu column, e.g. "NVIDIA H200" or "CPU (Triton interpreter)"
     std::vector<std::string> categories;
-    bool empty() const { return methods.empty() && rounds.empty() && gpus.empty() && categories.empty(); }
+    /// Only these task ids (kbx report: the benchmark's own tasks unless --all-tasks); tasksLabel
+    /// names the set in describe() and provenance ("benchmark (176)").
+    std::vector<std::string> tasks;
+    std::string tasksLabel;
+    bool empty() const { return methods.empty() && rounds.empty() && gpus.empty() && categories.empty() && tasks.empty(); }
     /// One line for people and provenance, e.g. "method=a,b; round=1; gpu=all; category=all".
     std::string describe() const;
 };

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -105,11 +106,15 @@ bool sameKinds(const std::string& a, const std::string& b) { return splitKinds(a
 std::vector<Transition> loadTransitions(const Store& store)
 {
     std::vector<Transition> out;
+    std::set<std::string> seenImported;
     // (a) imported corpus records, with the kind they recorded.
     for (const auto& j : store.query(
              "SELECT t.gpu, t.method, t.task_id, t.from_round, t.to_round, t.kind, t.origin, t.before_call_ok, t.before_exe_ok, "
              "t.before_perf_ok, t.before_speedup, t.after_call_ok, t.after_exe_ok, t.after_perf_ok, t.after_speedup, "
-             "(sb.candidate_id = sa.candidate_id) AS same_code FROM round_transitions t "
+             "(sb.candidate_id = sa.candidate_id) AS same_code, "
+             "CASE WHEN json_extract(eb.evidence, '$.seed.code_kept') THEN sb.candidate_id END AS before_candidate, "
+             "CASE WHEN json_extract(ea.evidence, '$.seed.code_kept') THEN sa.candidate_id END AS after_candidate "
+             "FROM round_transitions t "
              "LEFT JOIN evaluations eb ON eb.id = t.before_evaluation_id LEFT JOIN submissions sb ON sb.id = eb.submission_id "
              "LEFT JOIN evaluations ea ON ea.id = t.after_evaluation_id LEFT JOIN submissions sa ON sa.id = ea.submission_id "
              "ORDER BY t.id")) {
@@ -126,6 +131,14 @@ std::vector<Transition> loadTransitions(const Store& store)
             t.recordedKind = j["kind"].get<std::string>();
         t.origin = j["origin"].get<std::string>();
         t.sameCode = truthy(j["same_code"]);
+        // The same record imported twice (a corpus file and its subset, imported one by one): the
+        // same task, rounds and code on both sides (where the corpus kept the code; a placeholder
+        // names its source file, so it is left out of the key), the same verdicts: one transition.
+        const auto key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}{}{}{}{}{}", t.gpu, t.method, t.taskId, t.fromRound, t.toRound,
+                                     j["before_candidate"].dump(), j["after_candidate"].dump(), t.before.callOk, t.before.exeOk,
+                                     t.before.perfOk, t.after.callOk, t.after.exeOk, t.after.perfOk);
+        if (!seenImported.insert(key).second)
+            continue;
         out.push_back(std::move(t));
     }
     // (b) consecutive rounds of the same task, method and GPU among the other evaluations: the latest
@@ -176,11 +189,15 @@ std::vector<Transition> loadTransitions(const Store& store)
     return out;
 }
 
-RoundAnalysis analyseRounds(const Store& store) { return analyseRounds(store, loadTransitions(store)); }
+RoundAnalysis analyseRounds(const Store& store, const std::vector<std::string>& onlyTasks)
+{
+    return analyseRounds(store, loadTransitions(store), onlyTasks);
+}
 
-RoundAnalysis analyseRounds(const Store& store, const std::vector<Transition>& transitions)
+RoundAnalysis analyseRounds(const Store& store, const std::vector<Transition>& transitions, const std::vector<std::string>& onlyTasks)
 {
     RoundAnalysis out;
+    const std::set<std::string> only(onlyTasks.begin(), onlyTasks.end());
     const auto sp = speedups(store);
     struct Acc {
         RoundRow row;
@@ -188,8 +205,10 @@ RoundAnalysis analyseRounds(const Store& store, const std::vector<Transition>& t
     };
     std::map<std::tuple<std::string, std::string, int>, Acc> rows;
     for (const auto& j : store.query(
-             "SELECT v.id, v.gpu, v.method, v.round, v.verdict, v.call_ok, v.exe_ok FROM evaluation_rows v "
+             "SELECT v.id, v.gpu, v.method, v.round, v.verdict, v.call_ok, v.exe_ok, v.task_id FROM evaluation_rows v "
              "JOIN (SELECT max(id) AS id FROM evaluation_rows GROUP BY submission_id, gpu) latest ON latest.id = v.id")) {
+        if (!only.empty() && !only.count(j["task_id"].get<std::string>()))
+            continue;
         const std::string gpu = j["gpu"].is_string() ? j["gpu"].get<std::string>() : "";
         auto& a = rows[{gpu, j["method"].get<std::string>(), j["round"].get<int>()}];
         a.row.gpu = gpu;
@@ -214,6 +233,8 @@ RoundAnalysis analyseRounds(const Store& store, const std::vector<Transition>& t
     }
     std::map<std::tuple<std::string, std::string, int, int>, TransitionCounts> counts;
     for (const auto& t : transitions) {
+        if (!only.empty() && !only.count(t.taskId))
+            continue;
         auto& c = counts[{t.gpu, t.method, t.fromRound, t.toRound}];
         c.gpu = t.gpu;
         c.method = t.method;

@@ -88,8 +88,9 @@ std::vector<Transition> loadTransitions(const Store& store);
 
 /// Counts and rates per (gpu, method, round) and per transition. Round rates count the latest
 /// evaluation of every submission per GPU, as `kbx report` does.
-RoundAnalysis analyseRounds(const Store& store);
-RoundAnalysis analyseRounds(const Store& store, const std::vector<Transition>& transitions);
+/// onlyTasks: when not empty, the rates and transitions of these task ids alone.
+RoundAnalysis analyseRounds(const Store& store, const std::vector<std::string>& onlyTasks = {});
+RoundAnalysis analyseRounds(const Store& store, const std::vector<Transition>& transitions, const std::vector<std::string>& onlyTasks = {});
 
 }  // namespace rounds
 }  // namespace kbx

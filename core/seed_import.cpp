@@ -351,22 +351,71 @@ void readMetrics(Reader& rd, const fs::path& p, const std::string& gpu, const st
 
 // ---- golden-results ----------------------------------------------------------------------------
 
-void readGoldenFile(Reader& rd, const fs::path& p, const std::string& gpu, const ImportOptions& opt, ImportBatch& batch)
+/// What a folder of golden timings leaves out, said once per import rather than once per file; and
+/// each GPU's files by content, to find GPUs whose timings are copies of another's.
+struct GoldenLog {
+    std::map<std::string, std::set<std::string>> notTask;  ///< stem -> GPUs
+    std::map<std::string, std::map<std::string, std::string>> content;  ///< gpu -> stem -> sha256
+
+    void flush(ImportBatch& batch)
+    {
+        if (!notTask.empty()) {
+            std::vector<std::string> names;
+            for (const auto& [stem, gpus] : notTask)
+                names.push_back(fmt::format("{} ({} GPU(s))", stem, gpus.size()));
+            batch.notes.push_back(fmt::format("golden timings left out: {} file name(s) that name no benchmark task: {}", notTask.size(),
+                                              fmt::join(names, ", ")));
+        }
+        // Two GPUs whose timing files are mostly byte-identical did not both measure them.
+        for (auto a = content.begin(); a != content.end(); ++a)
+            for (auto b = std::next(a); b != content.end(); ++b) {
+                int common = 0, same = 0;
+                for (const auto& [stem, sha] : a->second)
+                    if (auto it = b->second.find(stem); it != b->second.end()) {
+                        ++common;
+                        same += it->second == sha;
+                    }
+                if (common && same * 2 >= common)
+                    batch.notes.push_back(fmt::format("golden timings of {} and {}: {} of {} task file(s) byte-identical; one GPU's "
+                                                      "timings are likely a copy of the other's, so comparisons between the two "
+                                                      "measure nothing",
+                                                      a->first, b->first, same, common));
+            }
+        notTask.clear();
+        content.clear();
+    }
+};
+
+void readGoldenFile(Reader& rd, const fs::path& p, const std::string& gpu, const ImportOptions& opt, ImportBatch& batch,
+                    GoldenLog* log = nullptr)
 {
     const auto file = p.string();
     auto stem = p.stem().string();
-    if (stem.find('.') != std::string::npos) {
-        // e.g. "SGD.py.json", "solve_and_add_scaled_vector..json": the seed reads <stem>.json only.
-        batch.notes.push_back(fmt::format("{}: left out (the seed reads <task>.json; this name is no task's)", file));
-        return;
-    }
-    auto j = parseJson(rd.read(p), file);
-    if (!j.is_array())
-        throw ImportError(fmt::format("{}: expected a list of {{input_size, ms, GB/s, TFLOPS}}, found {}", file, shortJson(j)));
+    // One rule for every file name: the seed reads <task>.json, so a name that is no benchmark task's
+    // ("SGD.py.json", "quantize_dynamic.json") is left out, with a note (known only with the task index).
+    // A stem several tasks share (ambiguous) is kept without a task id.
+    const bool dotted = stem.find('.') != std::string::npos;
     std::string taskId;
-    if (opt.catalogue)
+    bool namesATask = !opt.catalogue;
+    if (!dotted && opt.catalogue) {
         if (auto* t = opt.catalogue->resolve(stem))
             taskId = t->id;
+        namesATask = !taskId.empty() || std::any_of(opt.catalogue->tasks().begin(), opt.catalogue->tasks().end(),
+                                                    [&](const TaskInfo& t) { return t.stem == stem; });
+    }
+    if (dotted || !namesATask) {
+        if (log)
+            log->notTask[p.filename().string()].insert(gpu);
+        else
+            batch.notes.push_back(fmt::format("{}: left out (the seed reads <task>.json; this name is no benchmark task's)", file));
+        return;
+    }
+    const auto content = rd.read(p);
+    if (log)
+        log->content[gpu][stem] = sha256Hex(content);
+    auto j = parseJson(content, file);
+    if (!j.is_array())
+        throw ImportError(fmt::format("{}: expected a list of {{input_size, ms, GB/s, TFLOPS}}, found {}", file, shortJson(j)));
     int skipped = 0;
     for (std::size_t i = 0; i < j.size(); ++i) {
         const auto where = fmt::format("{}: entry {}", file, i);
@@ -409,66 +458,110 @@ std::vector<fs::path> sortedEntries(const fs::path& dir, bool wantDirs, const st
     return out;
 }
 
-void readGoldenDir(Reader& rd, const fs::path& dir, const std::string& gpu, const ImportOptions& opt, ImportBatch& batch)
+void readGoldenDir(Reader& rd, const fs::path& dir, const std::string& gpu, const ImportOptions& opt, ImportBatch& batch, GoldenLog& log)
 {
     auto files = sortedEntries(dir, false, ".json");
     if (files.empty())
         throw ImportError(fmt::format("{}: no <task>.json golden timing files", dir.string()));
     for (const auto& f : files)
-        readGoldenFile(rd, f, gpu, opt, batch);
+        readGoldenFile(rd, f, gpu, opt, batch, &log);
 }
 
 // ---- corpus ------------------------------------------------------------------------------------
 
-void readCorpus(Reader& rd, const fs::path& p, const ImportOptions& opt, ImportBatch& batch)
+/// The corpus files of one import, read into one run: a round's code is the 'after' of one
+/// transition and the 'before' of the next, and a transition several files carry (the seed ships
+/// all_records.jsonl beside its subsets correctness_transitions, performance_events, regressions)
+/// is counted once.
+class CorpusReader {
+public:
+    CorpusReader(const ImportOptions& opt, ImportBatch& batch, std::string method) : m_opt(opt), m_batch(batch)
+    {
+        m_run.format = "corpus";
+        m_run.gpu = opt.gpu.value_or("unknown");
+        m_run.method = std::move(method);
+    }
+
+    void read(Reader& rd, const fs::path& p);
+
+    /// Moves the run into the batch (when anything was read) and points its transitions at it.
+    void finish()
+    {
+        if (m_transitions.empty())
+            return;
+        const auto runIndex = m_batch.runs.size();
+        if (m_files.size() > 1)
+            m_run.provenance["files"] = m_files;
+        if (m_duplicates)
+            m_run.provenance["duplicate_records"] = m_duplicates;
+        m_batch.runs.push_back(std::move(m_run));
+        for (auto& t : m_transitions) {
+            t.run = runIndex;
+            m_batch.transitions.push_back(std::move(t));
+        }
+        m_transitions.clear();
+    }
+    int duplicates() const { return m_duplicates; }
+
+private:
+    std::size_t addState(const std::string& taskId, int round, const json& state, const json& record, const char* codeKey,
+                         const std::string& origin, const std::string& where);
+
+    const ImportOptions& m_opt;
+    ImportBatch& m_batch;
+    ImportedRun m_run;
+    std::vector<ImportedTransition> m_transitions;
+    std::map<std::pair<std::string, int>, std::vector<std::size_t>> m_byTaskRound;
+    std::set<std::string> m_seen;  ///< task, rounds, both states and both codes of every record read
+    std::vector<std::string> m_files;
+    int m_duplicates = 0;
+};
+
+std::size_t CorpusReader::addState(const std::string& taskId, int round, const json& state, const json& record, const char* codeKey,
+                                   const std::string& origin, const std::string& where)
+{
+    // The record's code sits beside before/after: carry it into the state object for makeEvaluation.
+    json withCode = state;
+    if (record.contains(codeKey))
+        withCode[codeKey] = record[codeKey];
+    auto ev = makeEvaluation(taskId, withCode, codeKey, origin, where, m_run.gpu, m_run.method, round);
+    auto& same = m_byTaskRound[{taskId, round}];
+    for (auto idx : same) {
+        auto& old = m_run.evaluations[idx];
+        const bool oldPlaceholder = !old.seed.value("code_kept", false);
+        const bool newPlaceholder = !ev.seed.value("code_kept", false);
+        if (old.code == ev.code || newPlaceholder || oldPlaceholder) {
+            if (old.state.callOk != ev.state.callOk || old.state.exeOk != ev.state.exeOk)
+                m_batch.notes.push_back(fmt::format("{}: {} round {} has another verdict in {}; kept the first", where, taskId, round, old.origin));
+            if (oldPlaceholder && !newPlaceholder) {
+                old.code = ev.code;
+                old.seed["code_kept"] = true;
+            }
+            return idx;
+        }
+    }
+    if (!same.empty())
+        m_batch.notes.push_back(fmt::format("{}: {} round {}: other code than in {}; both kept", where, taskId, round,
+                                            m_run.evaluations[same.front()].origin));
+    same.push_back(m_run.evaluations.size());
+    m_run.evaluations.push_back(std::move(ev));
+    return m_run.evaluations.size() - 1;
+}
+
+void CorpusReader::read(Reader& rd, const fs::path& p)
 {
     const auto file = p.string();
     const auto content = rd.read(p);
-    ImportedRun run;
-    run.format = "corpus";
-    run.file = file;
-    run.gpu = opt.gpu.value_or("unknown");
-    if (!opt.method)
-        throw ImportError(fmt::format("{}: the corpus records do not name their method: give --method (e.g. --method GEAK)", file));
-    run.method = *opt.method;
-    if (opt.round)
-        batch.notes.push_back("--round ignored: corpus records carry their rounds");
-    // One evaluation per (task, round): a round's code is the 'after' of one transition and the 'before' of the next.
-    std::map<std::pair<std::string, int>, std::vector<std::size_t>> byTaskRound;
+    if (m_files.empty())
+        m_run.file = file;
+    m_files.push_back(file);
+    if (m_opt.round && m_files.size() == 1)
+        m_batch.notes.push_back("--round ignored: corpus records carry their rounds");
     std::istringstream in(content);
     std::string line;
     std::size_t lineNo = 0;
-    const std::size_t runIndex = batch.runs.size();
-    auto addState = [&](const std::string& taskId, int round, const json& state, const json& record, const char* codeKey,
-                        const std::string& origin, const std::string& where) -> std::size_t {
-        // The record's code sits beside before/after: carry it into the state object for makeEvaluation.
-        json withCode = state;
-        if (record.contains(codeKey))
-            withCode[codeKey] = record[codeKey];
-        auto ev = makeEvaluation(taskId, withCode, codeKey, origin, where, run.gpu, run.method, round);
-        auto& same = byTaskRound[{taskId, round}];
-        for (auto idx : same) {
-            auto& old = run.evaluations[idx];
-            const bool oldPlaceholder = !old.seed.value("code_kept", false);
-            const bool newPlaceholder = !ev.seed.value("code_kept", false);
-            if (old.code == ev.code || newPlaceholder || oldPlaceholder) {
-                if (old.state.callOk != ev.state.callOk || old.state.exeOk != ev.state.exeOk)
-                    batch.notes.push_back(fmt::format("{}: {} round {} has another verdict in {}; kept the first", where, taskId, round,
-                                                      old.origin));
-                if (oldPlaceholder && !newPlaceholder) {
-                    old.code = ev.code;
-                    old.seed["code_kept"] = true;
-                }
-                return idx;
-            }
-        }
-        if (!same.empty())
-            batch.notes.push_back(fmt::format("{}: {} round {}: other code than in {}; both kept", where, taskId, round,
-                                              run.evaluations[same.front()].origin));
-        same.push_back(run.evaluations.size());
-        run.evaluations.push_back(std::move(ev));
-        return run.evaluations.size() - 1;
-    };
+    std::size_t records = 0;
+    int duplicates = 0;
     while (std::getline(in, line)) {
         ++lineNo;
         if (line.find_first_not_of(" \t\r") == std::string::npos)
@@ -488,12 +581,13 @@ void readCorpus(Reader& rd, const fs::path& p, const ImportOptions& opt, ImportB
         }
         if (!j.is_object())
             throw ImportError(fmt::format("{}: expected a corpus record (an object), found {}", where, shortJson(j)));
+        ++records;
         auto taskName = text(j, "task_id", where);
         if (taskName.empty())
             taskName = text(j, "file", where);
         if (taskName.empty())
             throw ImportError(fmt::format("{}: no \"task_id\"", where));
-        auto taskId = seedTaskId(taskName, opt.catalogue, where);
+        auto taskId = seedTaskId(taskName, m_opt.catalogue, where);
         // Rounds as "round_0" (from_round/to_round), else from "round_0_to_round_1" (transition). -1: unknown.
         auto roundOf = [&](const char* key) {
             auto r = j.contains(key) ? seedRound(j[key]) : std::nullopt;
@@ -515,24 +609,45 @@ void readCorpus(Reader& rd, const fs::path& p, const ImportOptions& opt, ImportB
         for (const char* side : {"before", "after"})
             if (!j.contains(side) || !j[side].is_object())
                 throw ImportError(fmt::format("{}: no \"{}\" object (call_ok, exe_ok, ...)", where, side));
+        // The same transition in another file (or twice in one): one record of it.
+        const auto codeOf = [&](const char* k) { return j.contains(k) && j[k].is_string() ? sha256Hex(j[k].get<std::string>()) : std::string("-"); };
+        const auto key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", taskId, fromRound, toRound, j["before"].dump(), j["after"].dump(),
+                                     codeOf("before_code"), codeOf("after_code"));
+        if (!m_seen.insert(key).second) {
+            ++duplicates;
+            continue;
+        }
         ImportedTransition t;
         t.taskId = taskId;
         t.fromRound = fromRound;
         t.toRound = toRound;
         t.kind = text(j, "kind", where);
         t.origin = where;
-        t.run = runIndex;
         t.beforeEvaluation = addState(taskId, fromRound, j["before"], j, "before_code", where + " (before)", where + ": before");
         t.afterEvaluation = addState(taskId, toRound, j["after"], j, "after_code", where + " (after)", where + ": after");
         // The record's own states, not the deduplicated evaluation's (they agree unless the corpus contradicts itself).
         std::optional<double> ignored;
         t.before = seedState(j["before"], where + ": before", ignored);
         t.after = seedState(j["after"], where + ": after", ignored);
-        batch.transitions.push_back(std::move(t));
+        m_transitions.push_back(std::move(t));
     }
-    if (batch.transitions.empty())
+    if (records == 0)
         throw ImportError(fmt::format("{}: no corpus record", file));
-    batch.runs.push_back(std::move(run));
+    if (duplicates) {
+        m_duplicates += duplicates;
+        m_batch.notes.push_back(fmt::format("{}: {} of {} record(s) repeat a record read before in this import (the same task, "
+                                            "rounds, verdicts and code): each transition counted once",
+                                            file, duplicates, records));
+    }
+}
+
+void readCorpus(Reader& rd, const fs::path& p, const ImportOptions& opt, ImportBatch& batch)
+{
+    if (!opt.method)
+        throw ImportError(fmt::format("{}: the corpus records do not name their method: give --method (e.g. --method GEAK)", p.string()));
+    CorpusReader cr(opt, batch, *opt.method);
+    cr.read(rd, p);
+    cr.finish();
 }
 
 bool looksLikeCorpus(const std::string& content)
@@ -604,6 +719,163 @@ std::string seedTaskId(const std::string& name, const TaskCatalogue* catalogue, 
 
 namespace {
 
+/// A folder, walked whole: everything it holds that kbx recognises, at any depth, is imported; what
+/// it leaves out is listed with why. The seed's released repository imports from its root:
+/// metrics/golden_results/<gpu>/<task>.json, data/kbx_corpus/*.jsonl (one corpus, records shared
+/// between its files counted once), <gpu>/<method>/metrics.json result folders; its task sources,
+/// task metadata and predictions are no outputs.
+void readTree(Reader& rd, const fs::path& root, const ImportOptions& opt, ImportBatch& batch)
+{
+    const int round = optionRound(opt);
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        const auto name = it->path().filename().string();
+        if (it->is_directory(ec) && name.starts_with(".")) {  // .git, .venv, ...
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_regular_file(ec) && !it->is_symlink(ec))
+            files.push_back(it->path());
+    }
+    if (ec)
+        throw ImportError(fmt::format("{}: cannot walk the folder: {}", root.string(), ec.message()));
+    std::sort(files.begin(), files.end());
+    std::set<std::string> kinds;
+    std::map<std::string, int> otherFiles;  // extension -> count
+    auto leftOut = [&](const fs::path& f, const std::string& why) {
+        batch.notes.push_back(fmt::format("{}: left out ({})", fs::relative(f, root, ec).string(), why));
+    };
+    auto sniffJson = [&](const fs::path& f) {
+        Reader sniff(f);
+        return json::parse(sniff.read(f), nullptr, false);
+    };
+
+    // 1. result folders: <gpu>/<method>/metrics.json (with the summary.json beside each)
+    std::vector<fs::path> metrics;
+    std::set<fs::path> resultDirs;
+    for (const auto& f : files)
+        if (f.filename() == "metrics.json")
+            metrics.push_back(f);
+    if (opt.method && metrics.size() > 1)
+        throw ImportError(fmt::format("{}: --method names one method, but the folder holds {} metrics.json files", root.string(), metrics.size()));
+    std::set<std::pair<std::string, std::string>> dims;
+    for (const auto& m : metrics) {
+        const auto method = opt.method.value_or(dirName(m.parent_path()));
+        const auto gpu = opt.gpu.value_or(dirName(m.parent_path().parent_path()));
+        if (!dims.insert({gpu, method}).second)
+            throw ImportError(fmt::format("{}: a second metrics.json for gpu '{}', method '{}' (layout <gpu>/<method>/metrics.json)",
+                                          m.string(), gpu, method));
+        readMetrics(rd, m, gpu, method, round, opt, batch);
+        resultDirs.insert(m.parent_path());
+        kinds.insert("result-tree");
+    }
+
+    // 2. the other JSON files, by folder: a folder of golden timing lists is one GPU's
+    std::map<fs::path, std::vector<fs::path>> jsonByDir;
+    std::vector<fs::path> jsonl;
+    for (const auto& f : files) {
+        const auto ext = f.extension().string();
+        if (ext == ".json" && !resultDirs.count(f.parent_path()))
+            jsonByDir[f.parent_path()].push_back(f);
+        else if (ext == ".jsonl")
+            jsonl.push_back(f);
+        else if (!resultDirs.count(f.parent_path()))
+            ++otherFiles[ext.empty() ? "(no extension)" : ext];
+    }
+    std::vector<fs::path> goldenDirs;
+    for (const auto& [dir, js] : jsonByDir) {
+        std::vector<fs::path> rest;
+        bool golden = false;
+        for (const auto& f : js) {
+            // a list of timing rows ("ms"); a broken one is then an error of readGoldenFile, not skipped
+            const auto j = sniffJson(f);
+            if (isGoldenList(j) || (j.is_array() && !j.empty() && j[0].is_object() && j[0].contains("ms"))) {
+                golden = true;
+                break;
+            }
+        }
+        if (golden) {
+            goldenDirs.push_back(dir);
+            continue;
+        }
+        for (const auto& f : js) {
+            const auto j = sniffJson(f);
+            if (j.is_discarded())
+                leftOut(f, "not valid JSON");
+            else if (isSummary(j)) {
+                batch.summaries.push_back(readSummary(rd, f, opt.gpu.value_or(dirName(f.parent_path().parent_path())),
+                                                      opt.method.value_or(dirName(f.parent_path())), round));
+                batch.notes.push_back(fmt::format("{}: aggregates only (no metrics.json beside it): no per-task verdicts", f.string()));
+                kinds.insert("seed-summary");
+            } else if (j.is_array() && !j.empty() && j[0].is_object() && !j[0].contains("ms") &&
+                       (j[0].contains("input_size") || j[0].contains("func_inputs") || j[0].contains("torch_code")))
+                leftOut(f, "the benchmark's task descriptions (task metadata), not results");
+            else
+                leftOut(f, "JSON that is no seed output kbx knows (metrics.json, summary.json, a golden timing list)");
+        }
+    }
+    if (opt.gpu && goldenDirs.size() > 1)
+        throw ImportError(fmt::format("{}: --gpu names one GPU, but the folder holds timings of {} GPUs", root.string(), goldenDirs.size()));
+    GoldenLog log;
+    for (const auto& d : goldenDirs) {
+        readGoldenDir(rd, d, opt.gpu.value_or(dirName(d)), opt, batch, log);
+        kinds.insert("golden-results");
+    }
+    log.flush(batch);
+
+    // 3. JSONL: the corpus files (one corpus per folder), anything else listed
+    std::map<fs::path, std::vector<fs::path>> corpusByDir;
+    for (const auto& f : jsonl) {
+        Reader sniff(f);
+        const auto content = sniff.read(f);
+        if (looksLikeCorpus(content)) {
+            corpusByDir[f.parent_path()].push_back(f);
+            continue;
+        }
+        std::istringstream in(content);
+        std::string first;
+        std::getline(in, first);
+        const auto j = json::parse(first, nullptr, false);
+        leftOut(f, j.is_object() && (j.contains("predict") || j.contains("code"))
+                       ? "generated code, not results: evaluate it with kbx eval"
+                       : "JSONL that is no seed corpus (records with \"before\" and \"after\")");
+    }
+    if (opt.method && corpusByDir.size() > 1)
+        throw ImportError(fmt::format("{}: --method names one method, but the folder holds {} corpus folders", root.string(), corpusByDir.size()));
+    for (const auto& [dir, fs_] : corpusByDir) {
+        const auto method = opt.method.value_or(dirName(dir));
+        if (!opt.method)
+            batch.notes.push_back(fmt::format("{}: the corpus records do not name their method: method '{}' taken from the folder name "
+                                              "(--method to change)",
+                                              dir.string(), method));
+        CorpusReader cr(opt, batch, method);
+        for (const auto& f : fs_)
+            cr.read(rd, f);
+        cr.finish();
+        kinds.insert("corpus");
+    }
+    if (!otherFiles.empty()) {
+        std::vector<std::string> parts;
+        int n = 0;
+        for (const auto& [ext, count] : otherFiles) {
+            parts.push_back(fmt::format("{} {}", count, ext));
+            n += count;
+        }
+        batch.notes.push_back(fmt::format("{} other file(s) left out (sources, documentation, notebooks: no outputs): {}", n, fmt::join(parts, ", ")));
+    }
+    if (kinds.empty())
+        throw ImportError(fmt::format("{}: no seed outputs found (metrics.json, golden_results/<gpu>/<task>.json, a corpus JSONL) at any "
+                                      "depth{}",
+                                      root.string(), batch.notes.empty() ? "" : "; " + batch.notes.front()));
+    batch.format = kinds.size() == 1 ? *kinds.begin() : "seed-tree";
+}
+
+}  // namespace
+
+namespace {
+
 /// readSeedImport, from the disk (memory null) or from files in memory (parseSeedImport).
 ImportBatch readSeedImportFrom(const fs::path& path, const ImportOptions& opt, const std::map<fs::path, std::string>* memory)
 {
@@ -622,45 +894,7 @@ ImportBatch readSeedImportFrom(const fs::path& path, const ImportOptions& opt, c
     const int round = optionRound(opt);
 
     if (!memory && fs::is_directory(path)) {
-        std::vector<fs::path> metrics;
-        findNamed(path, "metrics.json", metrics);
-        if (!metrics.empty()) {
-            batch.format = "result-tree";
-            if (opt.method && metrics.size() > 1)
-                throw ImportError(fmt::format("{}: --method names one method, but the folder holds {} metrics.json files", path.string(),
-                                              metrics.size()));
-            std::set<std::pair<std::string, std::string>> dims;
-            for (const auto& m : metrics) {
-                const auto method = opt.method.value_or(dirName(m.parent_path()));
-                const auto gpu = opt.gpu.value_or(dirName(m.parent_path().parent_path()));
-                if (!dims.insert({gpu, method}).second)
-                    throw ImportError(fmt::format("{}: a second metrics.json for gpu '{}', method '{}' (layout <gpu>/<method>/metrics.json)",
-                                                  m.string(), gpu, method));
-                readMetrics(rd, m, gpu, method, round, opt, batch);
-            }
-        } else {
-            auto gpus = sortedEntries(path, true);
-            auto files = sortedEntries(path, false, ".json");
-            if (!files.empty() && std::all_of(files.begin(), files.end(), [](const fs::path& f) { return f.filename() == "summary.json"; })) {
-                throw ImportError(fmt::format("{}: only summary.json files; import the file itself (aggregates only)", path.string()));
-            }
-            if (!files.empty()) {
-                batch.format = "golden-results";
-                readGoldenDir(rd, path, nameOr(opt.gpu, path), opt, batch);
-            } else {
-                std::vector<fs::path> gpuDirs;
-                for (const auto& g : gpus)
-                    if (!sortedEntries(g, false, ".json").empty())
-                        gpuDirs.push_back(g);
-                if (gpuDirs.empty())
-                    throw ImportError(fmt::format("{}: no seed outputs found (metrics.json, golden_results/<gpu>/<task>.json)", path.string()));
-                if (opt.gpu && gpuDirs.size() > 1)
-                    throw ImportError(fmt::format("{}: --gpu names one GPU, but the folder holds timings of {} GPUs", path.string(), gpuDirs.size()));
-                batch.format = "golden-results";
-                for (const auto& g : gpuDirs)
-                    readGoldenDir(rd, g, opt.gpu.value_or(dirName(g)), opt, batch);
-            }
-        }
+        readTree(rd, path, opt, batch);
     } else {
         const auto file = path.string();
         Reader sniff(path, memory);
@@ -708,6 +942,18 @@ ImportBatch readSeedImportFrom(const fs::path& path, const ImportOptions& opt, c
                     batch.notes.push_back(fmt::format("gpu '{}' taken from the folder above (--gpu to change)", gpu));
             }
         }
+    }
+    if (opt.catalogue) {
+        // Kept (they are the seed's records) but flagged: reports leave them out unless --all-tasks.
+        std::set<std::string> outside;
+        for (const auto& r : batch.runs)
+            for (const auto& e : r.evaluations)
+                if (!opt.catalogue->find(e.taskId))
+                    outside.insert(e.taskId);
+        if (!outside.empty())
+            batch.notes.push_back(fmt::format("{} task(s) outside the benchmark's {} imported and flagged (reports leave them out "
+                                              "unless --all-tasks): {}",
+                                              outside.size(), opt.catalogue->tasks().size(), fmt::join(outside, ", ")));
     }
     batch.sha256 = rd.sha256();
     batch.files = rd.files();

@@ -412,16 +412,36 @@ void addGolden(CrossHardware& out, const Store& store, const Filters& filters)
         for (const auto& [gpu, sizes] : byGpu)
             for (auto it = common.begin(); it != common.end();)
                 it = sizes.count(*it) ? std::next(it) : common.erase(it);
-        if (common.empty())
+        // The seed writes some input sizes differently on some GPUs (5090/L20: [[64, 1024], [64, 1024]] where
+        // the others have [[2, 64, 1024]]): with as many rows on every GPU, the rows are compared by position.
+        bool byPosition = false;
+        const auto rowsOf = byGpu.begin()->second.size();
+        if (common.size() < rowsOf &&
+            std::all_of(byGpu.begin(), byGpu.end(), [&](const auto& g) { return g.second.size() == rowsOf; })) {
+            byPosition = true;
+            common.clear();
+            for (const auto& [k, _] : byGpu.begin()->second)
+                common.insert(k);
+        }
+        if (common.empty()) {
+            out.goldenNoCommon.push_back(task);
             continue;
+        }
+        if (byPosition)
+            out.goldenByPosition.push_back(task);
         GoldenTask t;
         t.task = task;
         t.taskId = taskIds[task];
         t.sizes = int(common.size());
         for (const auto& [gpu, sizes] : byGpu) {
             double sum = 0;
-            for (const auto& k : common)
-                sum += sizes.at(k);
+            if (byPosition) {
+                for (const auto& [k, ms] : sizes)
+                    sum += ms;
+            } else {
+                for (const auto& k : common)
+                    sum += sizes.at(k);
+            }
             t.ms[gpu] = sum;
         }
         auto [lo, hi] = std::minmax_element(t.ms.begin(), t.ms.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -756,7 +776,7 @@ Report devianceReport(const std::vector<Row>& rows)
 Report roundsReport(const Store& store, const Filters& f)
 {
     Report rep;
-    const auto ra = rounds::analyseRounds(store);
+    const auto ra = rounds::analyseRounds(store, f.tasks);
     auto keep = [&](const std::string& gpu, const std::string& method) { return allowed(f.gpus, gpu) && allowed(f.methods, method); };
     Table t;
     t.name = "per-round";
@@ -772,6 +792,19 @@ Report roundsReport(const Store& store, const Filters& f)
         t.rows.push_back({r.gpu, r.method, r.round, r.n, r.callOk, rateValue(call), r.exeOk, rateValue(exe), r.timed,
                           r.timed ? J(r.meanSpeedup) : J(), r.timed ? J(r.geoMeanSpeedup) : J()});
     }
+    // An imported corpus holds change records only (tasks whose verdict or speedup changed between
+    // two rounds): its per-round rates are rates among those tasks, never the benchmark's.
+    std::set<std::string> corpusRows;
+    for (const auto& j : store.query("SELECT DISTINCT v.gpu AS gpu, v.method AS method FROM evaluation_rows v JOIN runs r ON r.id = v.run_id "
+                                     "WHERE json_extract(r.provenance, '$.format') = 'corpus'")) {
+        const std::string gpu = j["gpu"].is_string() ? j["gpu"].get<std::string>() : "";
+        if (keep(gpu, j["method"].get<std::string>()))
+            corpusRows.insert(fmt::format("{} / {}", gpu, j["method"].get<std::string>()));
+    }
+    if (!corpusRows.empty())
+        t.notes.push_back(fmt::format("{}: from an imported round-transition corpus, which records only tasks that changed between "
+                                      "rounds; n is those tasks, so these rates are not the benchmark's per-round rates",
+                                      fmt::format("{}", fmt::join(corpusRows, ", "))));
     Table x;
     x.name = "transitions";
     x.title = "Round-to-round transitions of the same task (a transition may count under several kinds)";
@@ -975,6 +1008,13 @@ Report crossHardwareReport(const Store& store, const std::vector<Row>& rows, con
                                   "tasks on 2+ GPUs: {}; spread slowest/fastest GPU: median {}, max {}",
                                   x.golden.size(), x.goldenSpreadMedian ? fmt::format("{:.3f}", *x.goldenSpreadMedian) : "n/a",
                                   x.goldenSpreadMax ? fmt::format("{:.3f}", *x.goldenSpreadMax) : "n/a"));
+    if (!x.goldenByPosition.empty())
+        g.notes.push_back(fmt::format("compared row by row ({} task(s) whose input sizes the GPUs' files write differently, with as many rows "
+                                      "on each): {}",
+                                      x.goldenByPosition.size(), fmt::join(x.goldenByPosition, ", ")));
+    if (!x.goldenNoCommon.empty())
+        g.notes.push_back(fmt::format("left out ({} task(s) on 2+ GPUs without one input size in common, nor as many rows): {}",
+                                      x.goldenNoCommon.size(), fmt::join(x.goldenNoCommon, ", ")));
     Table gt;
     gt.name = "golden-tasks";
     gt.title = "Eager time per task and GPU (ms, golden timings)";
@@ -1449,6 +1489,24 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
     rep.provenance = std::move(prov);
     for (const auto& w : rep.provenance.value("warnings", nlohmann::json::array()))
         rep.notes.push_back("warning: " + w.get<std::string>());
+    if (!filters.tasks.empty()) {
+        // What the task filter (the benchmark's own tasks, by default) left out, said once.
+        std::string in;
+        for (const auto& t : filters.tasks)
+            in += (in.empty() ? "" : ",") + sqlQuote(t);
+        std::vector<std::string> names;
+        int evaluations = 0;
+        for (const auto& j : store.query("SELECT task_id, count(*) AS n FROM evaluation_rows WHERE task_id NOT IN (" + in +
+                                         ") GROUP BY task_id ORDER BY task_id")) {
+            names.push_back(j["task_id"].get<std::string>());
+            evaluations += j["n"].get<int>();
+        }
+        if (!names.empty())
+            rep.notes.push_back(fmt::format("left out: {} evaluation(s) of {} task(s) outside {} ({}{}); --all-tasks includes them",
+                                            evaluations, names.size(), filters.tasksLabel.empty() ? "the task filter" : filters.tasksLabel,
+                                            fmt::join(names.begin(), names.begin() + std::min<std::size_t>(names.size(), 8), ", "),
+                                            names.size() > 8 ? ", ..." : ""));
+    }
     if (rows.empty())
         rep.notes.push_back(filters.empty() ? "no evaluations in this database" : "no evaluations match these filters");
     return rep;

@@ -196,6 +196,8 @@ struct CrossHardware {
     std::vector<GoldenTask> golden;         ///< tasks with golden timings on >= 2 GPUs
     std::vector<GoldenGpu> goldenPerGpu;
     std::optional<double> goldenSpreadMedian, goldenSpreadMax;
+    std::vector<std::string> goldenByPosition;  ///< tasks whose input sizes the GPUs write differently: compared row by row
+    std::vector<std::string> goldenNoCommon;    ///< tasks on >= 2 GPUs with no comparable input size (left out)
 };
 CrossHardware crossHardware(const std::vector<Row>& rows);
 /// Adds the golden-timing comparison (all GPUs of the golden_timings table; filters: gpu names).

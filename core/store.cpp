@@ -789,7 +789,7 @@ ImportSummary Store::writeImport(const ImportBatch& b)
     Stmt insSub(m_db, "INSERT OR IGNORE INTO submissions(candidate_id, method_id, round, origin) VALUES(?,?,?,?)");
     Stmt selSub(m_db, "SELECT id FROM submissions WHERE candidate_id=? AND method_id=? AND round=?");
     Stmt insEval(m_db, "INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, failure_class, failure_detail, "
-                       "evidence, stage_seconds, taxonomy_version, started_at, finished_at) VALUES(?,?,?,?,?,?,NULL,?,?,'{}',1,?,?)");
+                       "evidence, stage_seconds, taxonomy_version, started_at, finished_at) VALUES(?,?,?,?,?,?,?,?,?,'{}',1,?,?)");
     Stmt insTiming(m_db, "INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms, samples) VALUES(?,?,?,?,?)");
     std::vector<std::vector<std::int64_t>> evalIds(b.runs.size());
     for (std::size_t ri = 0; ri < b.runs.size(); ++ri) {
@@ -834,19 +834,37 @@ ImportSummary Store::writeImport(const ImportBatch& b)
                 imported["speedup"] = *ev.state.speedup;
             if (ev.runtimeMs)
                 imported["runtime_ms"] = *ev.runtimeMs;
-            const nlohmann::json evidence = {{"imported", imported}, {"seed", ev.seed}};
+            nlohmann::json evidence = {{"imported", imported}, {"seed", ev.seed}};
             std::string detail;
+            std::optional<FailureClass> inferred;
             if (!pass) {
-                auto firstLine = ev.error.substr(0, ev.error.find('\n'));
+                // The seed's error is usually a traceback under a few warnings: its last exception line says most.
+                std::string firstLine;
+                for (std::size_t pos = 0; pos < ev.error.size();) {
+                    auto end = std::min(ev.error.find('\n', pos), ev.error.size());
+                    auto line = ev.error.substr(pos, end - pos);
+                    if (line.find("Error") != std::string::npos || line.find("Exception") != std::string::npos || firstLine.empty())
+                        firstLine = line;
+                    pos = end + 1;
+                }
                 if (firstLine.size() > 300)
                     firstLine = firstLine.substr(0, 300) + "...";
-                detail = fmt::format("imported: the seed's {} stage failed{}{}", ev.state.callOk ? "exe" : "call",
-                                     firstLine.empty() ? "" : "; seed error: ", firstLine);
+                // A class inferred from the seed's own text (issue 23), marked as such: never a kbx verdict.
+                inferred = inferFailureClassFromText(ev.error, ev.state.callOk);
+                if (inferred)
+                    evidence["failure_class_inferred"] = {{"from", "the seed's error text"}, {"class", std::string(toString(*inferred))}};
+                detail = fmt::format("imported: the seed's {} stage failed{}{}{}", ev.state.callOk ? "exe" : "call",
+                                     firstLine.empty() ? "" : "; seed error: ", firstLine,
+                                     inferred ? " (class inferred from this text)" : "");
             }
             again(insEval);
             insEval.bind(1, runId).bind(2, subId).bind(3, ev.taskId).bind(4, std::string(pass ? "pass" : "fail"))
-                .bind(5, std::int64_t(ev.state.callOk)).bind(6, std::int64_t(ev.state.exeOk)).bind(7, detail).bind(8, evidence.dump())
-                .bind(9, now).bind(10, now).step();
+                .bind(5, std::int64_t(ev.state.callOk)).bind(6, std::int64_t(ev.state.exeOk));
+            if (inferred)
+                insEval.bind(7, std::string(toString(*inferred)));
+            else
+                insEval.bindNull(7);
+            insEval.bind(8, detail).bind(9, evidence.dump()).bind(10, now).bind(11, now).step();
             const auto evalId = sqlite3_last_insert_rowid(m_db);
             evalIds[ri].push_back(evalId);
             sum.evaluations += 1;

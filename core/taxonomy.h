@@ -45,4 +45,10 @@ std::optional<FailureClass> failureClassFromString(std::string_view id);
 /// True when the class means the candidate did not even run to completion (the seed's "call" stage).
 bool isCallFailure(FailureClass c);
 
+/// The class of an imported failure, inferred from the text the seed kept (its Python traceback or
+/// message) and the stage that failed (callOk false: call; true: exe). An inference from text, never
+/// a kbx verdict: callers mark it as such. nullopt when the text says nothing recognisable about a
+/// call failure; an exe failure is at least a value_mismatch.
+std::optional<FailureClass> inferFailureClassFromText(std::string_view errorText, bool callOk);
+
 }  // namespace kbx

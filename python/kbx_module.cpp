@@ -838,14 +838,14 @@ public:
     }
 
     py::object table(const std::string& name, const std::string& format, const py::object& method, const py::object& round,
-                     const py::object& gpu, const py::object& category)
+                     const py::object& gpu, const py::object& category, bool allTasks)
     {
         static const std::map<std::string, kbx::stats::Format> formats = {
-            {"json", kbx::stats::Format::Json}, {"text", kbx::stats::Format::Text}, {"csv", kbx::stats::Format::Csv},
-            {"latex", kbx::stats::Format::Latex}};
+            {"json", kbx::stats::Format::Json}, {"records", kbx::stats::Format::Json}, {"text", kbx::stats::Format::Text},
+            {"csv", kbx::stats::Format::Csv}, {"latex", kbx::stats::Format::Latex}};
         const auto fmtIt = formats.find(format);
         if (fmtIt == formats.end())
-            throw py::value_error(fmt::format("table: unknown format '{}' (json, text, csv, latex)", format));
+            throw py::value_error(fmt::format("table: unknown format '{}' (json, records, text, csv, latex)", format));
         if (!kbx::stats::isTableName(name)) {
             std::string known;
             for (const auto& n : kbx::stats::tableNames())
@@ -857,11 +857,43 @@ public:
         // Code quality only from the cache: the module never runs radon nor writes.
         kbx::stats::ReportOptions options;
         options.quality = false;
-        const auto report = kbx::stats::buildReport(*m_store, name, makeFilters(method, round, gpu, category), options);
+        auto filters = makeFilters(method, round, gpu, category);
+        if (!allTasks) {
+            // As kbx report: the benchmark's own tasks unless all_tasks=True (imported corpora carry others).
+            try {
+                const auto cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
+                for (const auto& t : cat.tasks())
+                    filters.tasks.push_back(t.id);
+                filters.tasksLabel = fmt::format("the benchmark's {} tasks", filters.tasks.size());
+            } catch (const std::exception&) {
+                // no task index beside this module: every task counts (as all_tasks=True)
+            }
+        }
+        const auto report = kbx::stats::buildReport(*m_store, name, filters, options);
         const auto text = kbx::stats::render(report, fmtIt->second);
         if (fmtIt->second != kbx::stats::Format::Json)
             return py::str(text);
-        return toPy(json::parse(text));
+        if (format != "records")
+            return toPy(json::parse(text));
+        // Flat records, DataFrame-ready: one dict per row, its table's name in "table", an interval
+        // column as KEY_lo and KEY_hi.
+        const auto doc = json::parse(text);
+        json records = json::array();
+        for (const auto& t : doc.value("tables", json::array())) {
+            for (const auto& row : t.value("rows", json::array())) {
+                json r = {{"table", t.value("name", "")}};
+                for (const auto& [key, v] : row.items()) {
+                    if (v.is_object() && v.contains("lo") && v.contains("hi")) {
+                        r[key + "_lo"] = v["lo"];
+                        r[key + "_hi"] = v["hi"];
+                    } else {
+                        r[key] = v;
+                    }
+                }
+                records.push_back(std::move(r));
+            }
+        }
+        return toPy(records);
     }
 
 private:
@@ -1174,12 +1206,15 @@ rounds (pass rate per round per method).)doc")
 of the method's evaluations that are correct AND faster than p x eager. [{method, n, p, fraction}].)doc")
         .def("table", &Database::table, py::arg("name"), py::kw_only(), py::arg("format") = "json",
              py::arg("method") = py::none(), py::arg("round") = py::none(), py::arg("gpu") = py::none(),
-             py::arg("category") = py::none(),
+             py::arg("category") = py::none(), py::arg("all_tasks") = false,
              R"doc(One table of `kbx report --table NAME` (names in kbx.TABLES: method-summary, category-method,
 deviance, rounds, rescued, cross-hardware, slow-fraction, taxonomy) under the filters, with its
 provenance. format "json" (default) gives the report as a dict {name, provenance, tables: [{name,
-title, columns, rows, notes}], notes}; "text", "csv" and "latex" give the rendered str. Code
-quality comes from the database's cache only (`kbx report` measures what is missing).)doc")
+title, columns, rows, notes}], notes}; "records" gives flat rows for pandas.DataFrame: a list of
+dicts, each with its table's name in "table" and an interval column as KEY_lo and KEY_hi; "text",
+"csv" and "latex" give the rendered str. As `kbx report`, the benchmark's own tasks only unless
+all_tasks=True (a report note says what was left out). Code quality comes from the database's
+cache only (`kbx report` measures what is missing).)doc")
         .def("deviance_analysis", &Database::devianceAnalysis, py::arg("factors") = std::vector<std::string>{"category", "method"},
              py::kw_only(), py::arg("method") = py::none(), py::arg("round") = py::none(), py::arg("gpu") = py::none(),
              py::arg("category") = py::none(),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cmd_report.h"
 
+#include "catalogue.h"
 #include "paths.h"
 #include "stats_tables.h"
 #include "store.h"
@@ -139,6 +140,9 @@ CLI::App* addReportCommand(CLI::App& app, ReportArgs& a)
         ->delimiter(',');
     cmd->add_option("--round", a.rounds, "Only these rounds")->delimiter(',');
     cmd->add_option("--category", a.categories, "Only these task categories")->delimiter(',');
+    cmd->add_flag("--all-tasks", a.allTasks,
+                  "With --table: also tasks outside the benchmark's own (an imported corpus carries older and extra tasks); by "
+                  "default the tables cover the benchmark's tasks and a note says what was left out");
     cmd->add_flag("--no-quality", a.noQuality, "method-summary: do not run radon for submissions without cached code quality");
     cmd->add_flag("--read-only", a.readOnly,
                   "Open the database read-only: nothing is written (no WAL switch, no schema upgrade, no code-quality "
@@ -186,6 +190,16 @@ int runReport(const ReportArgs& a)
         f.gpus = a.gpus;
         f.rounds = a.rounds;
         f.categories = a.categories;
+        if (!a.allTasks) {
+            try {
+                const auto cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
+                for (const auto& t : cat.tasks())
+                    f.tasks.push_back(t.id);
+                f.tasksLabel = fmt::format("the benchmark's {} tasks", f.tasks.size());
+            } catch (const std::exception& e) {
+                std::cerr << "kbx: note: no task index (" << e.what() << "): every task counted (as --all-tasks)\n";
+            }
+        }
         kbx::stats::ReportOptions opt;
         opt.quality = !a.noQuality;
         const auto rep = kbx::stats::buildReport(*store, a.table, f, opt);

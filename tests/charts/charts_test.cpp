@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "chartpanel.h"
 #include "figureexport.h"
+#include "figurestyle.h"
 #include "seed_import.h"
 #include "stats_tables.h"
 #include "store.h"
@@ -196,6 +197,21 @@ TEST(ChartsApi, FigureNamesAreStable)
     EXPECT_EQ(kbx::gui::figureKind(QStringLiteral("category-method")), QStringLiteral("correctness_heatmap"));
     EXPECT_EQ(kbx::gui::figureKind(QStringLiteral("rounds")), QStringLiteral("round_trajectories"));
     EXPECT_EQ(kbx::gui::figureKind(QStringLiteral("deviance")), QStringLiteral("deviance"));
+}
+
+// The heatmap ramp (issue 23): lightness rises with the rate, so a low rate is never the brightest
+// cell, and the ends are viridis's.
+TEST(ChartsApi, HeatmapRampDarkForLowRatesLightForHigh)
+{
+    auto lightness = [](const QColor& c) { return 0.2126 * c.redF() + 0.7152 * c.greenF() + 0.0722 * c.blueF(); };
+    double prev = -1;
+    for (int i = 0; i <= 20; ++i) {
+        const double l = lightness(kbx::gui::style::sequential(i / 20.0));
+        EXPECT_GT(l, prev) << i;
+        prev = l;
+    }
+    EXPECT_EQ(kbx::gui::style::sequential(0.0).name(), QStringLiteral("#440154"));
+    EXPECT_EQ(kbx::gui::style::sequential(1.0).name(), QStringLiteral("#fde725"));
 }
 
 TEST_F(Charts, RichDatabaseHasWhatTheFiguresNeed)

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <set>
+#include <sstream>
 
 using namespace kbx;
 namespace fs = std::filesystem;
@@ -138,10 +140,14 @@ TEST(SeedImport, ResultTreeBecomesImportedRunsPerGpuAndMethod)
     auto ph = s.query("SELECT c.code FROM candidates c WHERE c.task_id = 'Reduce/max' AND c.code LIKE '# kbx import:%'");
     EXPECT_EQ(ph.size(), 2u);  // h800/geak (empty code) and h800/claude (no code field)
     // Failed verdicts say where they failed.
-    auto fail = s.query("SELECT verdict, failure_class, failure_detail FROM evaluations WHERE task_id = 'Math/add' AND exe_ok = 0 LIMIT 1");
+    auto fail = s.query("SELECT verdict, failure_class, failure_detail, json_extract(evidence, '$.failure_class_inferred.from') AS inferred "
+                        "FROM evaluations WHERE task_id = 'Math/add' AND exe_ok = 0 LIMIT 1");
     EXPECT_EQ(fail[0]["verdict"], "fail");
-    EXPECT_TRUE(fail[0]["failure_class"].is_null());
+    // The class is inferred from the seed's text and stage (issue 23), and marked as inferred.
+    EXPECT_EQ(fail[0]["failure_class"], "value_mismatch");
+    EXPECT_EQ(fail[0]["inferred"], "the seed's error text");
     EXPECT_NE(fail[0]["failure_detail"].get<std::string>().find("exe stage failed"), std::string::npos);
+    EXPECT_NE(fail[0]["failure_detail"].get<std::string>().find("class inferred"), std::string::npos);
 
     // The same content again: nothing written.
     auto again = s.writeImport(readSeedImport(kSeed / "results", opt));
@@ -268,7 +274,7 @@ TEST(SeedImport, GoldenTimingsPerGpuTaskAndShape)
     EXPECT_EQ(b.golden.size(), 3u + 2u + 3u + 1u);  // h800/add's row without ms is left out, SGD.py.json too
     bool leftOut = false;
     for (const auto& n : b.notes)
-        leftOut = leftOut || n.find("SGD.py.json: left out") != std::string::npos;
+        leftOut = leftOut || n.find("left out: 1 file name(s) that name no benchmark task: SGD.py.json (1 GPU(s))") != std::string::npos;
     EXPECT_TRUE(leftOut);
     Store s(tempDb("golden"));
     auto sum = s.writeImport(b);
@@ -479,4 +485,91 @@ TEST(SeedImport, WriteImportIsOneTransaction)
     EXPECT_THROW(s.writeImport(b), StoreError);
     for (const char* t : {"imports", "runs", "evaluations", "candidates", "submissions", "timings", "round_transitions"})
         EXPECT_EQ(count(s, t), 0) << t;
+}
+
+// The seed's released repository as its users have it (issue 23), laid out with our own fixture
+// files: one command on its root imports every artefact at any depth, counts a corpus record that
+// two files carry once, and lists what it left out and why.
+TEST(SeedImport, RepositoryRootImportsEverythingItRecognisesAtAnyDepth)
+{
+    auto c = cat();
+    ImportOptions opt;
+    opt.catalogue = &c;
+    auto root = tempDir("repo");
+    const auto corpus = slurp(kSeed / "corpus.jsonl");
+    std::vector<std::string> lines;
+    {
+        std::istringstream in(corpus);
+        for (std::string l; std::getline(in, l);)
+            lines.push_back(l);
+    }
+    ASSERT_EQ(lines.size(), 8u);
+    write(root / "data/kbx_corpus/all_records.jsonl", corpus);
+    write(root / "data/kbx_corpus/regressions.jsonl", lines[2] + "\n" + lines[5] + "\n");  // a subset
+    write(root / "data/kernelbenchx_v1.json", R"([{"file": "Activation/relu.py", "input_size": [[1024]]}])");
+    write(root / "examples/sources/predictions.relu.jsonl", R"({"predict": "def relu(x):\n    return x\n"})" "\n");
+    write(root / "README.md", "# seed\n");
+    write(root / "EVAL/controller.py", "print(1)\n");
+    write(root / ".git/objects/xx.json", "[{\"input_size\": 1, \"ms\": 1}]");  // hidden: never walked
+    for (const char* gpu : {"a100", "l20", "h800"})
+        for (const char* f : {"add.json", "relu.json"}) {
+            auto text = slurp(kSeed / "golden_results" / "a100" / f);
+            if (std::string(gpu) == "h800")
+                text = slurp(kSeed / "golden_results" / "h800" / f);
+            write(root / "metrics/golden_results" / gpu / f, text);  // l20: a copy of a100's
+        }
+    write(root / "metrics/golden_results/a100/quantize_dynamic.json", slurp(kSeed / "golden_results/a100/add.json"));
+    write(root / "metrics/golden_results/h800/SGD.py.json", slurp(kSeed / "golden_results/h800/SGD.py.json"));
+
+    auto b = readSeedImport(root, opt);
+    EXPECT_EQ(b.format, "seed-tree");
+    std::set<std::string> gpus;
+    for (const auto& g : b.golden) {
+        gpus.insert(g.gpu);
+        EXPECT_EQ(g.taskId.empty(), g.task == "add") << g.file;  // "add" is ambiguous in the test index
+        EXPECT_EQ(g.file.find("quantize_dynamic"), std::string::npos);
+    }
+    EXPECT_EQ(gpus, (std::set<std::string>{"a100", "h800", "l20"}));
+    ASSERT_EQ(b.runs.size(), 1u);
+    EXPECT_EQ(b.runs[0].format, "corpus");
+    EXPECT_EQ(b.runs[0].method, "kbx_corpus");  // from the folder, said in a note
+    EXPECT_EQ(b.transitions.size(), 8u);        // the subset's two records are the same transitions
+    const auto notes = [&] {
+        std::string all;
+        for (const auto& n : b.notes)
+            all += n + "\n";
+        return all;
+    }();
+    EXPECT_NE(notes.find("regressions.jsonl: 2 of 2 record(s) repeat"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("method 'kbx_corpus' taken from the folder name"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("quantize_dynamic.json (1 GPU(s))"), std::string::npos) << notes;
+    EXPECT_EQ(notes.find("add.json ("), std::string::npos) << notes;  // ambiguous in the test index, but a task's name: kept
+    EXPECT_NE(notes.find("SGD.py.json (1 GPU(s))"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("golden timings of a100 and l20: 2 of 2 task file(s) byte-identical"), std::string::npos) << notes;
+    EXPECT_EQ(notes.find("a100 and h800"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("kernelbenchx_v1.json: left out (the benchmark's task descriptions"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("predictions.relu.jsonl: left out (generated code, not results"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("2 other file(s) left out"), std::string::npos) << notes;
+    for (const auto& f : b.files)
+        EXPECT_EQ(f.find(".git"), std::string::npos) << f;
+
+    // Written, then the subset imported again on its own (as a user importing file by file would):
+    // the rounds table still counts each transition once.
+    Store s(root / "db.sqlite");
+    s.writeImport(b);
+    EXPECT_EQ(rounds::loadTransitions(s).size(), 8u);
+    ImportOptions one = opt;
+    one.method = "kbx_corpus";
+    s.writeImport(readSeedImport(root / "data/kbx_corpus/regressions.jsonl", one));
+    s.writeImport(readSeedImport(root / "data/kbx_corpus/all_records.jsonl", one));
+    EXPECT_EQ(count(s, "round_transitions"), 8 + 2 + 8);  // every record kept as imported ...
+    EXPECT_EQ(rounds::loadTransitions(s).size(), 8u);     // ... each transition counted once
+
+    // The metrics/ folder alone (golden_results one level down) and the corpus folder alone.
+    EXPECT_EQ(readSeedImport(root / "metrics", opt).format, "golden-results");
+    EXPECT_EQ(readSeedImport(root / "data/kbx_corpus", opt).transitions.size(), 8u);
+    // A folder with nothing kbx knows says so, and what it saw.
+    auto empty = tempDir("repo-nothing");
+    write(empty / "notes.txt", "x");
+    EXPECT_NE(importError(empty).find("no seed outputs found"), std::string::npos) << importError(empty);
 }

@@ -469,3 +469,52 @@ TEST_F(StatsDb, UtilisationAgainstTheRooflineOfTheMeasuredPeaks)
     EXPECT_EQ(rb[8].get<int>(), 0);
     EXPECT_NE(st::render(rep, st::Format::Text).find("of roofline"), std::string::npos);
 }
+
+// The seed writes some input sizes differently on some GPUs (its 5090/L20 files: [[64, 1024], [64, 1024]]
+// where the others have [[2, 64, 1024]]); such a task is compared row by row when every GPU has as
+// many rows, and a task with nothing comparable is named in a note, never dropped silently (issue 23).
+TEST(Stats, GoldenTasksWrittenDifferentlyAreComparedByPositionOrNamed)
+{
+    const auto p = tempDb("golden-position");
+    {
+        kbx::Store s(p);
+        kbx::ImportBatch b;
+        b.format = "golden-results";
+        b.source = "test";
+        b.sha256 = "golden-position-test";
+        auto g = [](const std::string& gpu, const std::string& task, int idx, double ms, const std::string& size) {
+            kbx::GoldenTiming t;
+            t.gpu = gpu;
+            t.task = task;
+            t.taskId = "Pooling/" + task;
+            t.index = idx;
+            t.inputSize = size;
+            t.ms = ms;
+            t.file = gpu + "/" + task + ".json";
+            return t;
+        };
+        b.golden = {g("a100", "pool", 0, 1.0, "[[2, 64, 1024]]"), g("a100", "pool", 1, 2.0, "[[2, 64, 2048]]"),
+                    g("l20", "pool", 0, 2.0, "[[64, 1024], [64, 1024]]"), g("l20", "pool", 1, 4.0, "[[64, 2048], [64, 2048]]"),
+                    g("a100", "tanh", 0, 1.0, "[1]"), g("l20", "tanh", 0, 1.0, "[2]"), g("l20", "tanh", 1, 1.0, "[3]")};
+        s.writeImport(b);
+        st::CrossHardware x;
+        st::addGolden(x, s, {});
+        ASSERT_EQ(x.golden.size(), 1u);
+        EXPECT_EQ(x.golden[0].task, "pool");
+        EXPECT_EQ(x.golden[0].sizes, 2);
+        EXPECT_DOUBLE_EQ(x.golden[0].ms.at("a100"), 3.0);
+        EXPECT_DOUBLE_EQ(x.golden[0].ms.at("l20"), 6.0);
+        EXPECT_EQ(x.goldenByPosition, (std::vector<std::string>{"pool"}));
+        EXPECT_EQ(x.goldenNoCommon, (std::vector<std::string>{"tanh"}));
+        // and the report says both
+        auto rep = st::buildReport(s, "cross-hardware", {});
+        std::string notes;
+        for (const auto& t : rep.tables)
+            for (const auto& n : t.notes)
+                notes += n + "\n";
+        EXPECT_NE(notes.find("compared row by row (1 task(s)"), std::string::npos) << notes;
+        EXPECT_NE(notes.find("left out (1 task(s) on 2+ GPUs without one input size in common"), std::string::npos) << notes;
+    }
+    for (const char* suffix : {"", "-wal", "-shm"})
+        fs::remove(p.string() + suffix);
+}

@@ -493,6 +493,18 @@ class DatabaseQueries(unittest.TestCase):
             self.db.table("no-such-table")
         with self.assertRaises(ValueError):
             self.db.table("deviance", format="xlsx")
+        # Flat records (issue 23): one dict per row with its table's name, intervals as _lo/_hi columns.
+        recs = self.db.table("method-summary", format="records", gpu=H200)
+        self.assertEqual(len(recs), sum(len(t["rows"]) for t in rep["tables"]))
+        a1 = next(r for r in recs if r["table"] == rep["tables"][0]["name"] and r["method"] == "alpha" and r["round"] == 1)
+        self.assertEqual((a1["n"], a1["correct"]), (2, 2))
+        self.assertTrue(all(not isinstance(v, (dict, list)) for r in recs for v in r.values()), recs[:1])
+        lo_hi = [k for k in a1 if k.endswith("_lo")]
+        self.assertTrue(lo_hi)
+        for k in lo_hi:
+            self.assertLessEqual(a1[k], a1[k[:-3] + "_hi"])
+        # This database holds benchmark tasks only: the default task filter leaves nothing out.
+        self.assertEqual(self.db.table("method-summary", format="records", gpu=H200, all_tasks=True), recs)
 
     def test_pandas(self):
         try:

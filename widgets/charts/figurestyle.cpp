@@ -89,8 +89,9 @@ QPen linePen(int i)
 
 QColor sequential(double v)
 {
-    // viridis reversed (light yellow at 0, dark purple at 1): lightness falls monotonically.
-    static const std::array<QRgb, 6> stops = {0xfde725, 0x7ad151, 0x22a884, 0x2a788e, 0x414487, 0x440154};
+    // viridis (dark purple at 0, light yellow at 1): lightness rises monotonically with the rate, so
+    // a low rate is never the brightest cell and the ramp stays ordered printed in grey.
+    static const std::array<QRgb, 6> stops = {0x440154, 0x414487, 0x2a788e, 0x22a884, 0x7ad151, 0xfde725};
     v = std::clamp(std::isfinite(v) ? v : 0.0, 0.0, 1.0);
     const double pos = v * double(stops.size() - 1);
     const auto i = std::min(stops.size() - 2, std::size_t(pos));

@@ -29,7 +29,7 @@ QBrush categoricalBrush(int i);
 void applyBar(QBarSet* set, int i);
 /// Line pen i: colour and dash pattern both vary, width 2.
 QPen linePen(int i);
-/// Heatmap colour for a rate in [0, 1]: light (0) to dark (1), viridis-like hues.
+/// Heatmap colour for a rate in [0, 1]: dark (0) to light (1), viridis hues.
 QColor sequential(double v);
 /// Black or white, whichever reads on fill.
 QColor onColour(const QColor& fill);

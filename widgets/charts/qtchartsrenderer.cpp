@@ -148,6 +148,28 @@ QValueAxis* rateAxis(const QString& title, bool percent)
     return a;
 }
 
+/// A value axis from 0 to a round value above `top`, with ticks on round values (a step of 1, 2, 2.5
+/// or 5 times a power of ten) and as many decimals as the step needs: never "0.8x" for 0.75.
+void niceAxis(QValueAxis* a, double top, const char* suffix)
+{
+    top = std::isfinite(top) && top > 0 ? top : 1.0;
+    const double raw = top / 5.0;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = mag;
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (m * mag >= raw - 1e-12) {
+            step = m * mag;
+            break;
+        }
+    const double hi = std::ceil(top / step - 1e-9) * step;
+    int decimals = 0;
+    while (decimals < 6 && std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-9)
+        ++decimals;
+    a->setRange(0, hi);
+    a->setTickCount(int(std::lround(hi / step)) + 1);
+    a->setLabelFormat(QStringLiteral("%.%1f%2").arg(decimals).arg(QLatin1String(suffix)));
+}
+
 FigureChart* messageChart(FigureChart* c, const QString& message)
 {
     // Axes so that the frame of a figure is still recognisable; the message sits in the plot area.
@@ -225,6 +247,27 @@ void correctnessHeatmap(FigureChart* c, const an::CorrectnessMatrix& m)
         cell(int(2 * mi), 0, m.totals[mi].call);
         cell(int(2 * mi + 1), 0, m.totals[mi].exe);
     }
+    // The colour bar: the rate each colour stands for, right of the cells (grey: no evaluation).
+    const double barLeft = cols + 0.2, barRight = cols + 0.4;
+    constexpr int kSlices = 48;
+    QAreaSeries* last = nullptr;
+    for (int i = 0; i < kSlices; ++i) {
+        auto* lo = new QLineSeries;
+        auto* hi = new QLineSeries;
+        const double y0 = rowsN * double(i) / kSlices, y1 = rowsN * double(i + 1) / kSlices;
+        lo->append(barLeft, y0);
+        lo->append(barRight, y0);
+        hi->append(barLeft, y1);
+        hi->append(barRight, y1);
+        last = new QAreaSeries(hi, lo);
+        const QColor colour = style::sequential((i + 0.5) / kSlices);
+        last->setBrush(colour);
+        last->setPen(QPen(colour, 1.0));  // no seams between the slices
+        attach(c, last, x, y);
+    }
+    for (int pct : {0, 25, 50, 75, 100})
+        c->annotate(last, QPointF(barRight + 0.28, rowsN * pct / 100.0), QStringLiteral("%1%").arg(pct), style::textColour(), cellFont);
+    x->setRange(0, cols + 0.8);
 }
 
 void compileVsCorrect(FigureChart* c, const std::vector<an::MethodRates>& rates)
@@ -628,10 +671,6 @@ void devianceBars(FigureChart* c, const std::vector<kbx::stats::DevianceGroup>& 
     series->append(met);
     series->append(joint);
     series->setBarWidth(0.7);
-    series->setLabelsVisible(true);
-    series->setLabelsFormat(QStringLiteral("@value%"));
-    series->setLabelsPrecision(3);
-    series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
     auto* x = new QBarCategoryAxis;
     x->append(cats);
     styleAxis(x, QStringLiteral("GPU · round"));
@@ -648,6 +687,14 @@ void devianceBars(FigureChart* c, const std::vector<kbx::stats::DevianceGroup>& 
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     attach(c, series, x, y);
+    // Each bar's value above it, all with one decimal (Qt's own labels give "38%" beside "21.1%").
+    const std::array<QBarSet*, 3> sets = {cat, met, joint};
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < sets[std::size_t(k)]->count(); ++i) {
+            const double v = sets[std::size_t(k)]->at(i);
+            const double xc = double(i) - 0.35 + 0.7 / 3.0 * (k + 0.5);
+            c->annotate(series, {xc, v + yMax * 0.03}, QString::number(v, 'f', 1) + QLatin1Char('%'), style::textColour(), style::labelFont());
+        }
 }
 
 void rescuedBars(FigureChart* c, const kbx::stats::Rescued& r)
@@ -689,8 +736,7 @@ void rescuedBars(FigureChart* c, const kbx::stats::Rescued& r)
     if (cats.size() > 3)
         x->setLabelsAngle(-30);
     auto* y = new QValueAxis;
-    y->setRange(0, std::ceil(top * 1.15 * 2) / 2);
-    y->setLabelFormat("%.1fx");
+    niceAxis(y, top * 1.1, "x");
     styleAxis(y, QStringLiteral("geometric-mean speedup over eager (95% bootstrap CI)"));
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
@@ -758,12 +804,18 @@ void crossHardwareBoxes(FigureChart* c, const kbx::stats::CrossHardware& x)
             c->annotate(box, {double(i) + 0.32, st.max}, QStringLiteral("max %1x").arg(st.max, 0, 'f', 2), style::textColour(),
                         style::labelFont());
         } else {
+            // No data: an invisible box (the category keeps its place), and the words, never a line at 1x.
             for (int k = 0; k < 5; ++k)
-                set->setValue(k, 1.0);
-            set->setPen(Qt::NoPen);
-            set->setBrush(Qt::NoBrush);
+                set->setValue(k, std::sqrt(lo * hi));
+            c->annotate(box, {double(i), std::sqrt(lo * hi)},
+                        i == 0 ? QStringLiteral("no data: no kernel timed on 2+ GPUs") : QStringLiteral("no data: no golden timings on 2+ GPUs"),
+                        style::textColour(), style::labelFont());
         }
         box->append(set);
+        if (series[i].speedups.empty()) {
+            set->setPen(QPen(Qt::transparent));
+            set->setBrush(QBrush(Qt::transparent));
+        }
     }
     attach(c, box, xa, ya);
     attach(c, outliers, xa, ya);
