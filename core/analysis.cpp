@@ -357,18 +357,35 @@ Taxonomy taxonomy(const std::vector<Row>& rows, GroupBy by)
 
 std::vector<Trajectory> roundTrajectories(const std::vector<Row>& rows)
 {
-    std::map<std::string, std::map<int, Rate>> by;
+    struct Acc {
+        RoundPoint p;
+        double logSum = 0;
+    };
+    std::map<std::string, std::map<int, Acc>> by;
+    std::map<std::string, std::set<std::string>> gpus;
     for (const auto& r : rows) {
-        auto& rate = by[r.method][r.round];
-        rate.n++;
-        rate.k += r.pass;
+        gpus[r.method].insert(r.gpu);
+        auto& a = by[r.method][r.round];
+        a.p.round = r.round;
+        a.p.pass.n++;
+        a.p.pass.k += r.pass;
+        a.p.compile.n++;
+        a.p.compile.k += r.callOk;
+        if (r.pass && r.speedup && *r.speedup > 0) {
+            a.p.timed++;
+            a.logSum += std::log(*r.speedup);
+        }
     }
     std::vector<Trajectory> out;
-    for (const auto& [method, rounds] : by) {
+    for (auto& [method, rounds] : by) {
         Trajectory t;
         t.method = method;
-        for (const auto& [round, rate] : rounds)
-            t.points.push_back({round, rate});
+        t.gpu = gpus[method].size() == 1 ? *gpus[method].begin() : std::string();
+        for (auto& [round, a] : rounds) {
+            if (a.p.timed)
+                a.p.geomeanSpeedup = std::exp(a.logSum / a.p.timed);
+            t.points.push_back(a.p);
+        }
         out.push_back(std::move(t));
     }
     return out;
@@ -380,12 +397,22 @@ Datasets compute(const std::vector<Row>& rows, const Filters& filters)
     d.filters = filters;
     d.rowCount = rows.size();
     d.runs = sortedKeys(rows, &Row::runId);
-    d.correctness = correctnessMatrix(rows);
-    d.compile = compileVsCorrect(rows);
-    d.speedup = speedups(rows);
-    d.fastp = fastP(rows);
-    d.taxonomyByCategory = taxonomy(rows, GroupBy::Category);
-    d.taxonomyByMethod = taxonomy(rows, GroupBy::Method);
+    // Rounds are never pooled: a method evaluated in several rounds is one series per round, named
+    // "method · r1", so a task is never counted once per round in one bar or cell (the round
+    // trajectories keep the rounds apart themselves). Filter one round (--round) for one series.
+    std::map<std::string, std::set<int>> roundsOf;
+    for (const auto& r : rows)
+        roundsOf[r.method].insert(r.round);
+    std::vector<Row> faceted = rows;
+    for (auto& r : faceted)
+        if (roundsOf[r.method].size() > 1)
+            r.method = fmt::format("{} · r{}", r.method, r.round);
+    d.correctness = correctnessMatrix(faceted);
+    d.compile = compileVsCorrect(faceted);
+    d.speedup = speedups(faceted);
+    d.fastp = fastP(faceted);
+    d.taxonomyByCategory = taxonomy(faceted, GroupBy::Category);
+    d.taxonomyByMethod = taxonomy(faceted, GroupBy::Method);
     d.rounds = roundTrajectories(rows);
     return d;
 }

@@ -174,9 +174,13 @@ Taxonomy taxonomy(const std::vector<Row>& rows, GroupBy by);
 struct RoundPoint {
     int round = 0;
     Rate pass;
+    Rate compile;                          ///< call_ok (the seed's compile rate)
+    std::optional<double> geomeanSpeedup;  ///< over the round's timed correct kernels
+    int timed = 0;
 };
 struct Trajectory {
     std::string method;
+    std::string gpu;                 ///< the GPU of all its rows, "" when they come from several
     std::vector<RoundPoint> points;  ///< sorted by round
 };
 std::vector<Trajectory> roundTrajectories(const std::vector<Row>& rows);

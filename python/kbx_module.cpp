@@ -389,10 +389,14 @@ py::dict datasetsDict(const kbx::analysis::Datasets& ds)
             py::dict x;
             x["round"] = p.round;
             x["pass"] = rateDict(p.pass);
+            x["compile"] = rateDict(p.compile);
+            x["timed"] = p.timed;
+            x["geomean_speedup"] = p.geomeanSpeedup ? py::object(py::float_(*p.geomeanSpeedup)) : py::object(py::none());
             pts.append(x);
         }
         py::dict x;
         x["method"] = t.method;
+        x["gpu"] = t.gpu;
         x["points"] = pts;
         rounds.append(x);
     }

@@ -111,6 +111,8 @@ int figure(const ReportArgs& a)
         args.insert(args.end(), {"--round", join(a.rounds)});
     if (!a.categories.empty())
         args.insert(args.end(), {"--category", join(a.categories)});
+    if (a.allTasks)
+        args.push_back("--all-tasks");
     std::vector<char*> argv;
     for (auto& x : args)
         argv.push_back(x.data());
@@ -141,8 +143,8 @@ CLI::App* addReportCommand(CLI::App& app, ReportArgs& a)
     cmd->add_option("--round", a.rounds, "Only these rounds")->delimiter(',');
     cmd->add_option("--category", a.categories, "Only these task categories")->delimiter(',');
     cmd->add_flag("--all-tasks", a.allTasks,
-                  "With --table: also tasks outside the benchmark's own (an imported corpus carries older and extra tasks); by "
-                  "default the tables cover the benchmark's tasks and a note says what was left out");
+                  "With --table or --figure: also tasks outside the benchmark's own (an imported corpus carries older and extra "
+                  "tasks); by default tables and figures cover the benchmark's tasks and a table's note says what was left out");
     cmd->add_flag("--no-quality", a.noQuality, "method-summary: do not run radon for submissions without cached code quality");
     cmd->add_flag("--read-only", a.readOnly,
                   "Open the database read-only: nothing is written (no WAL switch, no schema upgrade, no code-quality "

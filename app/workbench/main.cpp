@@ -6,7 +6,9 @@
 // Installed, the demo database (PREFIX/share/kbx/demo.sqlite) is read-only: the workbench opens the
 // user's own copy of it instead (~/.local/share/kbx/demo.sqlite, models/database.h), also when the
 // installed file is named with --db. A database the user cannot write is refused with a message.
+#include "catalogue.h"
 #include "database.h"
+#include "paths.h"
 #include "mainwindow.h"
 #include "syntax.h"
 
@@ -64,6 +66,8 @@ int main(int argc, char** argv)
     QCommandLineOption gpuOpt(QStringLiteral("gpu"), QStringLiteral("--export-figure: only these GPUs."), QStringLiteral("G,..."));
     QCommandLineOption roundOpt(QStringLiteral("round"), QStringLiteral("--export-figure: only these rounds."), QStringLiteral("N,..."));
     QCommandLineOption categoryOpt(QStringLiteral("category"), QStringLiteral("--export-figure: only these categories."), QStringLiteral("C,..."));
+    QCommandLineOption allTasksOpt(QStringLiteral("all-tasks"),
+                                   QStringLiteral("--export-figure: also tasks outside the benchmark's own (by default the figure covers those)."));
     p.addOption(exportOpt);
     p.addOption(dbOpt);
     p.addOption(outOpt);
@@ -72,6 +76,7 @@ int main(int argc, char** argv)
     p.addOption(gpuOpt);
     p.addOption(roundOpt);
     p.addOption(categoryOpt);
+    p.addOption(allTasksOpt);
     p.addPositionalArgument(QStringLiteral("DATABASE"), QStringLiteral("A kbx database to open (same as --db)."), QStringLiteral("[DATABASE]"));
     p.process(app);
 
@@ -108,6 +113,17 @@ int main(int argc, char** argv)
         filters.methods = list(methodOpt);
         filters.gpus = list(gpuOpt);
         filters.categories = list(categoryOpt);
+        if (!p.isSet(allTasksOpt)) {
+            // As kbx report --table: the benchmark's own tasks (an imported corpus carries others).
+            try {
+                const auto cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
+                for (const auto& t : cat.tasks())
+                    filters.tasks.push_back(t.id);
+                filters.tasksLabel = "the benchmark's " + std::to_string(filters.tasks.size()) + " tasks";
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "kbx-workbench: no task index (%s): every task drawn (as --all-tasks)\n", e.what());
+            }
+        }
         for (const auto& r : list(roundOpt)) {
             bool ok = false;
             const int n = QString::fromStdString(r).toInt(&ok);

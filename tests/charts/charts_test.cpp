@@ -219,7 +219,10 @@ TEST_F(Charts, RichDatabaseHasWhatTheFiguresNeed)
     kbx::Store s(rich->toStdString());
     auto d = an::compute(s, {});
     EXPECT_EQ(d.rowCount, 180u);
-    EXPECT_EQ(d.correctness.methods.size(), 3u);
+    // three methods of three rounds each: one column per method and round, never pooled (issue 23)
+    EXPECT_EQ(d.correctness.methods.size(), 9u);
+    for (const auto& m : d.correctness.methods)
+        EXPECT_NE(m.find(" · r"), std::string::npos) << m;
     EXPECT_EQ(d.correctness.categories.size(), 5u);
     EXPECT_TRUE(an::hasTimings(d.speedup));
     EXPECT_GE(d.taxonomyByCategory.classes.size(), 5u);
@@ -253,7 +256,7 @@ TEST_F(Charts, EveryFigureRendersToPngWithColourAndProvenance)
 TEST_F(Charts, SvgCarriesProvenanceTitlesAndAxisTitles)
 {
     const std::vector<std::pair<QString, QStringList>> expected = {
-        {"correctness_heatmap", {"category", "method / stage", "Correctness by category and method", "zero-shot · call"}},
+        {"correctness_heatmap", {"category", "method / stage", "Correctness by category and method", "zero-shot", "r0", "call"}},
         {"compile_vs_correct", {"rate (95% Wilson interval)", "compiles and runs (call)", "correct (exe)"}},
         {"speedup_box", {"speedup over PyTorch (log scale)", "method (correct kernels)"}},
         {"speedup_ecdf", {"speedup over PyTorch (log scale)"}},

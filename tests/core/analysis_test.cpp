@@ -160,30 +160,36 @@ TEST_F(AnalysisDb, CorrectnessMatrixExactNumbers)
     auto d = an::compute(*store, {});
     const auto& m = d.correctness;
     ASSERT_EQ(m.categories, (std::vector<std::string>{"Activation", "Math"}));
-    ASSERT_EQ(m.methods, (std::vector<std::string>{"A", "B"}));
-    // Activation x A: relu (runtime_error, latest), gelu r0 (value_mismatch), gelu r1 (pass)
-    EXPECT_EQ(m.cells[0][0].call.n, 3);
-    EXPECT_EQ(m.cells[0][0].call.k, 2);
-    EXPECT_EQ(m.cells[0][0].exe.k, 1);
+    // A was evaluated in two rounds: one column per round, never pooled (issue 23); B in one.
+    ASSERT_EQ(m.methods, (std::vector<std::string>{"A · r0", "A · r1", "B"}));
+    // Activation x A r0: relu (runtime_error, latest), gelu (value_mismatch); A r1: gelu (pass)
+    EXPECT_EQ(m.cells[0][0].call.n, 2);
+    EXPECT_EQ(m.cells[0][0].call.k, 1);
+    EXPECT_EQ(m.cells[0][0].exe.k, 0);
+    EXPECT_EQ(m.cells[0][1].call.n, 1);
+    EXPECT_EQ(m.cells[0][1].exe.k, 1);
     EXPECT_EQ(m.cells[1][0].call.n, 1);
     EXPECT_EQ(m.cells[1][0].call.k, 0);
-    EXPECT_EQ(m.cells[0][1].call.k, 2);
-    EXPECT_EQ(m.cells[0][1].exe.k, 2);
-    EXPECT_EQ(m.cells[1][1].call.k, 1);
-    EXPECT_EQ(m.cells[1][1].exe.k, 0);
-    EXPECT_EQ(m.totals[0].exe.n, 4);
-    EXPECT_EQ(m.totals[0].exe.k, 1);
-    EXPECT_NEAR(m.totals[0].exe.ci().lo, 0.04559, 1e-4);
-    EXPECT_EQ(m.totals[1].call.k, 3);
-    EXPECT_EQ(m.totals[1].exe.k, 2);
+    EXPECT_EQ(m.cells[1][1].call.n, 0);  // A r1 has no Math task
+    EXPECT_EQ(m.cells[0][2].call.k, 2);
+    EXPECT_EQ(m.cells[0][2].exe.k, 2);
+    EXPECT_EQ(m.cells[1][2].call.k, 1);
+    EXPECT_EQ(m.cells[1][2].exe.k, 0);
+    EXPECT_EQ(m.totals[0].exe.n, 3);
+    EXPECT_EQ(m.totals[0].exe.k, 0);
+    EXPECT_EQ(m.totals[1].exe.n, 1);
+    EXPECT_EQ(m.totals[1].exe.k, 1);
+    EXPECT_NEAR(m.totals[2].exe.ci().lo, 0.2077, 1e-4);  // 2 of 3
+    EXPECT_EQ(m.totals[2].call.k, 3);
+    EXPECT_EQ(m.totals[2].exe.k, 2);
     EXPECT_EQ(d.runs, (std::vector<std::int64_t>{run1, run2}));
 
-    ASSERT_EQ(d.compile.size(), 2u);
-    EXPECT_EQ(d.compile[0].method, "A");
-    EXPECT_EQ(d.compile[0].call.k, 2);
-    EXPECT_EQ(d.compile[0].call.n, 4);
-    EXPECT_EQ(d.compile[1].exe.k, 2);
-    EXPECT_EQ(d.compile[1].exe.n, 3);
+    ASSERT_EQ(d.compile.size(), 3u);
+    EXPECT_EQ(d.compile[0].method, "A · r0");
+    EXPECT_EQ(d.compile[0].call.k, 1);
+    EXPECT_EQ(d.compile[0].call.n, 3);
+    EXPECT_EQ(d.compile[2].exe.k, 2);
+    EXPECT_EQ(d.compile[2].exe.n, 3);
 }
 
 TEST_F(AnalysisDb, GpuFilterPicksThatRunsEvaluation)
@@ -191,8 +197,8 @@ TEST_F(AnalysisDb, GpuFilterPicksThatRunsEvaluation)
     an::Filters f;
     f.gpus = {"CPU (Triton interpreter)"};
     auto m = an::compute(*store, f).correctness;
-    EXPECT_EQ(m.cells[0][0].call.k, 3);  // relu passed on the CPU run
-    EXPECT_EQ(m.cells[0][0].exe.k, 2);
+    EXPECT_EQ(m.cells[0][0].call.k, 2);  // A r0: relu passed on the CPU run, gelu ran (value_mismatch)
+    EXPECT_EQ(m.cells[0][0].exe.k, 1);
     f.gpus = {"NVIDIA H200"};
     auto d = an::compute(*store, f);
     EXPECT_EQ(d.rowCount, 1u);
@@ -222,21 +228,24 @@ TEST_F(AnalysisDb, SpeedupsAndFastP)
 {
     auto d = an::compute(*store, {});
     ASSERT_TRUE(an::hasTimings(d.speedup));
-    ASSERT_EQ(d.speedup.size(), 2u);
-    EXPECT_EQ(d.speedup[0].speedups, (std::vector<double>{3.0}));
-    ASSERT_EQ(d.speedup[1].speedups.size(), 2u);
-    EXPECT_DOUBLE_EQ(d.speedup[1].speedups[0], 0.5);
-    EXPECT_NEAR(d.speedup[1].speedups[1], std::sqrt(8.0), 1e-12);
-    EXPECT_EQ(d.speedup[0].correct, 1);
-    EXPECT_EQ(d.speedup[0].total, 4);
+    ASSERT_EQ(d.speedup.size(), 3u);  // A r0, A r1, B
+    EXPECT_TRUE(d.speedup[0].speedups.empty());
+    EXPECT_EQ(d.speedup[1].speedups, (std::vector<double>{3.0}));
+    ASSERT_EQ(d.speedup[2].speedups.size(), 2u);
+    EXPECT_DOUBLE_EQ(d.speedup[2].speedups[0], 0.5);
+    EXPECT_NEAR(d.speedup[2].speedups[1], std::sqrt(8.0), 1e-12);
+    EXPECT_EQ(d.speedup[1].correct, 1);
+    EXPECT_EQ(d.speedup[1].total, 1);
 
-    ASSERT_EQ(d.fastp.size(), 2u);
-    const auto& a = d.fastp[0];
-    const auto& b = d.fastp[1];
-    EXPECT_EQ(a.n, 4);
-    EXPECT_DOUBLE_EQ(a.fraction[0], 0.25);   // p = 0.1
-    EXPECT_DOUBLE_EQ(a.fraction[20], 0.25);  // p = 1
-    EXPECT_DOUBLE_EQ(a.fraction[40], 0.0);   // p = 10
+    ASSERT_EQ(d.fastp.size(), 3u);
+    EXPECT_EQ(d.fastp[0].n, 3);
+    EXPECT_DOUBLE_EQ(d.fastp[0].fraction[0], 0.0);
+    const auto& a = d.fastp[1];
+    const auto& b = d.fastp[2];
+    EXPECT_EQ(a.n, 1);
+    EXPECT_DOUBLE_EQ(a.fraction[0], 1.0);   // p = 0.1
+    EXPECT_DOUBLE_EQ(a.fraction[20], 1.0);  // p = 1
+    EXPECT_DOUBLE_EQ(a.fraction[40], 0.0);  // p = 10
     EXPECT_DOUBLE_EQ(b.fraction[0], 2.0 / 3.0);
     EXPECT_DOUBLE_EQ(b.fraction[20], 1.0 / 3.0);
     EXPECT_DOUBLE_EQ(b.fraction[40], 0.0);
@@ -247,7 +256,7 @@ TEST_F(AnalysisDb, NoTimingsIsEmptyNotAnError)
     store->query("DELETE FROM timings");
     auto d = an::compute(*store, {});
     EXPECT_FALSE(an::hasTimings(d.speedup));
-    ASSERT_EQ(d.fastp.size(), 2u);
+    ASSERT_EQ(d.fastp.size(), 3u);
     EXPECT_DOUBLE_EQ(d.fastp[0].fraction[0], 0.0);
 }
 

@@ -192,12 +192,14 @@ Table figureTable(const FigureInput& in)
         t = taxonomyTable(d.taxonomyByMethod, QStringLiteral("method"));
     } else if (figureKind(in.name) == QLatin1String("round_trajectories")) {
         t.header << QStringLiteral("method") << QStringLiteral("round") << QStringLiteral("n") << QStringLiteral("pass")
-                 << QStringLiteral("pass_rate") << QStringLiteral("lo95") << QStringLiteral("hi95");
+                 << QStringLiteral("pass_rate") << QStringLiteral("lo95") << QStringLiteral("hi95") << QStringLiteral("compile")
+                 << QStringLiteral("compile_rate") << QStringLiteral("timed") << QStringLiteral("geomean_speedup") << QStringLiteral("gpu");
         for (const auto& tr : d.rounds)
             for (const auto& p : tr.points) {
                 const auto ci = p.pass.ci();
                 t.rows << QStringList{q(tr.method), num(p.round), num(p.pass.n), num(p.pass.k), num(p.pass.value()),
-                                      num(ci.lo), num(ci.hi)};
+                                      num(ci.lo), num(ci.hi), num(p.compile.k), num(p.compile.value()), num(p.timed),
+                                      p.geomeanSpeedup ? num(*p.geomeanSpeedup) : QString(), q(tr.gpu)};
             }
     } else if (d.stats && figureKind(in.name) == QLatin1String("method-summary")) {
         t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("round") << QStringLiteral("n") << rateHeader

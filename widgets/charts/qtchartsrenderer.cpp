@@ -43,6 +43,8 @@ struct Annotation {
     QGraphicsSimpleTextItem* item;
     QPointF value;  ///< in series coordinates
     QAbstractSeries* series;
+    /// Where the text sits: centred on the point, or (tick labels) right-aligned left of it, or below it.
+    enum class Anchor { Centre, LeftOf, Below } anchor = Anchor::Centre;
 };
 
 class FigureChart : public QChart {
@@ -60,13 +62,14 @@ public:
         legend()->setLabelColor(style::textColour());
         connect(this, &QChart::plotAreaChanged, this, [this](const QRectF&) { place(); });
     }
-    void annotate(QAbstractSeries* s, QPointF at, const QString& text, const QColor& colour, const QFont& font)
+    void annotate(QAbstractSeries* s, QPointF at, const QString& text, const QColor& colour, const QFont& font,
+                  Annotation::Anchor anchor = Annotation::Anchor::Centre)
     {
         auto* item = new QGraphicsSimpleTextItem(text, this);
         item->setFont(font);
         item->setBrush(colour);
         item->setZValue(20);
-        m_annotations.push_back({item, at, s});
+        m_annotations.push_back({item, at, s, anchor});
     }
     void setMessage(const QString& text)
     {
@@ -80,7 +83,11 @@ public:
         for (auto& a : m_annotations) {
             const QPointF p = mapToPosition(a.value, a.series);
             const QRectF r = a.item->boundingRect();
-            a.item->setPos(p - QPointF(r.width() / 2, r.height() / 2));
+            switch (a.anchor) {
+            case Annotation::Anchor::Centre: a.item->setPos(p - QPointF(r.width() / 2, r.height() / 2)); break;
+            case Annotation::Anchor::LeftOf: a.item->setPos(p - QPointF(r.width() + 9, r.height() / 2)); break;
+            case Annotation::Anchor::Below: a.item->setPos(p + QPointF(-r.width() / 2, 6)); break;
+            }
         }
         if (m_message) {
             const QRectF r = m_message->boundingRect();
@@ -200,8 +207,10 @@ void correctnessHeatmap(FigureChart* c, const an::CorrectnessMatrix& m)
     x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
     y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
     for (std::size_t mi = 0; mi < m.methods.size(); ++mi) {
-        x->append(q(m.methods[mi]) + QStringLiteral(" · call"), double(2 * mi + 1));
-        x->append(q(m.methods[mi]) + QStringLiteral(" · exe"), double(2 * mi + 2));
+        // One line per part (method, round, stage): narrow columns keep the whole method name.
+        const QString label = q(m.methods[mi]).toHtmlEscaped().replace(QStringLiteral(" · "), QStringLiteral("<br>"));
+        x->append(label + QStringLiteral("<br>call"), double(2 * mi + 1));
+        x->append(label + QStringLiteral("<br>exe"), double(2 * mi + 2));
     }
     x->setRange(0, cols);
     // QCategoryAxis wants increasing end values: "All" at the bottom (0..1), categories above it.
@@ -333,10 +342,36 @@ QLogValueAxis* logAxis(double lo, double hi, const QString& title)
     // A hair wider than the decades, or Qt drops the label of the first one (rounding).
     a->setRange(lo * 0.999, hi * 1.001);
     a->setLabelFormat("%gx");
+    // Qt's own labels would read "1e-05x" beside "1000x": they keep their room but are not drawn;
+    // decadeLabels() writes every decade in one plain format.
     a->setMinorTickCount(8);
     a->setMinorGridLineColor(QColor(240, 240, 240));
     styleAxis(a, title);
+    a->setLabelsBrush(QBrush(Qt::transparent));  // after styleAxis, which colours the labels
     return a;
+}
+
+/// A decade's label, in one plain format for the whole axis: 0.0001x, 0.01x, 1x, 100x.
+QString decadeLabel(double d, const QString& suffix)
+{
+    const int decimals = d < 1 ? int(std::lround(-std::log10(d))) : 0;
+    return QString::number(d, 'f', decimals) + suffix;
+}
+
+/// Labels of a log axis made by logAxis(), one per decade from lo to hi: under a horizontal axis
+/// (at y = otherAt) or left of a vertical one (at x = otherAt), in coordinates of series s.
+void decadeLabels(FigureChart* c, QAbstractSeries* s, double lo, double hi, Qt::Orientation o, double otherAt,
+                  const QString& suffix = QStringLiteral("x"))
+{
+    for (int e = int(std::floor(std::log10(lo))); e <= int(std::ceil(std::log10(hi))); ++e) {
+        const double d = std::pow(10.0, e);
+        if (d < lo * 0.999 || d > hi * 1.001)
+            continue;
+        if (o == Qt::Horizontal)
+            c->annotate(s, {d, otherAt}, decadeLabel(d, suffix), style::textColour(), style::labelFont(), Annotation::Anchor::Below);
+        else
+            c->annotate(s, {otherAt, d}, decadeLabel(d, suffix), style::textColour(), style::labelFont(), Annotation::Anchor::LeftOf);
+    }
 }
 
 void speedupBox(FigureChart* c, const std::vector<an::SpeedupSeries>& s)
@@ -385,7 +420,8 @@ void speedupBox(FigureChart* c, const std::vector<an::SpeedupSeries>& s)
     }
     attach(c, box, x, y);
     attach(c, outliers, x, y);
-    segment(c, x, y, {-0.5, 1.0}, {double(s.size()) - 0.5, 1.0}, referencePen());
+    auto* ref = segment(c, x, y, {-0.5, 1.0}, {double(s.size()) - 0.5, 1.0}, referencePen());
+    decadeLabels(c, ref, lo, hi, Qt::Vertical, -0.5);
     c->legend()->hide();
 }
 
@@ -414,7 +450,8 @@ void speedupEcdf(FigureChart* c, const std::vector<an::SpeedupSeries>& s)
         line->setPen(style::linePen(idx++));
         attach(c, line, x, y);
     }
-    segment(c, x, y, {1.0, 0.0}, {1.0, 1.0}, referencePen());  // 1x
+    auto* ref = segment(c, x, y, {1.0, 0.0}, {1.0, 1.0}, referencePen());  // 1x
+    decadeLabels(c, ref, lo, hi, Qt::Horizontal, 0.0);
 }
 
 void fastPCurves(FigureChart* c, const std::vector<an::FastPCurve>& curves)
@@ -445,7 +482,8 @@ void fastPCurves(FigureChart* c, const std::vector<an::FastPCurve>& curves)
     const double yMax = std::min(1.0, std::max(0.1, std::ceil(top * 10.0 + 0.5) / 10.0));
     y->setRange(0, yMax);
     y->setTickCount(int(std::lround(yMax * 10.0)) + 1);
-    segment(c, x, y, {1.0, 0.0}, {1.0, yMax}, referencePen());
+    auto* ref = segment(c, x, y, {1.0, 0.0}, {1.0, yMax}, referencePen());
+    decadeLabels(c, ref, lo, hi, Qt::Horizontal, 0.0, QString());
 }
 
 void taxonomyBars(FigureChart* c, const an::Taxonomy& t, bool byCategory)
@@ -499,6 +537,8 @@ void taxonomyBars(FigureChart* c, const an::Taxonomy& t, bool byCategory)
     c->legend()->setAlignment(Qt::AlignRight);
 }
 
+QString shortGpu(const std::string& gpu);
+
 void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
 {
     int rMin = 0, rMax = 1;
@@ -518,27 +558,47 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
     x->setTickInterval(std::max(1.0, std::ceil((rMax - rMin) / 10.0)));
     x->setLabelFormat("%d");
     styleAxis(x, QStringLiteral("round"));
-    auto* y = rateAxis(QStringLiteral("pass rate (95% Wilson interval)"), true);
+    auto* y = rateAxis(QStringLiteral("pass rate (95% Wilson interval); compile rate dashed"), true);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
+    std::set<std::string> gpus;
+    for (const auto& m : t)
+        gpus.insert(m.gpu);
     const double jitterStep = t.size() > 1 ? 0.12 / double(t.size() - 1) : 0.0;
     int idx = 0;
     for (const auto& m : t) {
         const double dx = t.size() > 1 ? -0.06 + jitterStep * idx : 0.0;  // keep intervals apart
+        // Named with its GPU where the methods ran on different ones.
+        const QString name = gpus.size() > 1 && !m.gpu.empty() ? QStringLiteral("%1 · %2").arg(q(m.method), shortGpu(m.gpu)) : q(m.method);
         auto* line = new QLineSeries;
-        line->setName(q(m.method));
+        line->setName(name + QStringLiteral(" pass"));
         QPen pen = style::linePen(idx);
+        pen.setStyle(Qt::SolidLine);
         line->setPen(pen);
         line->setPointsVisible(true);
         line->setMarkerSize(7);
+        auto* compile = new QLineSeries;
+        compile->setName(name + QStringLiteral(" compile"));
+        QPen dashed = pen;
+        dashed.setStyle(Qt::DashLine);
+        dashed.setWidthF(1.5);
+        compile->setPen(dashed);
         QPen whisker(pen.color());
         whisker.setWidthF(1.2);
         for (const auto& p : m.points) {
             line->append(p.round + dx, 100.0 * p.pass.value());
+            compile->append(p.round + dx, 100.0 * p.compile.value());
             const auto ci = p.pass.ci();
             segment(c, x, y, {p.round + dx, 100 * ci.lo}, {p.round + dx, 100 * ci.hi}, whisker);
         }
         attach(c, line, x, y);
+        attach(c, compile, x, y);
+        // n per point, and the geometric-mean speedup of its timed correct kernels (the paper's figure)
+        for (const auto& p : m.points) {
+            const QString sp = p.geomeanSpeedup ? QStringLiteral(" · %1x").arg(*p.geomeanSpeedup, 0, 'f', 2) : QString();
+            c->annotate(line, {p.round + dx, std::max(4.0, 100 * p.pass.ci().lo - 4)}, QStringLiteral("n=%1%2").arg(p.pass.n).arg(sp),
+                        pen.color(), style::labelFont());
+        }
         ++idx;
     }
 }
@@ -819,6 +879,7 @@ void crossHardwareBoxes(FigureChart* c, const kbx::stats::CrossHardware& x)
     }
     attach(c, box, xa, ya);
     attach(c, outliers, xa, ya);
+    decadeLabels(c, box, lo, hi, Qt::Vertical, -0.5);
     c->legend()->hide();
 }
 
