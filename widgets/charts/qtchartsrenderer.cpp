@@ -299,6 +299,11 @@ void compileVsCorrect(FigureChart* c, const std::vector<an::MethodRates>& rates)
     x->append(cats);
     styleAxis(x, QStringLiteral("method"));
     auto* y = rateAxis(QStringLiteral("rate (95% Wilson interval)"), true);
+    // Room above 100% for the values over the whiskers; ticks stay at 0, 20, ..., 100.
+    y->setRange(0, 110);
+    y->setTickType(QValueAxis::TicksDynamic);
+    y->setTickAnchor(0);
+    y->setTickInterval(20);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     attach(c, series, x, y);
@@ -315,7 +320,7 @@ void compileVsCorrect(FigureChart* c, const std::vector<an::MethodRates>& rates)
             segment(c, x, y, {xc, 100 * ci.lo}, {xc, 100 * ci.hi}, whisker);
             segment(c, x, y, {xc - 0.04, 100 * ci.lo}, {xc + 0.04, 100 * ci.lo}, whisker);
             segment(c, x, y, {xc - 0.04, 100 * ci.hi}, {xc + 0.04, 100 * ci.hi}, whisker);
-            c->annotate(series, {xc, std::min(100 * ci.hi + 5, 97.0)},
+            c->annotate(series, {xc, 100 * ci.hi + 4.5},
                         QStringLiteral("%1%").arg(100.0 * rate.value(), 0, 'f', 0), style::textColour(), style::labelFont());
         }
     }
@@ -549,10 +554,8 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
             rMax = first ? p.round : std::max(rMax, p.round);
             first = false;
         }
-    if (rMax == rMin)
-        rMax = rMin + 1;
     auto* x = new QValueAxis;
-    x->setRange(rMin - 0.3, rMax + 0.3);
+    x->setRange(rMin - (rMax == rMin ? 0.5 : 0.3), rMax + (rMax == rMin ? 0.5 : 0.3));  // one round: no empty next one
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(rMin);
     x->setTickInterval(std::max(1.0, std::ceil((rMax - rMin) / 10.0)));
@@ -583,6 +586,8 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
         dashed.setStyle(Qt::DashLine);
         dashed.setWidthF(1.5);
         compile->setPen(dashed);
+        compile->setPointsVisible(true);  // seen also where a method has one round only
+        compile->setMarkerSize(5);
         QPen whisker(pen.color());
         whisker.setWidthF(1.2);
         for (const auto& p : m.points) {
