@@ -416,12 +416,16 @@ void speedupBox(FigureChart* c, const std::vector<an::SpeedupSeries>& s)
             for (double o : st.outliers)
                 outliers->append(double(i), o);
         } else {
-            for (int k = 0; k < 5; ++k)  // an invisible box at 1x keeps the category
+            for (int k = 0; k < 5; ++k)  // an invisible box at 1x keeps the category; the words say why
                 set->setValue(k, 1.0);
-            set->setPen(Qt::NoPen);
-            set->setBrush(Qt::NoBrush);
+            c->annotate(box, {double(i), std::sqrt(lo * hi) * 1.6}, QStringLiteral("no data: no timed correct kernel"),
+                        style::textColour(), style::labelFont());
         }
         box->append(set);
+        if (s[i].speedups.empty()) {  // after append, which gives the set the series' pen
+            set->setPen(QPen(Qt::transparent));
+            set->setBrush(QBrush(Qt::transparent));
+        }
     }
     attach(c, box, x, y);
     attach(c, outliers, x, y);
