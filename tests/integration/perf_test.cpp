@@ -241,7 +241,8 @@ TEST(Perf, SlowCallsNeedFewerPairsSoTheTimeCapHolds)
     EXPECT_EQ(slow["warmup_calls"]["candidate"], 2);
     EXPECT_EQ(slow["warmup_calls"]["reference"], 2);
     EXPECT_TRUE(slow["recheck"].is_object() && slow["recheck"].value("ok", false)) << slow["recheck"].dump();
-    auto normal = timing("normal-calls", "30");
+    // (a cap well above ten pairs of this call even on a loaded 2-core machine, where 30 s was not)
+    auto normal = timing("normal-calls", "120");
     ASSERT_FALSE(normal.is_null());
     EXPECT_EQ(normal["min_reps"], 10);
     EXPECT_GE(normal["reps"].get<int>(), 10);

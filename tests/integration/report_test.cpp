@@ -158,13 +158,15 @@ TEST_F(Report, MethodSummaryOfOurFixtures)
     EXPECT_DOUBLE_EQ(mixed["correct_per_compile"].get<double>(), 0.5);
     EXPECT_EQ(t["rows"].size(), 3u);             // the GPU filter keeps the imported rows out
     // Code quality of the correct kernels, from radon in the venv (n/a with a note without it).
-    if (doc["notes"].empty()) {
+    // (other notes may stand beside it: the imported seed fixtures carry tasks outside the benchmark)
+    bool qualityNa = false;
+    for (const auto& n : doc["notes"])
+        qualityNa = qualityNa || n.get<std::string>().find("code quality n/a") != std::string::npos;
+    if (!qualityNa) {
         EXPECT_TRUE(goodRow["mi_mean"].is_number());
         EXPECT_GT(goodRow["mi_mean"].get<double>(), 0.0);
         EXPECT_GE(goodRow["cc_mean"].get<double>(), 1.0);
         EXPECT_EQ(doc["provenance"]["quality_tool"][0].get<std::string>().rfind("radon ", 0), 0u);
-    } else {
-        EXPECT_NE(doc["notes"][0].get<std::string>().find("code quality n/a"), std::string::npos);
     }
     // The imported seed verdicts: speedups with all the statistics.
     const auto imported = reportJson("method-summary", "--gpu h800 --method geak");
