@@ -113,6 +113,16 @@ class Tiers(unittest.TestCase):
             self.assertEqual(got[c["name"]], ("contract", ""), c["name"])
             self.assertEqual(c["args"][0].dtype, torch.float32)
 
+    def test_seed_call_outlier_draws_use_the_seeds_own_scale(self):
+        # The seed's tests draw outliers at scale 10 (sometimes 20), never its helper's default 50:
+        # a seed-call case must not ask for more than the seed's own inputs did (Math/i0 clamps to +-10).
+        from kbx_harness.inputs import InputGen
+        x = C._value({"kind": "tensor", "dtype": "float32", "shape": [256, 256]}, InputGen(7, "cpu"), "outlier", 4)
+        big = x.abs() > 6
+        self.assertTrue(0 < int(big.sum()) < 200, int(big.sum()))  # ~65 outliers of 65536, some small
+        self.assertLess(float(x.abs().max()), 60.0)
+        self.assertGreater(float(x.abs().max()), 15.0)
+
     def test_a_task_without_seed_calls_has_every_case_decide(self):
         cases = [case("public0/f16", self.randn(64, dtype=torch.float16))]
         run = lambda a, k: _reference(*a, **k)  # noqa: E731
