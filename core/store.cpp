@@ -688,9 +688,62 @@ bool Store::markRunInterrupted(std::int64_t runId)
     return changed;
 }
 
+namespace {
+
+/// Strings longer than `keep` bytes cut to it (with a note of how much was cut), recursively.
+nlohmann::json shortenStrings(const nlohmann::json& j, std::size_t keep)
+{
+    if (j.is_string()) {
+        const auto& v = j.get_ref<const std::string&>();
+        return v.size() <= keep ? j : nlohmann::json(v.substr(0, keep) + fmt::format("... [{} bytes cut]", v.size() - keep));
+    }
+    if (j.is_object()) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& [k, v] : j.items())
+            out[k] = shortenStrings(v, keep);
+        return out;
+    }
+    if (j.is_array()) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& v : j)
+            out.push_back(shortenStrings(v, keep));
+        return out;
+    }
+    return j;
+}
+
+}  // namespace
+
 std::int64_t Store::addEvaluation(const EvaluationRecord& r)
 {
     requireWritable("store an evaluation");
+    // What one evaluation keeps is bounded whatever the candidate did (issue 20): its evidence at most
+    // kEvidenceBytes / 4 (long strings cut), its cases' evidence within the rest, failing cases first;
+    // a case past the budget keeps its name, status and class, and says how much evidence it dropped.
+    std::string evidence = r.evidence.dump();
+    if (evidence.size() > kEvidenceBytes / 4)
+        evidence = shortenStrings(r.evidence, 4096).dump();
+    if (evidence.size() > kEvidenceBytes / 4)
+        evidence = nlohmann::json{{"truncated_bytes", evidence.size()}}.dump();
+    std::vector<std::string> caseEvidence(r.cases.size());
+    {
+        // room for a placeholder ({"truncated_bytes":N}, under 32 bytes) for every case, then the rest
+        const std::size_t reserve = 32 * r.cases.size() + evidence.size();
+        std::size_t left = kEvidenceBytes > reserve ? kEvidenceBytes - reserve : 0;
+        std::vector<std::size_t> order;
+        for (bool failing : {true, false})
+            for (std::size_t i = 0; i < r.cases.size(); ++i)
+                if ((r.cases[i].status != "pass") == failing)
+                    order.push_back(i);
+        for (auto i : order) {
+            auto e = r.cases[i].evidence.dump();
+            if (e.size() > left + 32)  // (its own placeholder's room counts as its)
+                e = nlohmann::json{{"truncated_bytes", e.size()}}.dump();
+            else
+                left -= std::min(left, e.size() > 32 ? e.size() - 32 : 0);
+            caseEvidence[i] = std::move(e);
+        }
+    }
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
     Stmt ins(m_db, "INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, failure_class, "
@@ -703,7 +756,7 @@ std::int64_t Store::addEvaluation(const EvaluationRecord& r)
         ins.bind(7, *r.failureClass);
     else
         ins.bindNull(7);
-    ins.bind(8, r.failureDetail).bind(9, r.evidence.dump()).bind(10, r.stageSeconds.dump())
+    ins.bind(8, r.failureDetail).bind(9, evidence).bind(10, r.stageSeconds.dump())
         .bind(11, std::int64_t(1)).bind(12, r.startedAt).bind(13, r.finishedAt);
     if (r.protocol.empty())
         ins.bindNull(14);
@@ -720,14 +773,15 @@ std::int64_t Store::addEvaluation(const EvaluationRecord& r)
     ins.step();
     auto evalId = sqlite3_last_insert_rowid(m_db);
     Stmt c(m_db, "INSERT INTO case_results(evaluation_id, idx, name, status, failure_class, evidence, tier) VALUES(?,?,?,?,?,?,?)");
-    for (const auto& cs : r.cases) {
+    for (std::size_t ci = 0; ci < r.cases.size(); ++ci) {
+        const auto& cs = r.cases[ci];
         sqlite3_reset(c.s);
         c.bind(1, evalId).bind(2, std::int64_t(cs.index)).bind(3, cs.name).bind(4, cs.status);
         if (cs.failureClass)
             c.bind(5, *cs.failureClass);
         else
             c.bindNull(5);
-        c.bind(6, cs.evidence.dump()).bind(7, cs.tier.empty() ? std::string("contract") : cs.tier).step();
+        c.bind(6, caseEvidence[ci]).bind(7, cs.tier.empty() ? std::string("contract") : cs.tier).step();
     }
     tx.commit();
     return evalId;

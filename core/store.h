@@ -18,6 +18,8 @@ struct ImportBatch;    // seed_import.h
 struct ImportSummary;  // seed_import.h
 
 inline constexpr int kSchemaVersion = 5;
+/// The most evidence one evaluation keeps (its own and its cases' together; issue 20).
+inline constexpr std::size_t kEvidenceBytes = 256 * 1024;
 
 class StoreError : public std::runtime_error {
 public:

@@ -240,3 +240,46 @@ TEST(Store, MigrationToV5IsIdempotentOnExistingColumns)
     EXPECT_EQ(s.schemaVersion(), kSchemaVersion);
     EXPECT_FALSE(s.query("SELECT 1 FROM pragma_table_info('case_results') WHERE name = 'tier'").empty());
 }
+
+// What one evaluation keeps is bounded (issue 20): its own evidence and its cases' together at most
+// kEvidenceBytes; failing cases keep theirs first; a case past the budget keeps name, status and class.
+TEST(Store, EvidenceOfOneEvaluationIsBounded)
+{
+    auto p = tempDb("evidence-bound");
+    Store s(p);
+    auto m = s.ensureMethod("m1");
+    auto run = s.beginRun("cpu", {{"torch", "x"}}, {0}, 42, {});
+    auto [c, isNew] = s.ensureCandidate("Activation/relu", "def relu(x): pass\n");
+    auto r = rec(run, s.ensureSubmission(c, m, 0, "o"), false);
+    r.evidence = {{"traceback", std::string(300 * 1024, 't')}, {"line", 7}};
+    r.cases.clear();
+    for (int i = 0; i < 600; ++i)  // ~600 KiB of case evidence; every 100th case fails
+        r.cases.push_back({i, "case" + std::to_string(i), i % 100 == 99 ? "fail" : "pass",
+                           i % 100 == 99 ? std::optional<std::string>("value_mismatch") : std::nullopt,
+                           {{"blob", std::string(1000, 'x')}, {"i", i}}});
+    const auto id = s.addEvaluation(r);
+    const auto sizes = s.query("SELECT length(evidence) AS ev, (SELECT sum(length(evidence)) FROM case_results WHERE evaluation_id = "
+                               + std::to_string(id) + ") AS cases, (SELECT count(*) FROM case_results WHERE evaluation_id = "
+                               + std::to_string(id) + ") AS n FROM evaluations WHERE id = " + std::to_string(id));
+    ASSERT_EQ(sizes.size(), 1u);
+    EXPECT_LE(sizes[0]["ev"].get<std::int64_t>() + sizes[0]["cases"].get<std::int64_t>(), std::int64_t(kEvidenceBytes));
+    EXPECT_EQ(sizes[0]["n"], 600);  // every case kept, with its status
+    auto ev = nlohmann::json::parse(s.query("SELECT evidence FROM evaluations WHERE id = " + std::to_string(id))[0]["evidence"].get<std::string>());
+    EXPECT_EQ(ev["line"], 7);
+    EXPECT_NE(ev["traceback"].get<std::string>().find("bytes cut]"), std::string::npos);
+    // The failing cases kept their evidence; the last passing ones say what they dropped.
+    for (const auto& row : s.query("SELECT name, status, failure_class, evidence FROM case_results WHERE evaluation_id = " + std::to_string(id))) {
+        const auto e = nlohmann::json::parse(row["evidence"].get<std::string>());
+        if (row["status"] == "fail") {
+            EXPECT_EQ(row["failure_class"], "value_mismatch");
+            EXPECT_TRUE(e.contains("blob")) << row["name"];
+        }
+    }
+    const auto last = nlohmann::json::parse(
+        s.query("SELECT evidence FROM case_results WHERE evaluation_id = " + std::to_string(id) + " AND name = 'case598'")[0]["evidence"].get<std::string>());
+    EXPECT_TRUE(last.contains("truncated_bytes")) << last.dump();
+    // A small evaluation is stored as it is.
+    auto small = rec(run, s.ensureSubmission(s.ensureCandidate("Activation/relu", "b = 1\n").first, m, 0, "o2"), true);
+    const auto sid = s.addEvaluation(small);
+    EXPECT_EQ(s.query("SELECT evidence FROM case_results WHERE evaluation_id = " + std::to_string(sid))[0]["evidence"], "{\"max_abs_err\":0.5}");
+}
