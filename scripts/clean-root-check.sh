@@ -42,8 +42,15 @@ ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
 WHICH=${1:-all}
 CACHE=${KBX_CLEAN_ROOT_CACHE:-/var/cache/kbx-clean-roots}
 OUT=${KBX_CLEAN_ROOT_OUT:-$ROOT_DIR/build-clean-root}
-MIRROR=http://deb.debian.org/debian
-SECURITY=http://deb.debian.org/debian-security
+# The Debian archive and its security archive as this machine's own apt sources name them (one-line
+# or deb822 format); KBX_DEBIAN_MIRROR / KBX_DEBIAN_SECURITY override them.
+host_uri() {  # host_uri SUFFIX: the first source URI ending in /SUFFIX
+  grep -hoE "https?://[^ ]+/$1/?( |$)" /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
+    2>/dev/null | head -1 | tr -d ' ' | sed 's:/$::'
+}
+MIRROR=${KBX_DEBIAN_MIRROR:-$(host_uri debian)}
+SECURITY=${KBX_DEBIAN_SECURITY:-$(host_uri debian-security)}
+SECURITY=${SECURITY:-${MIRROR}-security}
 T0=$SECONDS
 say() { printf '\033[1m[clean-root]\033[0m %s\n' "$*" >&2; }
 phase() { say "[$((SECONDS - T0)) s] $*"; }

@@ -22,7 +22,10 @@ libssl-dev libcli11-dev libeigen3-dev fonts-dejavu-core ca-certificates"
 if [[ ! -f "$CHROOT/.kbx-ready" ]]; then
   rm -rf "$CHROOT"; mkdir -p "$CHROOT"
   say "debootstrap trixie into $CHROOT (once)"
-  debootstrap --variant=minbase trixie "$CHROOT" http://deb.debian.org/debian >/dev/null || skip "debootstrap failed (no registry?)"
+  # the Debian archive as this machine's own apt sources name it (KBX_DEBIAN_MIRROR overrides)
+  mirror=${KBX_DEBIAN_MIRROR:-$(grep -hoE "https?://[^ ]+/debian/?( |$)" /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+    /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1 | tr -d ' ' | sed 's:/$::')}
+  debootstrap --variant=minbase trixie "$CHROOT" ${mirror:+"$mirror"} >/dev/null || skip "debootstrap failed (no registry?)"
   touch "$CHROOT/.kbx-ready"
 fi
 cp /etc/resolv.conf "$CHROOT/etc/resolv.conf" 2>/dev/null || true
