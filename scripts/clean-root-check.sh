@@ -44,9 +44,9 @@ CACHE=${KBX_CLEAN_ROOT_CACHE:-/var/cache/kbx-clean-roots}
 OUT=${KBX_CLEAN_ROOT_OUT:-$ROOT_DIR/build-clean-root}
 # The Debian archive and its security archive as this machine's own apt sources name them (one-line
 # or deb822 format); KBX_DEBIAN_MIRROR / KBX_DEBIAN_SECURITY override them.
-host_uri() {  # host_uri SUFFIX: the first source URI ending in /SUFFIX
-  grep -hoE "https?://[^ ]+/$1/?( |$)" /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
-    2>/dev/null | head -1 | tr -d ' ' | sed 's:/$::'
+host_uri() {  # host_uri SUFFIX: the first source URI ending in /SUFFIX ("" when none; never fails)
+  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null \
+    | { grep -oE "https?://[^ ]+/$1/?( |$)" || true; } | head -1 | tr -d ' ' | sed 's:/$::' || true
 }
 MIRROR=${KBX_DEBIAN_MIRROR:-$(host_uri debian)}
 SECURITY=${KBX_DEBIAN_SECURITY:-$(host_uri debian-security)}

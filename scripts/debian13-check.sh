@@ -19,18 +19,22 @@ command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/nu
 PKGS="g++ cmake ninja-build pkg-config ccache qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
 libkf6syntaxhighlighting-dev libsqlite3-dev libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev
 libssl-dev libcli11-dev libeigen3-dev fonts-dejavu-core ca-certificates"
+cleanup() { for m in src proc dev; do umount "$CHROOT/$m" 2>/dev/null || umount -l "$CHROOT/$m" 2>/dev/null || true; done; }
 if [[ ! -f "$CHROOT/.kbx-ready" ]]; then
-  rm -rf "$CHROOT"; mkdir -p "$CHROOT"
+  # a run killed half-way may have left the checkout and /dev bound inside: unmount before removing,
+  # and never cross into another file system
+  cleanup
+  if grep -qs " $CHROOT/" /proc/mounts; then say "cannot unmount what is mounted below $CHROOT"; exit 1; fi
+  rm -rf --one-file-system "$CHROOT"; mkdir -p "$CHROOT"
   say "debootstrap trixie into $CHROOT (once)"
   # the Debian archive as this machine's own apt sources name it (KBX_DEBIAN_MIRROR overrides)
-  mirror=${KBX_DEBIAN_MIRROR:-$(grep -hoE "https?://[^ ]+/debian/?( |$)" /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-    /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1 | tr -d ' ' | sed 's:/$::')}
+  mirror=${KBX_DEBIAN_MIRROR:-$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null \
+    | { grep -oE "https?://[^ ]+/debian/?( |$)" || true; } | head -1 | tr -d ' ' | sed 's:/$::' || true)}
   debootstrap --variant=minbase trixie "$CHROOT" ${mirror:+"$mirror"} >/dev/null || skip "debootstrap failed (no registry?)"
   touch "$CHROOT/.kbx-ready"
 fi
 cp /etc/resolv.conf "$CHROOT/etc/resolv.conf" 2>/dev/null || true
 mkdir -p "$CHROOT/src" "$CHROOT/proc" "$CHROOT/dev"
-cleanup() { for m in src proc dev; do umount "$CHROOT/$m" 2>/dev/null || umount -l "$CHROOT/$m" 2>/dev/null || true; done; }
 trap cleanup EXIT
 cleanup
 mount -t proc proc "$CHROOT/proc"
