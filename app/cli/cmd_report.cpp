@@ -113,6 +113,8 @@ int figure(const ReportArgs& a)
         args.insert(args.end(), {"--category", join(a.categories)});
     if (a.allTasks)
         args.push_back("--all-tasks");
+    if (a.provenanceLine)
+        args.push_back("--provenance-line");
     std::vector<char*> argv;
     for (auto& x : args)
         argv.push_back(x.data());
@@ -142,6 +144,9 @@ CLI::App* addReportCommand(CLI::App& app, ReportArgs& a)
         ->delimiter(',');
     cmd->add_option("--round", a.rounds, "Only these rounds")->delimiter(',');
     cmd->add_option("--category", a.categories, "Only these task categories")->delimiter(',');
+    cmd->add_flag("--provenance-line", a.provenanceLine,
+                  "With --figure (.svg, .pdf, .png): print the provenance (database, runs, filters, kbx version, date) as a line "
+                  "under the figure; it is always in the file's metadata");
     cmd->add_flag("--all-tasks", a.allTasks,
                   "With --table or --figure: also tasks outside the benchmark's own (an imported corpus carries older and extra "
                   "tasks); by default tables and figures cover the benchmark's tasks and a table's note says what was left out");

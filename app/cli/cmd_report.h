@@ -25,7 +25,8 @@ struct ReportArgs {
     std::vector<std::string> categories;
     bool noQuality = false;
     bool readOnly = false;  ///< --read-only (also chosen by itself for a database this user cannot write)
-    bool allTasks = false;  ///< --all-tasks: also tasks outside the benchmark (imported corpora carry some)
+    bool allTasks = false;
+    bool provenanceLine = false;  ///< --figure: the provenance printed under the figure  ///< --all-tasks: also tasks outside the benchmark (imported corpora carry some)
 };
 
 /// Registers `kbx report` with its options on the app.

@@ -66,6 +66,8 @@ int main(int argc, char** argv)
     QCommandLineOption gpuOpt(QStringLiteral("gpu"), QStringLiteral("--export-figure: only these GPUs."), QStringLiteral("G,..."));
     QCommandLineOption roundOpt(QStringLiteral("round"), QStringLiteral("--export-figure: only these rounds."), QStringLiteral("N,..."));
     QCommandLineOption categoryOpt(QStringLiteral("category"), QStringLiteral("--export-figure: only these categories."), QStringLiteral("C,..."));
+    QCommandLineOption provenanceOpt(QStringLiteral("provenance-line"),
+                                     QStringLiteral("--export-figure: print the provenance (database, runs, filters, kbx, date) under the figure."));
     QCommandLineOption allTasksOpt(QStringLiteral("all-tasks"),
                                    QStringLiteral("--export-figure: also tasks outside the benchmark's own (by default the figure covers those)."));
     p.addOption(exportOpt);
@@ -77,6 +79,7 @@ int main(int argc, char** argv)
     p.addOption(roundOpt);
     p.addOption(categoryOpt);
     p.addOption(allTasksOpt);
+    p.addOption(provenanceOpt);
     p.addPositionalArgument(QStringLiteral("DATABASE"), QStringLiteral("A kbx database to open (same as --db)."), QStringLiteral("[DATABASE]"));
     p.process(app);
 
@@ -138,7 +141,7 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
             return 1;
         }
-        if (!kbx::gui::exportFigure(name, db, out, filters, &error)) {
+        if (!kbx::gui::exportFigure(name, db, out, filters, p.isSet(provenanceOpt), &error)) {
             std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
             return 1;
         }

@@ -281,6 +281,27 @@ TEST_F(Charts, SvgCarriesProvenanceTitlesAndAxisTitles)
     }
 }
 
+// --provenance-line (issue 23): the provenance printed under the figure, on request only.
+TEST_F(Charts, ProvenanceLineUnderTheFigureOnRequest)
+{
+    QString error;
+    const QString plain = outDir() + QStringLiteral("/prov_plain.png"), lined = outDir() + QStringLiteral("/prov_line.png");
+    ASSERT_TRUE(exportFigure(QStringLiteral("compile_vs_correct"), *rich, plain, {}, false, &error)) << error.toStdString();
+    ASSERT_TRUE(exportFigure(QStringLiteral("compile_vs_correct"), *rich, lined, {}, true, &error)) << error.toStdString();
+    auto inkInBottomBand = [](const QImage& img) {
+        int n = 0;
+        for (int y = img.height() - 40; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                n += qGray(img.pixel(x, y)) < 200;
+        return n;
+    };
+    const QImage a(plain), b(lined);
+    ASSERT_FALSE(a.isNull());
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(inkInBottomBand(a), 0);
+    EXPECT_GT(inkInBottomBand(b), 200) << "no provenance text under the figure";
+}
+
 TEST_F(Charts, PdfHasHeaderAndTitle)
 {
     const QString file = outDir() + QStringLiteral("/correctness_heatmap.pdf");

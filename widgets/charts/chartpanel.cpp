@@ -287,6 +287,12 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
 
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters, QString* error)
 {
+    return exportFigure(name, dbPath, outFile, filters, false, error);
+}
+
+bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
+                  bool provenanceLine, QString* error)
+{
     auto fail = [error](const QString& m) {
         if (error)
             *error = m;
@@ -302,7 +308,7 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
     if (!r.ok)
         return fail(r.error);
     auto renderer = makeDefaultRenderer();
-    return exportFigureInput(*renderer, {name, r.data, provenanceFor(dbPath, r.data)}, outFile, error);
+    return exportFigureInput(*renderer, {name, r.data, provenanceFor(dbPath, r.data), provenanceLine}, outFile, error);
 }
 
 }  // namespace kbx::gui

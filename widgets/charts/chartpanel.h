@@ -56,5 +56,8 @@ QStringList figureNames();
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, QString* error);
 /// The same under filters (method, round, GPU, category), as `kbx report --figure ... --method M` gives them.
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters, QString* error);
+/// The same, with the provenance printed as a line under the figure when provenanceLine.
+bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
+                  bool provenanceLine, QString* error);
 
 }  // namespace kbx::gui

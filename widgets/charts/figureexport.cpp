@@ -5,6 +5,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QImageWriter>
 #include <QPageLayout>
@@ -301,6 +302,33 @@ QString toLatex(const FigureInput& in)
     return latexTabular(t.header, t.rows, align, in);
 }
 
+namespace {
+
+/// The figure into target; with in.provenanceLine, the chart above and the provenance in small
+/// grey type on the figure's last lines (the papers' "generated from" line).
+void paintFigure(FigureRenderer& renderer, QPainter* p, const QRectF& target, const FigureInput& in)
+{
+    if (!in.provenanceLine) {
+        renderer.paint(p, target, in);
+        return;
+    }
+    QFont font = p->font();
+    font.setPixelSize(11);
+    const QFontMetricsF fm(font);
+    const QString text = in.provenance.text();
+    const QRectF textArea(target.left() + 10, 0, target.width() - 20, 1e6);
+    const qreal h = fm.boundingRect(textArea, Qt::TextWordWrap | Qt::AlignLeft, text).height() + 10;
+    renderer.paint(p, QRectF(target.topLeft(), QSizeF(target.width(), target.height() - h)), in);
+    p->save();
+    p->setFont(font);
+    p->setPen(QColor(90, 90, 90));
+    p->drawText(QRectF(target.left() + 10, target.bottom() - h + 3, target.width() - 20, h - 3), Qt::TextWordWrap | Qt::AlignLeft,
+                text);
+    p->restore();
+}
+
+}  // namespace
+
 bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QString& file, QString* error)
 {
     const QString suffix = QFileInfo(file).suffix().toLower();
@@ -327,7 +355,7 @@ bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QS
                 *error = QStringLiteral("cannot write %1").arg(file);
             return false;
         }
-        renderer.paint(&p, target, in);
+        paintFigure(renderer, &p, target, in);
         p.end();
         return true;
     }
@@ -359,7 +387,7 @@ bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QS
         const QRect page = p.viewport();
         p.setWindow(QRect(QPoint(0, 0), size));
         p.setViewport(page);
-        renderer.paint(&p, target, in);
+        paintFigure(renderer, &p, target, in);
         p.end();
         return true;
     }
@@ -370,7 +398,7 @@ bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QS
         img.fill(Qt::white);
         {
             QPainter p(&img);
-            renderer.paint(&p, target, in);
+            paintFigure(renderer, &p, target, in);
         }
         img.setText(QStringLiteral("Title"), title);
         img.setText(QStringLiteral("Description"), prov);

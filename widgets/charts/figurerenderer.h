@@ -35,6 +35,7 @@ struct FigureInput {
     QString name;
     kbx::analysis::Datasets data;
     Provenance provenance;
+    bool provenanceLine = false;  ///< exports: print the provenance as a line under the figure
 };
 
 /// The figure a name draws: the report names that reuse a figure (category-method, rounds,
