@@ -35,6 +35,8 @@ META = {
     "oracle": "float64",
     "quantization": None,
     "uniform": None,
+    # what the seed's own test does to its drawn values before the call (contract.py: seed_values)
+    "seed_values": {"a": ["abs", ["add", 1e-3]], "b": ["abs", ["add", 1e-3]]},
     "perf_shapes": [
         {"name": "mm_1024_f32", "params": {"a": [1024, 1024], "b": [1024, 1024], "dims": 1, "dtype": "float32"}},
         {"name": "mm_4096_f32", "params": {"a": [4096, 4096], "b": [4096, 4096], "dims": 1, "dtype": "float32"}},

@@ -53,6 +53,9 @@ META = {
         },
     },
     "uniform": None,
+    # what the seed's own test does to its drawn values before the call (contract.py: seed_values)
+    "seed_values": {"input": [["clamp", -10.0, 10.0]], "weight": [["clamp", -10.0, 10.0]], "bias": [["clamp", -10.0, 10.0]]},
+    "seed_outlier_p": 0.01,  # the seed's tests draw outliers with p = 0.01 here
     "perf_shapes": [
         {"name": "resnet_n8_c64_56_k3", "params": {"n": 8, "c": 64, "h": 56, "w": 56, "o": 64, "k": 3,
                                                    "stride": 1, "padding": 1}},

@@ -123,6 +123,39 @@ class Tiers(unittest.TestCase):
         self.assertLess(float(x.abs().max()), 60.0)
         self.assertGreater(float(x.abs().max()), 15.0)
 
+    def test_seed_call_draws_get_what_the_seeds_test_does_to_its_values(self):
+        # The seed's test clamps (Math/i0 to +-10), takes abs() + c, or builds an SPD matrix before
+        # the call: META["seed_values"] makes the seed-call draws do the same, and nothing else.
+        clamped = types.SimpleNamespace(reference=_reference, META={"seed_values": {"input": [["clamp", -1.5, 1.5]]},
+                                                                     "seed_outlier_p": 0.05})
+        cases = [case("public0/f16", self.randn(64, dtype=torch.float16))]
+        run = lambda a, k: _reference(*a, **k)  # noqa: E731
+        C.assign_tiers(clamped, TID, cases, [{"label": "public0", "seed": 0}], "cpu", CONTRACTS, run, clone_tree)
+        seedcalls = [c for c in cases if "/seedcall" in c["name"]]
+        self.assertTrue(seedcalls)
+        for c in seedcalls:
+            x = c["args"][0]
+            self.assertLessEqual(float(x.abs().max()), 1.5, c["name"])
+            self.assertEqual(x.dtype, torch.float32)
+        # without the ops the same draws go beyond 1.5 (so the test above can fail)
+        plain = [case("public0/f16", self.randn(64, dtype=torch.float16))]
+        C.assign_tiers(TASK, TID, plain, [{"label": "public0", "seed": 0}], "cpu", CONTRACTS, run, clone_tree)
+        self.assertTrue(any(float(c["args"][0].abs().max()) > 1.5 for c in plain if "/seedcall" in c["name"]))
+        # each op as the seed writes it
+        x = torch.tensor([[-2.0, 0.0005], [3.0, -0.0001]], dtype=torch.float64)
+        op = lambda o, b=None: C._seed_op(x, o, b or {})  # noqa: E731
+        self.assertTrue(torch.equal(op(["clamp", -1.0, 1.0]), x.clamp(-1, 1)))
+        self.assertTrue(torch.equal(op("abs"), x.abs()))
+        self.assertTrue(torch.equal(op(["away_from_zero", 1e-3]), torch.tensor([[-2.0, 1e-3], [3.0, -1e-3]], dtype=torch.float64)))
+        spd = C._apply_seed_values({"A": ["gram", "sym", ["add_eye", 1e-3]]}, {"A": x})["A"]
+        self.assertTrue(bool((torch.linalg.eigvalsh(spd) > 0).all()))
+        lower = C._seed_op(spd, "cholesky", {"upper": False})
+        upper = C._seed_op(spd, "cholesky", {"upper": True})
+        self.assertTrue(torch.allclose(lower @ lower.mT, spd) and torch.equal(upper, lower.mT))
+        self.assertEqual(float(lower[0, 1]), 0.0)
+        with self.assertRaises(ValueError):
+            C.seed_value_ops(types.SimpleNamespace(META={"seed_values": {"input": [["log"]]}}))
+
     def test_a_task_without_seed_calls_has_every_case_decide(self):
         cases = [case("public0/f16", self.randn(64, dtype=torch.float16))]
         run = lambda a, k: _reference(*a, **k)  # noqa: E731

@@ -436,7 +436,65 @@ def _observed_ints(con: "Contract", cases) -> dict:
     return out
 
 
-def _value(a, g, mode, bound, ints=None):
+# What the seed's tests do to a drawn tensor before the call (clamp, abs() + c, a symmetric
+# positive definite matrix, ...): a task states it as META["seed_values"] = {parameter: [op, ...]},
+# op one of the names below or [name, constants...]. Seed-call cases draw as the seed does and then
+# apply the same ops, so that they ask for the values the seed's own tests pass and no others
+# (Math/i0: the seed clamps to +-10; an i0 accurate to 3e-5 only up to |x| = 10 is right there).
+# META["seed_outlier_p"] is the seed's outlier share where its tests use another (quantization: 0.01).
+
+
+def _seed_op(t, op, bound):
+    name, *k = (op,) if isinstance(op, str) else tuple(op)
+    if name == "abs":
+        return t.abs()
+    if name == "add":
+        return t + k[0]
+    if name == "mul":
+        return t * k[0]
+    if name == "clamp":
+        return t.clamp(k[0], k[1])
+    if name == "clamp_min":
+        return t.clamp_min(k[0])
+    if name == "clamp_max":
+        return t.clamp_max(k[0])
+    if name == "sigmoid":
+        return torch.sigmoid(t)
+    if name == "away_from_zero":  # x.sign() * x.abs().clamp_min(c)
+        return t.sign() * t.abs().clamp_min(k[0])
+    if name == "sym":  # (x + x^T) / 2
+        return (t + t.mT) / 2
+    if name == "gram":  # x @ x^T
+        return t @ t.mT
+    if name == "add_eye":  # + c I
+        return t + torch.eye(t.shape[-1], dtype=t.dtype, device=t.device) * k[0]
+    if name == "cholesky":  # its lower factor, or the upper one where the call passes upper=True
+        lower = torch.linalg.cholesky(t)
+        return lower.mT if bound.get(k[0] if k else "upper") is True else lower
+    raise ValueError(f"seed_values: unknown op {name!r}")
+
+
+def seed_value_ops(task) -> dict:
+    ops = (getattr(task, "META", None) or {}).get("seed_values") or {}
+    for name, lst in ops.items():
+        for op in lst:
+            _seed_op(torch.ones(2, 2, dtype=torch.float64) + torch.eye(2, dtype=torch.float64) * 3, op, {})
+    return ops
+
+
+def _apply_seed_values(ops: dict, bound: dict) -> dict:
+    """bound (parameter -> drawn value) with the task's seed_values ops applied to its floating tensors."""
+    out = dict(bound)
+    for name, lst in ops.items():
+        v = out.get(name)
+        if isinstance(v, torch.Tensor) and v.is_floating_point():
+            for op in lst:
+                v = _seed_op(v, op, bound)
+            out[name] = v.contiguous() if bound[name].is_contiguous() else v
+    return out
+
+
+def _value(a, g, mode, bound, ints=None, p=None):
     k = a.get("kind")
     if k == "tensor":
         shape = [int(d) for d in a.get("shape") or []]
@@ -444,7 +502,7 @@ def _value(a, g, mode, bound, ints=None):
         if not isinstance(dt, torch.dtype):
             raise ValueError(f"dtype {a.get('dtype')}")
         if dt.is_floating_point:
-            t = (g.outlier(*shape, dtype=dt, p=SEED_OUTLIER_P, scale=SEED_OUTLIER_SCALE) if mode == "outlier"
+            t = (g.outlier(*shape, dtype=dt, p=p or SEED_OUTLIER_P, scale=SEED_OUTLIER_SCALE) if mode == "outlier"
                  else g.randn(*shape, dtype=dt))
         elif dt == torch.bool:
             t = g.bernoulli(*shape)
@@ -461,7 +519,7 @@ def _value(a, g, mode, bound, ints=None):
             t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
         return t
     if k in ("tuple", "list", "Size"):
-        items = [_value(i, g, mode, bound) for i in a.get("items") or []]
+        items = [_value(i, g, mode, bound, p=p) for i in a.get("items") or []]
         return tuple(items) if k != "list" else items
     if k == "dtype":
         return getattr(torch, str(a.get("value", "")).replace("torch.", ""))
@@ -548,6 +606,8 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                   if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     from .inputs import InputGen, derive_seed
     cases, dropped = [], []
+    value_ops = seed_value_ops(task)
+    outlier_p = (getattr(task, "META", None) or {}).get("seed_outlier_p")
     examples = (con.entry or {}).get("examples") or []
     for k, ex in enumerate(examples):
         size = sum(_numel_of(a) for a in ex.get("args", [])) + sum(_numel_of(a) for a in ex.get("kwargs", {}).values())
@@ -561,9 +621,17 @@ def seed_call_cases(con: "Contract", task, task_id: str, seeds: list, device: st
                 # poisons the process), then moved to the run's device.
                 g = InputGen(derive_seed(task_id, "seedcall", k, mode, s["seed"]), "cpu")
                 try:
-                    args = tuple(_value(a, g, mode, bound, observed.get(positional[i]) if i < len(positional) else None)
+                    args = tuple(_value(a, g, mode, bound, observed.get(positional[i]) if i < len(positional) else None,
+                                        p=outlier_p)
                                  for i, a in enumerate(ex.get("args", [])))
-                    kwargs = {n: _value(a, g, mode, bound, observed.get(n)) for n, a in ex.get("kwargs", {}).items()}
+                    kwargs = {n: _value(a, g, mode, bound, observed.get(n), p=outlier_p)
+                              for n, a in ex.get("kwargs", {}).items()}
+                    if value_ops:
+                        named = dict(zip(positional, args))
+                        named.update(kwargs)
+                        named = _apply_seed_values(value_ops, named)
+                        args = tuple(named[positional[i]] if i < len(positional) else a for i, a in enumerate(args))
+                        kwargs = {n: named[n] for n in kwargs}
                 except (ValueError, TypeError, RuntimeError) as e:
                     dropped.append((k, f"cannot draw: {e}"))
                     break
