@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -757,6 +758,10 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
         return true;
     }
     rec.evidence["launches"] = resultFrame->value("launches", nlohmann::json::object());
+    // What @triton.autotune chose in the correctness stage (kbx_harness/autotune.py): evidence the
+    // candidate's process writes, shown and never judged; bounded.
+    if (auto at = resultFrame->value("autotune", nlohmann::json::object()); at.is_object() && !at.empty())
+        rec.evidence["autotune"] = at.dump().size() <= 16384 ? at : nlohmann::json{{"truncated_bytes", at.dump().size()}};
     rec.evidence["worker_start"] = cres.warm ? "warm" : "cold";  // forked from the warm worker, or fork+exec
     if (auto ph = resultFrame->value("phases", nlohmann::json::object()); ph.is_object()) {
         // Where the candidate process's time went (bench/): reported by the harness in the same
@@ -1002,16 +1007,75 @@ std::vector<double> doubles(const nlohmann::json& a)
                 v.push_back(x.get<double>());
     return v;
 }
-/// The compute peak a shape is held against: half precision when its params say so, TF32 when
-/// the task allows it, else plain fp32 (docs/PERF_PROTOCOL.md).
-double computePeak(const nlohmann::json& peaks, const nlohmann::json& params, bool tf32)
+/// The compute peak a shape is held against (issue 22): the arithmetic of what ran, as the perf
+/// worker reports it from the actual inputs (`compute_dtype`: int8 for quantization tasks, else the
+/// floating dtype of most input elements), the params' dtype only for an older worker's frame;
+/// TF32 where the task allows it for fp32 (docs/PERF_PROTOCOL.md). A peak the calibration lacks
+/// (int8 on a GPU without int8 tensor cores) falls back to the nearest one it has. Returns
+/// {peak, dtype}.
+std::pair<double, std::string> computePeak(const nlohmann::json& peaks, const nlohmann::json& frame, bool tf32)
 {
-    const std::string dt = params.is_object() ? params.value("dtype", std::string("float32")) : std::string("float32");
-    if (dt == "float16" || dt == "bfloat16")
-        return peaks.value("bf16_tflops", 0.0);
-    return tf32 ? peaks.value("tf32_tflops", 0.0) : peaks.value("fp32_tflops", 0.0);
+    std::string dt = frame.value("compute_dtype", std::string());
+    if (dt.empty()) {
+        const auto& params = frame.contains("params") ? frame["params"] : nlohmann::json::object();
+        dt = params.is_object() ? params.value("dtype", std::string("float32")) : std::string("float32");
+    }
+    auto peak = [&](const char* key, const char* fallback) {
+        const double v = peaks.value(key, 0.0);
+        return v > 0 ? v : peaks.value(fallback, 0.0);
+    };
+    if (dt == "int8")
+        return {peak("int8_tops", "bf16_tflops"), dt};
+    if (dt == "float16")
+        return {peak("fp16_tflops", "bf16_tflops"), dt};
+    if (dt == "bfloat16")
+        return {peaks.value("bf16_tflops", 0.0), dt};
+    if (dt == "float64")
+        return {peak("fp64_tflops", "fp32_tflops"), dt};
+    return {tf32 ? peaks.value("tf32_tflops", 0.0) : peaks.value("fp32_tflops", 0.0), tf32 ? std::string("tf32") : std::string("float32")};
 }
 }  // namespace
+
+AutoJobs autoJobs(const std::string& device, int gpuSlots, int cores, double memGiB)
+{
+    cores = std::max(1, cores);
+    const bool knownMem = memGiB > 0;
+    AutoJobs a;
+    if (device == "cuda") {
+        const int slots = std::max(1, gpuSlots);
+        int total = std::max(1, cores - 2);
+        if (knownMem)
+            total = std::min(total, std::max(1, static_cast<int>(memGiB / 2.5)));
+        a.jobs = std::clamp(total / slots, 1, 16);
+        a.why = fmt::format("picked from {} core(s){}{}; --jobs to choose", cores, knownMem ? fmt::format(", {:.0f} GiB available", memGiB) : std::string(),
+                            slots > 1 ? fmt::format(", {} GPUs", slots) : "");
+    } else {
+        int total = std::max(1, cores / 2);
+        if (knownMem)
+            total = std::min(total, std::max(1, static_cast<int>(memGiB / 3.0)));
+        a.jobs = total;
+        a.why = fmt::format("picked from {} core(s){}; --jobs to choose", cores,
+                            knownMem ? fmt::format(", {:.0f} GiB available", memGiB) : std::string());
+    }
+    return a;
+}
+
+std::pair<int, double> hostResources()
+{
+    int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cores = std::max(1, CPU_COUNT(&set));
+    double mem = 0;
+    std::ifstream in("/proc/meminfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("MemAvailable:", 0) == 0) {
+            mem = std::strtod(line.c_str() + 13, nullptr) / (1024.0 * 1024.0);  // kB -> GiB
+            break;
+        }
+    return {cores, mem};
+}
 
 nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_t runId, int index)
 {
@@ -1167,11 +1231,12 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
             smp["bytes"] = bytes;
             smp["flops"] = flops;
             if (!peaks.is_null()) {
-                auto rl = perf::roofline(cs.median, bytes, flops, peaks.value("copy_gbs", 0.0),
-                                         computePeak(peaks, f.value("params", nlohmann::json::object()), task->contract().value("tf32", false)));
+                const auto [peak, peakDtype] = computePeak(peaks, f, task->contract().value("tf32", false));
+                auto rl = perf::roofline(cs.median, bytes, flops, peaks.value("copy_gbs", 0.0), peak);
                 smp["roofline"] = {{"gbs", rl.gbs}, {"tflops", rl.tflops}, {"bandwidth_util", rl.bandwidthUtil},
                                    {"compute_util", rl.computeUtil}, {"bound_ms", rl.boundMs},
-                                   {"faster_than_bound", rl.fasterThanBound}};
+                                   {"faster_than_bound", rl.fasterThanBound}, {"peak_dtype", peakDtype},
+                                   {"peak_tflops", peak}};
                 if (rl.fasterThanBound)
                     flags.push_back("faster_than_roofline:" + row.shape);
             } else {
@@ -1180,6 +1245,10 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
         }
         if (auto rc = f.value("recheck", nlohmann::json()); rc.is_object() && !rc.value("ok", true))
             flags.push_back("output_recheck_failed:" + row.shape);
+        // The config(s) the candidate's autotuner chose for this shape and, where it benchmarked
+        // here, each config's time (issue 22): evidence, bounded, shown by kbx show and reports.
+        if (auto at = f.value("autotune", nlohmann::json::array()); at.is_array() && !at.empty())
+            smp["autotune"] = at.dump().size() <= 8192 ? at : nlohmann::json{{{"truncated_bytes", at.dump().size()}}};
         if (sp.estimate > 10)
             flags.push_back("speedup_over_10x:" + row.shape);
         if (f["samples_ms"].is_object()) {

@@ -43,6 +43,20 @@ void orderLongestFirst(Queue& queue, Cost cost)
     std::stable_sort(queue.begin(), queue.end(), [&](const auto& a, const auto& b) { return cost(a) > cost(b); });
 }
 
+/// The number of candidates evaluated at once when the user does not say (issue 22: the default
+/// must use the machine). On cuda each correctness worker is a Python process with its own CUDA
+/// context, CPU-bound while Triton compiles: min(usable cores - 2, available memory / 2.5 GiB),
+/// split over the GPU slots, 1 to 16 per slot. On the CPU the interpreter itself is the work and
+/// torch runs threads of its own: min(cores / 2, memory / 3 GiB), at least 1. `why` says so for
+/// the first progress line.
+struct AutoJobs {
+    int jobs = 1;
+    std::string why;
+};
+AutoJobs autoJobs(const std::string& device, int gpuSlots, int cores, double memAvailableGiB);
+/// This process's usable cores (its CPU affinity) and MemAvailable of /proc/meminfo in GiB (0 if unknown).
+std::pair<int, double> hostResources();
+
 struct EvalOptions {
     std::string device = "cpu";                  ///< cpu (Triton interpreter) | cuda
     int jobs = 1;                                ///< candidates evaluated at once (per slot when `deviceSlots` is set)

@@ -70,6 +70,8 @@ std::string shapeNotes(const json& s)
         notes.push_back("output re-check failed");
     if (s.value("roofline", json::object()).value("faster_than_bound", false))
         notes.push_back("faster than the roofline bound");
+    if (const std::string pd = s.value("roofline", json::object()).value("peak_dtype", std::string()); !pd.empty() && pd != "float32")
+        notes.push_back("roofline at the " + pd + " peak");
     if (const double first = num(s.value("first_call_s", json::object()), "candidate", 0.0); first > 0.05)
         notes.push_back(fmt::format("first call {:.2f} s", first));
     std::string out;

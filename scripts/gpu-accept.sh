@@ -14,6 +14,10 @@
 #   scripts/gpu-accept.sh OUTDIR exploits build, then the exploit suite with --device cuda
 #   scripts/gpu-accept.sh OUTDIR all      build, corpus (without the exploit suite), then the self-check
 #                                          with the time left
+#   scripts/gpu-accept.sh OUTDIR perf     build, the daemon_survivor fixture three times, then the corpus
+#                                          versions twice with --perf and default options
+#                                          (bench/perf_repeat.py, issue 22) and the first run's table
+#                                          against the adjudication
 # KBX_GPU_JOBS: parallel candidates (default 14).
 set -uo pipefail
 T_CALL=$(date +%s)
@@ -72,6 +76,21 @@ if [[ $MODE == corpus || $MODE == exploits ]]; then
     > "$OUT/exploits-cuda.log" 2>&1
   echo "exploits rc=$? wall $(( $(date +%s) - t1 )) s"; grep -E "cases:|canaries|sandbox:|as expected.*no" "$OUT/exploits-cuda.md" | head -20
   grep -E "\| no \|" "$OUT/exploits-cuda.md" | head -20
+fi
+if [[ $MODE == perf ]]; then
+  # Issue 22: the adjudicated corpus versions evaluated twice with --perf and kbx's default options
+  # (bench/perf_repeat.py), the first run's verdicts against the adjudication (issue 21), and the
+  # exploit fixture daemon_survivor three times with its details (it came out "crash" once on cuda).
+  mkdir -p /tmp/ds/Activation && cp tests/fixtures/exploits/daemon_survivor.py /tmp/ds/Activation/relu.py
+  for i in 1 2 3; do
+    $KBX eval /tmp/ds --device cuda --protocol strict --json --db "$OUT/daemon-$i.sqlite" > "$OUT/daemon-$i.jsonl" 2> "$OUT/daemon-$i.log"
+    grep -o '"verdict":"[a-z]*"\|"failure_class":"[a-z_]*"\|"detail":"[^"]\{0,300\}' "$OUT/daemon-$i.jsonl" | tr '\n' ' '; echo
+  done
+  $KBX show 1 --db "$OUT/daemon-1.sqlite" > "$OUT/daemon-1-show.txt" 2>&1
+  V=.bench-carry/versions.jsonl
+  "$PY" bench/perf_repeat.py "$V" --out "$OUT/repeat" --kbx "$KBX" --deadline $(( T_CALL + ${KBX_GPU_DEADLINE:-570} - 30 )) 2>&1 | tail -60
+  "$PY" scripts/corpus_adjudicate.py table .bench-carry/adjudicated.json "$V" "$OUT/repeat/run-0.jsonl" --md "$OUT/corpus-h200.md" | tail -14
+  $KBX report --table protocol --db "$OUT/repeat/run-0.sqlite" > "$OUT/protocol-h200.txt" 2>&1
 fi
 if [[ $MODE == check || $MODE == all ]]; then
   # all: whatever time the call has left (KBX_GPU_DEADLINE seconds after its start, default 570)

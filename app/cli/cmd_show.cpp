@@ -44,6 +44,15 @@ double num(const json& o, const char* key, double fallback = 0.0)
     return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : fallback;
 }
 
+/// Candidate-written text on one line: control characters (escape sequences included) become '?'.
+std::string oneLine(std::string s)
+{
+    for (auto& ch : s)
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+            ch = '?';
+    return s;
+}
+
 std::string interval(const json& i)
 {
     return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", num(i, "estimate"), num(i, "lo"), num(i, "hi"));
@@ -101,6 +110,27 @@ void printPerf(const json& perf, const json& timings)
                                      fmt::format("{} ({})", s.value("reps", 0), str(s, "stop")),
                                      rl.empty() ? "-" : fmt::format("{:.0f}", num(rl, "gbs")), kbx::perf::launchGapText(s),
                                      kbx::perf::shapeNotes(s));
+        }
+    }
+    // What the candidate's @triton.autotune chose for each timed shape (issue 22): a second run that
+    // chose otherwise timed another kernel.
+    bool autotuneHeader = false;
+    for (const auto& t : timings) {
+        const auto s = parsed(t.value("samples", json()));
+        const auto at = s.value("autotune", json::array());
+        if (!at.is_array())
+            continue;
+        for (const auto& k : at) {
+            if (!k.is_object() || !k.contains("config"))
+                continue;
+            if (!autotuneHeader)
+                std::cout << "\n  autotune (the config the candidate's autotuner chose per shape):\n";
+            autotuneHeader = true;
+            std::string bench;
+            if (k.contains("bench_s"))
+                bench = fmt::format(" (benchmarked {} config(s) in {:.2f} s)", k.value("timings_ms", json::object()).size(), num(k, "bench_s"));
+            std::cout << fmt::format("  {:<22} {}: {}{}\n", str(t, "shape"), oneLine(str(k, "kernel")).substr(0, 60),
+                                     oneLine(str(k, "config")).substr(0, 200), bench);
         }
     }
     const auto kernels = att.value("kernels", json::array());

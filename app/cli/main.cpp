@@ -126,7 +126,7 @@ struct CheckArgs {
     std::vector<std::string> tasks;  ///< only these task ids (Category/stem)
     bool onePerCategory = false;
     std::string device = "cpu";
-    int jobs = 1;
+    int jobs = 0;  ///< 0: kbx::autoJobs
     std::string fixtures;  ///< known-good solutions, Category/stem.py (default: the source tree's)
     std::string db;        ///< keep the results there (default: a temporary database, removed)
     bool perf = false;     ///< also time references (self-speedup: the noise floor) and solutions
@@ -217,9 +217,17 @@ int cmdTasksCheck(const CheckArgs& a)
     }
     if (!a.perfBaselines.empty())
         opt.perfConfig["baselines"] = a.perfBaselines;
+    std::string jobsWhy;
+    if (a.jobs == 0) {
+        const auto [cores, mem] = kbx::hostResources();
+        const auto aj = kbx::autoJobs(a.device, static_cast<int>(opt.deviceSlots.size()), cores, mem);
+        opt.jobs = aj.jobs;
+        jobsWhy = fmt::format(", {} job(s) ({})", aj.jobs, aj.why);
+    }
     kbx::Evaluator ev(cat, *store, wc, opt);
     int bad = 0;
-    std::cerr << fmt::format("kbx: self-check of {} candidate(s) (references and known-good solutions) on {}\n", subs.size(), a.device);
+    std::cerr << fmt::format("kbx: self-check of {} candidate(s) (references and known-good solutions) on {}{}\n", subs.size(), a.device,
+                             jobsWhy);
     auto progress = [&](const kbx::Outcome& o, int done, int total) {
         const bool isRef = o.origin.starts_with("reference:");
         // A reference is right when its outputs are (exe_ok); it is PyTorch, so not_triton_kernel is expected.
@@ -273,7 +281,7 @@ struct EvalArgs {
     int round = 0;
     std::string db;
     std::string device = "auto";
-    int jobs = 1;
+    int jobs = 0;  ///< 0: kbx::autoJobs
     bool json = false;
     double timeout = 0;
     std::vector<std::int64_t> seeds{0, 1};
@@ -453,10 +461,17 @@ int cmdEval(const EvalArgs& a)
     else
         opt.candidateTimeout = opt.device == "cpu" ? 300 : 120;
 
-    std::cerr << fmt::format("kbx: evaluating {} candidate(s) from {} on {} ({}), {} job(s){}, database {}\n", subs.size(), a.source,
+    std::string jobsWhy;
+    if (a.jobs == 0) {
+        const auto [cores, mem] = kbx::hostResources();
+        const auto aj = kbx::autoJobs(opt.device, static_cast<int>(opt.deviceSlots.size()), cores, mem);
+        opt.jobs = aj.jobs;
+        jobsWhy = " (" + aj.why + ")";
+    }
+    std::cerr << fmt::format("kbx: evaluating {} candidate(s) from {} on {} ({}), {} job(s){}{}, database {}\n", subs.size(), a.source,
                              opt.device, opt.device == "cuda" && !probe["devices"].empty() ? probe["devices"][0].value("name", "") : "Triton interpreter",
                              opt.jobs, opt.deviceSlots.empty() ? std::string() : fmt::format(" on each of {} GPU(s)", opt.deviceSlots.size()),
-                             dbPath.string());
+                             jobsWhy, dbPath.string());
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     if (opt.perf && opt.device != "cuda")
@@ -532,7 +547,7 @@ int cmdEval(const EvalArgs& a)
     };
     kbx::RunSummary sum;
     try {
-        nlohmann::json args = {{"source", a.source}, {"method", a.method}, {"round", a.round}, {"device", opt.device}, {"jobs", a.jobs},
+        nlohmann::json args = {{"source", a.source}, {"method", a.method}, {"round", a.round}, {"device", opt.device}, {"jobs", opt.jobs},
                                {"perf", a.perf}, {"perf_config", opt.perfConfig}};
         args["source_path"] = sourcePath;  // what --resume matches, with the pid that tells a live run from a killed one
         args["pid"] = static_cast<std::int64_t>(getpid());
@@ -636,7 +651,7 @@ int main(int argc, char** argv)
     tasks->add_flag("--check", tasksCheck, "Self-check: every reference, run as a candidate, is judged correct; known-good solutions pass");
     tasks->add_flag("--one-per-category", ca.onePerCategory, "With --check: the first task of each category only");
     tasks->add_option("--device", ca.device, "With --check: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-    tasks->add_option("--jobs,-j", ca.jobs, "With --check: candidates at once")->check(CLI::Range(1, 256));
+    tasks->add_option("--jobs,-j", ca.jobs, "With --check: candidates at once (default: picked from the host's cores and memory)")->check(CLI::Range(1, 256));
     tasks->add_option("--task", ca.tasks, "With --check: only these tasks (Category/stem; repeat or comma-separate)")->delimiter(',');
     tasks->add_option("--db", ca.db, "With --check: keep the results in this database");
     tasks->add_flag("--perf", ca.perf, "With --check: also time references against themselves (noise floor) and known-good solutions");
@@ -659,7 +674,7 @@ int main(int argc, char** argv)
     eval->add_option("--db", ea.db, "Database (default: $KBX_DB or ~/.local/share/kbx/kbx.sqlite)");
     eval->add_option("--device", ea.device, "auto, cpu (Triton interpreter) or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
-    eval->add_option("--jobs,-j", ea.jobs, "Candidates evaluated at once")->check(CLI::Range(1, 256))->capture_default_str();
+    eval->add_option("--jobs,-j", ea.jobs, "Candidates evaluated at once (default: picked from the host's cores, memory and GPUs, and said in the first progress line)")->check(CLI::Range(1, 256));
     eval->add_flag("--json", ea.json, "One JSON object per evaluated candidate on stdout");
     eval->add_option("--timeout", ea.timeout, "Candidate stage time limit in seconds (default 300 on cpu, 120 on cuda)");
     eval->add_option("--seeds", seeds, "Public seeds, comma-separated (default 0,1)");

@@ -12,7 +12,7 @@ import types
 
 import torch
 
-from . import static_checks
+from . import autotune, static_checks
 from .common import (call_entry, call_tensors, import_candidate, case_output, clone_tree, encode_case, encode_error,
                      flatten_output, guarded, load_task, send, tensors_in, to_cpu_copy, to_device, versions,
                      write_outputs)
@@ -349,6 +349,9 @@ def run(req: dict) -> int:
         return 0
     _count_launches()
     _interpreter_autotune()
+    # On the GPU the correctness stage needs a working config per key, not the fastest: bounded
+    # autotuner benchmarking, and a record of what it chose (kbx_harness/autotune.py).
+    autotune.install(bounded=req.get("device") == "cuda" and os.environ.get("TRITON_INTERPRET") != "1")
     # From here on candidate code runs in this process and can send any frame itself: the supervisor
     # believes a harness_error frame only while it has not seen this one (core/protocol.h).
     send({"type": "importing"})
@@ -411,6 +414,7 @@ def run(req: dict) -> int:
         torch.save({"version": 1, "cases": records}, records_path(req["outputs_file"]))
     phase("save_outputs")
     send({"type": "result", "stage": "cases", "launches": dict(_launches), "launch_dtypes": launch_evidence(),
+          "autotune": autotune.evidence(),
           "triton_kernels": st.get("triton_kernels", []), "sticky_cuda_error": sticky, "phases": phases})
     return 68 if sticky else 0
 

@@ -41,6 +41,7 @@ import traceback
 import torch
 
 from .candidate import _count_launches, _launches, classify
+from . import autotune
 from .common import guarded, import_candidate, load_task, send, triton_cache_entries, versions
 from . import recheck
 from .inputs import InputGen, derive_seed
@@ -270,6 +271,33 @@ def _attribution(fn_call, device: str, triton_names: set) -> dict:
             "triton_share": (trit / total) if total > 0 else 0.0, "kernels": top}
 
 
+def compute_dtype(meta: dict, args, kwargs) -> str:
+    """The arithmetic a perf shape is held against (issue 22): "int8" for a quantization task (its
+    dot products are int8 whatever its inputs are), else the floating dtype holding most of the
+    inputs' elements (float64, float32, float16, bfloat16; complex counts as its real dtype), else
+    "int8" for int8 inputs and "float32" for anything else. From the actual perf inputs, never from
+    the shape's params (45 tasks have no dtype there)."""
+    if (meta or {}).get("quantization"):
+        return "int8"
+    from .common import tensors_in
+    count: dict = {}
+    for t in tensors_in(args) + tensors_in(kwargs):
+        dt = t.dtype
+        if dt.is_complex:
+            dt = torch.float64 if dt == torch.complex128 else torch.float32
+        count[dt] = count.get(dt, 0) + t.numel()
+    floats = {d: n for d, n in count.items() if d.is_floating_point}
+    if floats:
+        return str(max(floats, key=lambda d: (floats[d], d.itemsize))).replace("torch.", "")
+    # no floating input (a generator such as rand or logspace): the dtype it is asked to produce
+    asked = [v for v in list(args) + list(kwargs.values()) if isinstance(v, torch.dtype) and v.is_floating_point]
+    if asked:
+        return str(asked[0]).replace("torch.", "")
+    if count.get(torch.int8) or count.get(torch.uint8):
+        return "int8"
+    return "float32"
+
+
 def calibrate() -> dict:
     """Device peaks, measured once per run: device-to-device copy bandwidth (GB/s, read + write
     counted) and dense matmul rates (TFLOP/s) for fp32 (TF32 off), TF32, bf16 and fp16."""
@@ -303,6 +331,17 @@ def calibrate() -> dict:
             b = torch.randn(m, m, device="cuda", dtype=dt)
             out[key] = 2 * m ** 3 / (best_ms(lambda: a @ b, reps=5) * 1e-3) / 1e12
             del a, b
+        # fp64 (a smaller product: its rate is a fraction of the others') and int8 dot products
+        a = torch.randn(4096, 4096, device="cuda", dtype=torch.float64)
+        out["fp64_tflops"] = 2 * 4096 ** 3 / (best_ms(lambda: a @ a, reps=5) * 1e-3) / 1e12
+        del a
+        try:
+            a = torch.randint(-128, 127, (m, m), device="cuda", dtype=torch.int8)
+            b = torch.randint(-128, 127, (m, m), device="cuda", dtype=torch.int8).t().contiguous().t()
+            out["int8_tops"] = 2 * m ** 3 / (best_ms(lambda: torch._int_mm(a, b), reps=5) * 1e-3) / 1e12
+            del a, b
+        except Exception as e:  # noqa: BLE001 - no int8 tensor cores: the int8 peak falls back to bf16's
+            out["int8_error"] = f"{type(e).__name__}: {e}"[:200]
     finally:
         torch.backends.cuda.matmul.allow_tf32 = prev
     torch.cuda.empty_cache()
@@ -381,6 +420,7 @@ def run(req: dict) -> int:
     sets = perf_input_sets(task, req["task_id"], shapes, device, int(cfg["rotations"]))
     timer.sync()
     phase("setup")  # NVML, calibration (first job per GPU), perf inputs
+    autotune.install(bounded=False)  # the perf stage autotunes fully; what it chose goes with each shape
     fp0 = _fingerprint()
     _count_launches()
     try:
@@ -417,6 +457,7 @@ def run(req: dict) -> int:
     for s in shapes:
         name = s["name"]
         inputs = sets[name]
+        at_mark = autotune.mark()
         cost = task.perf_cost(s["params"]) if hasattr(task, "perf_cost") else None
         try:
             # Reference outputs for the re-check (before any candidate call), then warm-up of both
@@ -557,7 +598,9 @@ def run(req: dict) -> int:
                     stop = "time_cap"
                     break
             kept_starved = LaunchGap.keep_if_too_few(samples, starved, min_reps)
-            res = {"shape": name, "params": s["params"], "samples_ms": samples, "first_call_s": first,
+            res = {"shape": name, "params": s["params"], "compute_dtype": compute_dtype(meta, *inputs[0]),
+                   "autotune": autotune.since(at_mark),
+                   "samples_ms": samples, "first_call_s": first,
                    "warmup_calls": warm, "host_enqueue_us": host_us, **gap.evidence(starved, kept_starved),
                    "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
                    "recheck": recheck_result, "cost": cost, "baseline_errors": dict(baseline_errors)}

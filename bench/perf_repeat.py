@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A submission set evaluated twice with --perf, as a user would run it (issue 22, bench/).
+
+  bench/perf_repeat.py SOURCE --out DIR [--runs 2] [--kbx build/bin/kbx] [--deadline EPOCH] [-- KBX_EVAL_ARGS...]
+
+Runs `kbx eval SOURCE --device cuda --perf --json` --runs times with kbx's default options (no
+--jobs unless passed after --), each into DIR/run-R.sqlite with its stdout in DIR/run-R.jsonl and
+its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md:
+
+1. stage cost per run: the correctness stage's wall (start to its last progress line) per kernel,
+   amortised, and the perf stage's wall; the first progress line (the jobs kbx picked and why);
+2. run-to-run: for every (kernel, shape) timed in both runs, |m2 - m1| / mean(m1, m2) of the
+   per-shape medians, candidate and eager side apart, p50/p90/max for shapes >= 50 us and below;
+   the kernels behind the candidate side's p90 and above, with their flags and autotune choices;
+3. CI coverage: the share of kernels whose second-run geomean speedup lies inside the first run's
+   95 % CI, and the median relative CI width;
+4. autotune: shapes whose chosen config differs between the runs;
+5. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.
+A kernel is the (task, code hash) pair, so the same code in two records is one kernel."""
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_once(kbx, source, r, out, extra, device="cuda"):
+    db = os.path.join(out, f"run-{r}.sqlite")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    cmd = [kbx, "eval", source, "--device", device, "--perf", "--json", "--method", "bench", "--db", db] + extra
+    t0 = time.time()
+    first, last_correct, lines = None, None, []
+    with open(os.path.join(out, f"run-{r}.jsonl"), "w") as so, open(os.path.join(out, f"run-{r}.log"), "w") as log:
+        log.write("$ " + " ".join(cmd) + "\n")
+        p = subprocess.Popen(cmd, stdout=so, stderr=subprocess.PIPE, text=True, bufsize=1)
+        for line in p.stderr:
+            t = time.time() - t0
+            log.write(f"{t:8.2f} {line}")
+            if line.startswith("kbx: evaluating") and first is None:
+                first = line.strip()
+            if line.startswith("[") and not line.startswith("[perf"):
+                last_correct = t
+            lines.append(line)
+        rc = p.wait()
+    return {"rc": rc, "wall": time.time() - t0, "correct_wall": last_correct or 0.0, "first": first or "", "db": db}
+
+
+def load(db):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    n = con.execute("SELECT count(*) FROM evaluations").fetchone()[0]
+    kern, shapes = {}, {}
+    for eid, task, code, ev in con.execute(
+            """SELECT e.id, e.task_id, c.code_hash, e.evidence FROM evaluations e JOIN submissions s ON s.id = e.submission_id
+               JOIN candidates c ON c.id = s.candidate_id"""):
+        p = json.loads(ev).get("perf") or {}
+        kern[(task, code)] = p
+        for shape, cms, bms, smp in con.execute(
+                "SELECT shape, candidate_ms, baseline_ms, samples FROM timings WHERE evaluation_id = ?", (eid,)):
+            if cms and bms:
+                shapes[(task, code, shape)] = (cms, bms, json.loads(smp or "{}"))
+    prov = json.loads(con.execute("SELECT provenance FROM runs ORDER BY id LIMIT 1").fetchone()[0])
+    return n, kern, shapes, prov
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
+
+
+def dist(xs):
+    return f"{100 * pct(xs, .5):.2f} % / {100 * pct(xs, .9):.2f} % / {100 * max(xs):.2f} % (n={len(xs)})" if xs else "-"
+
+
+def autotune_of(smp):
+    return {k.get("kernel"): k.get("config") for k in smp.get("autotune") or [] if isinstance(k, dict)}
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = []
+    if "--" in argv:
+        extra = argv[argv.index("--") + 1:]
+        argv = argv[:argv.index("--")]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("source")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--device", default="cuda", help="cpu only to try the plumbing (interpreter timings mean nothing)")
+    ap.add_argument("--kbx", default=os.path.join(ROOT, "build", "bin", "kbx"))
+    ap.add_argument("--deadline", type=float, default=0, help="epoch seconds: no run starts after the first run's wall would pass it")
+    ap.add_argument("--no-run", action="store_true", help="only the report, from the databases in --out")
+    a = ap.parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    runs = []
+    meta_file = os.path.join(a.out, "runs.json")
+    if a.no_run:
+        with open(meta_file) as f:
+            runs = json.load(f)
+    else:
+        for r in range(a.runs):
+            if runs and a.deadline and time.time() + runs[0]["wall"] * 1.1 > a.deadline:
+                print(f"run {r}: not started (deadline)", file=sys.stderr)
+                break
+            runs.append(run_once(a.kbx, a.source, r, a.out, extra, a.device))
+            print(f"run {r}: rc={runs[-1]['rc']} wall {runs[-1]['wall']:.0f} s", file=sys.stderr)
+            with open(meta_file, "w") as f:
+                json.dump(runs, f, indent=1)
+    data = [load(r["db"]) for r in runs]
+    n0, k0, s0, prov = data[0]
+    dev = (prov.get("devices") or [{}])[0]
+    v = prov.get("versions", {})
+    L = [f"# Repeat of a real generated set with --perf ({time.strftime('%Y-%m-%d', time.gmtime())})", "",
+         f"- device: {dev.get('name', '?')}; python {v.get('python')}, torch {v.get('torch')}, CUDA {v.get('cuda')}, "
+         f"triton {v.get('triton')}", f"- source: `{a.source}`, {n0} kernels evaluated; kbx options: "
+         f"`{' '.join(extra) or '(defaults)'}`", f"- first progress line: `{runs[0]['first']}`", "",
+         "## Stage cost", "", "| run | rc | correctness wall | per kernel (amortised) | perf stage wall | total |",
+         "|---|---|---|---|---|---|"]
+    for i, r in enumerate(runs):
+        n = data[i][0]
+        L.append(f"| {i} | {r['rc']} | {r['correct_wall']:.0f} s | {r['correct_wall'] / max(1, n):.2f} s | "
+                 f"{r['wall'] - r['correct_wall']:.0f} s | {r['wall']:.0f} s |")
+    L.append("")
+    if len(data) < 2:
+        L += ["(one run only: no run-to-run figures)"]
+    else:
+        _, k1, s1, _ = data[1]
+        rows = {"candidate": ([], []), "eager": ([], [])}
+        per_kernel_worst = {}
+        at_diff = []
+        for key in sorted(set(s0) & set(s1)):
+            (c0, b0, m0), (c1, b1, m1) = s0[key], s1[key]
+            for side, x0, x1 in (("candidate", c0, c1), ("eager", b0, b1)):
+                d = abs(x1 - x0) / ((x0 + x1) / 2)
+                rows[side][0 if (x0 + x1) / 2 >= 0.05 else 1].append(d)
+                if side == "candidate":
+                    kk = key[:2]
+                    per_kernel_worst[kk] = max(per_kernel_worst.get(kk, (0, ""))[0], d), key[2]
+            a0, a1 = autotune_of(m0), autotune_of(m1)
+            if a0 and a1 and a0 != a1:
+                at_diff.append((key, a0, a1))
+        L += ["## Run-to-run (|m2 - m1| / mean of the per-shape medians; p50 / p90 / max)", "",
+              "| side | shapes >= 50 us | shapes < 50 us |", "|---|---|---|"]
+        for side in ("eager", "candidate"):
+            L.append(f"| {side} | {dist(rows[side][0])} | {dist(rows[side][1])} |")
+        allc = rows["candidate"][0] + rows["candidate"][1]
+        p90 = pct(allc, .9) if allc else 0
+        L += ["", "Kernels whose worst shape is at or above the candidate side's p90, with their flags (run 0):", ""]
+        for kk, (d, shape) in sorted(per_kernel_worst.items(), key=lambda x: -x[1][0]):
+            if d < p90 or d <= 0.02:
+                continue
+            flags = (k0.get(kk) or {}).get("flags") or []
+            L.append(f"- {kk[0]} {kk[1][:12]}: {100 * d:.1f} % on {shape}; flags: {', '.join(flags) or 'none'}")
+        cover, widths, n_both = 0, [], 0
+        misses = []
+        for kk in sorted(set(k0) & set(k1)):
+            g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
+            if not (g0 and g1):
+                continue
+            n_both += 1
+            widths.append((g0["hi"] - g0["lo"]) / g0["estimate"])
+            if g0["lo"] <= g1["estimate"] <= g0["hi"]:
+                cover += 1
+            else:
+                misses.append(f"- {kk[0]} {kk[1][:12]}: run 0 {g0['estimate']:.3f} [{g0['lo']:.3f}, {g0['hi']:.3f}], "
+                              f"run 1 {g1['estimate']:.3f}; flags: {', '.join((k0[kk] or {}).get('flags') or []) or 'none'}")
+        L += ["", "## CI coverage", "",
+              f"- kernels timed in both runs: {n_both}; second run's geomean speedup inside the first run's 95 % CI: "
+              f"{cover} ({100 * cover / max(1, n_both):.0f} %)",
+              f"- median relative CI width (hi - lo) / estimate: {100 * statistics.median(widths):.2f} %" if widths else "- no CI"]
+        L += misses
+        L += ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(at_diff)}"]
+        for key, x0, x1 in at_diff[:20]:
+            L.append(f"  - {key[0]} {key[1][:12]} {key[2]}: {x0} vs {x1}")
+    fast = []
+    for key, (c, b, m) in s0.items():
+        rl = m.get("roofline") or {}
+        if rl.get("faster_than_bound"):
+            fast.append(f"- {key[0]} {key[1][:12]} {key[2]}: {c:.4f} ms, held against the {rl.get('peak_dtype', '?')} peak "
+                        f"({rl.get('peak_tflops', 0):.0f} TFLOP/s)")
+    dts = {}
+    for key, (c, b, m) in s0.items():
+        d = (m.get("roofline") or {}).get("peak_dtype")
+        if d:
+            dts[d] = dts.get(d, 0) + 1
+    L += ["", "## Rooflines (run 0)", "", f"- peak dtypes of the timed shapes: {dts}",
+          f"- shapes faster than their roofline bound: {len(fast)}"] + fast
+    text = "\n".join(L) + "\n"
+    with open(os.path.join(a.out, "repeat.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+"""kbx_harness.autotune (issue 22) under Triton's CPU interpreter: what @triton.autotune chose is
+recorded per kernel and key (correctness stage) and per timed shape (perf stage). Run by ctest
+(harness.autotune):
+    test_autotune.py HARNESS_DIR
+"""
+import os
+import sys
+import unittest
+
+os.environ["TRITON_INTERPRET"] = "1"
+sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else "tasks/worker/python")
+
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from kbx_harness import autotune  # noqa: E402
+from kbx_harness.candidate import _interpreter_autotune  # noqa: E402
+
+_interpreter_autotune()
+autotune.install(bounded=False)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})], key=["n"])
+@triton.jit
+def _twice(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2, mask=m)
+
+
+def twice(x):
+    y = torch.empty_like(x)
+    _twice[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](x, y, x.numel())
+    return y
+
+
+class Autotune(unittest.TestCase):
+    def test_choices_are_recorded_per_kernel_key_and_shape(self):
+        m0 = autotune.mark()
+        for n in (100, 300, 100):
+            x = torch.arange(n, dtype=torch.float32)
+            self.assertTrue(torch.equal(twice(x), x * 2))
+        ev = autotune.evidence()["_twice"]
+        self.assertEqual(ev["configs"], 2)
+        self.assertEqual(sorted(ev["keys"]), ["(100,)", "(300,)"])
+        self.assertEqual(ev["benchmarked"], 2)  # the third call (n=100 again) reused the cached choice
+        self.assertIn("BLOCK: 64", ev["keys"]["(100,)"])  # the interpreter scores every config alike: the first
+        self.assertFalse(ev["bounded"])
+        shape = autotune.since(m0)
+        self.assertEqual(len(shape), 1)
+        self.assertEqual(shape[0]["kernel"], "_twice")
+        self.assertEqual(shape[0]["key"], "(100,)")
+        self.assertEqual(len(shape[0]["timings_ms"]), 2)  # what it benchmarked in that window
+        m1 = autotune.mark()
+        twice(torch.ones(100))
+        again = autotune.since(m1)
+        self.assertEqual(again[0]["config"], shape[0]["config"])
+        self.assertNotIn("bench_s", again[0])  # cached: nothing benchmarked in this window
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])
