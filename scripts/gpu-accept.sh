@@ -14,6 +14,8 @@
 #   scripts/gpu-accept.sh OUTDIR exploits build, then the exploit suite with --device cuda
 #   scripts/gpu-accept.sh OUTDIR all      build, corpus (without the exploit suite), then the self-check
 #                                          with the time left
+#   scripts/gpu-accept.sh OUTDIR correctness  build, then the corpus versions' correctness stage with
+#                                          kbx's default options (issue 22's s/kernel)
 #   scripts/gpu-accept.sh OUTDIR perf     build, the daemon_survivor fixture three times, then the corpus
 #                                          versions twice with --perf and default options
 #                                          (bench/perf_repeat.py, issue 22) and the first run's table
@@ -77,20 +79,30 @@ if [[ $MODE == corpus || $MODE == exploits ]]; then
   echo "exploits rc=$? wall $(( $(date +%s) - t1 )) s"; grep -E "cases:|canaries|sandbox:|as expected.*no" "$OUT/exploits-cuda.md" | head -20
   grep -E "\| no \|" "$OUT/exploits-cuda.md" | head -20
 fi
+if [[ $MODE == correctness ]]; then
+  # Issue 22: the correctness stage alone on the adjudicated corpus versions, kbx's default options.
+  V=.bench-carry/versions.jsonl
+  t1=$(date +%s)
+  $KBX eval "$V" --device cuda --json --db "$OUT/correctness.sqlite" > "$OUT/correctness.jsonl" 2> "$OUT/correctness.log"
+  echo "correctness rc=$? wall $(( $(date +%s) - t1 )) s"; head -1 "$OUT/correctness.log"; tail -1 "$OUT/correctness.log"
+  "$PY" scripts/corpus_adjudicate.py table .bench-carry/adjudicated.json "$V" "$OUT/correctness.jsonl" | tail -6
+fi
 if [[ $MODE == perf ]]; then
   # Issue 22: the adjudicated corpus versions evaluated twice with --perf and kbx's default options
   # (bench/perf_repeat.py), the first run's verdicts against the adjudication (issue 21), and the
   # exploit fixture daemon_survivor three times with its details (it came out "crash" once on cuda).
   mkdir -p /tmp/ds/Activation && cp tests/fixtures/exploits/daemon_survivor.py /tmp/ds/Activation/relu.py
-  for i in 1 2 3; do
+  for i in $(seq 1 ${KBX_DAEMON_RUNS:-3}); do
     $KBX eval /tmp/ds --device cuda --protocol strict --json --db "$OUT/daemon-$i.sqlite" > "$OUT/daemon-$i.jsonl" 2> "$OUT/daemon-$i.log"
     grep -o '"verdict":"[a-z]*"\|"failure_class":"[a-z_]*"\|"detail":"[^"]\{0,300\}' "$OUT/daemon-$i.jsonl" | tr '\n' ' '; echo
   done
-  $KBX show 1 --db "$OUT/daemon-1.sqlite" > "$OUT/daemon-1-show.txt" 2>&1
+  [[ -f "$OUT/daemon-1.sqlite" ]] && $KBX show 1 --db "$OUT/daemon-1.sqlite" > "$OUT/daemon-1-show.txt" 2>&1
   V=.bench-carry/versions.jsonl
   "$PY" bench/perf_repeat.py "$V" --out "$OUT/repeat" --kbx "$KBX" --deadline $(( T_CALL + ${KBX_GPU_DEADLINE:-570} - 30 )) 2>&1 | tail -60
   "$PY" scripts/corpus_adjudicate.py table .bench-carry/adjudicated.json "$V" "$OUT/repeat/run-0.jsonl" --md "$OUT/corpus-h200.md" | tail -14
   $KBX report --table protocol --db "$OUT/repeat/run-0.sqlite" > "$OUT/protocol-h200.txt" 2>&1
+  # the device copies back a limited number of files: one archive
+  tar -C "$OUT" -cJf /tmp/kbx-perf-out.tar.xz . && rm -rf "${OUT:?}"/* && mv /tmp/kbx-perf-out.tar.xz "$OUT/"
 fi
 if [[ $MODE == check || $MODE == all ]]; then
   # all: whatever time the call has left (KBX_GPU_DEADLINE seconds after its start, default 570)
