@@ -60,36 +60,5 @@ class Autotune(unittest.TestCase):
         self.assertNotIn("bench_s", again[0])  # cached: nothing benchmarked in this window
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})],
-                 key=["n"])
-@triton.jit
-def _thrice(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * 3, mask=m)
-
-
-class Bounded(unittest.TestCase):
-    def test_the_correctness_stage_autotunes_once_per_kernel_and_reuses_the_choice(self):
-        # (on the CPU the interpreter scores every config alike, so the bounded benchmarker itself
-        # is not called; what is tested is the reuse of the first key's choice)
-        autotune._bounded = True
-        try:
-            for n in (10, 300, 1000):
-                x = torch.arange(n, dtype=torch.float32)
-                y = torch.empty_like(x)
-                _thrice[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, n)
-                self.assertTrue(torch.equal(y, x * 3))
-        finally:
-            autotune._bounded = False
-        ev = autotune.evidence()["_thrice"]
-        self.assertEqual(ev["benchmarked"], 1)
-        self.assertEqual(ev["reused"], 2)
-        self.assertEqual(len(set(ev["keys"].values())), 1)
-        self.assertEqual(sorted(ev["keys"]), ["(10,)", "(1000,)", "(300,)"])
-        # Triton's own cache holds the reused choice under the key it computes itself
-        self.assertEqual(len(_thrice.cache), 3)
-
-
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])
