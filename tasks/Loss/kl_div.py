@@ -31,6 +31,8 @@ META = {
     "oracle": None,
     "quantization": None,
     "uniform": None,
+    # what the seed's own test does to its drawn values before the call (contract.py: seed_values)
+    "seed_values": {"input": ["log_softmax"], "target": [["softmax_or_log", "log_target"]]},
     "perf_shapes": [
         {"name": "N1k_C1k", "params": {"shape": [1024, 1024]}},
         {"name": "N4k_C4k", "params": {"shape": [4096, 4096]}},

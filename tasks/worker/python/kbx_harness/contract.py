@@ -468,6 +468,12 @@ def _seed_op(t, op, bound):
         return t @ t.mT
     if name == "add_eye":  # + c I
         return t + torch.eye(t.shape[-1], dtype=t.dtype, device=t.device) * k[0]
+    if name == "softmax":  # over the last dimension
+        return torch.softmax(t, dim=-1)
+    if name == "log_softmax":
+        return torch.log_softmax(t, dim=-1)
+    if name == "softmax_or_log":  # log_softmax where the call passes the named flag True, else softmax
+        return torch.log_softmax(t, dim=-1) if bound.get(k[0]) is True else torch.softmax(t, dim=-1)
     if name == "cholesky":  # its lower factor, or the upper one where the call passes upper=True
         lower = torch.linalg.cholesky(t)
         return lower.mT if bound.get(k[0] if k else "upper") is True else lower
