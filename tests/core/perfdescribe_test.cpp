@@ -40,6 +40,9 @@ TEST(PerfDescribe, ShapeNotesNameWhatTheSamplesWentThrough)
               "starved samples dropped: candidate 40; starved samples kept (too few clean)");
     EXPECT_EQ(shapeNotes(json{{"recheck", {{"ok", true}}}, {"first_call_s", {{"candidate", 0.01}}}}), "");
     EXPECT_EQ(shapeNotes(json()), "");
+    // issue 22: a roofline held against another peak than fp32 says which
+    EXPECT_EQ(shapeNotes(json{{"roofline", {{"peak_dtype", "float16"}}}}), "roofline at the float16 peak");
+    EXPECT_EQ(shapeNotes(json{{"roofline", {{"peak_dtype", "float32"}}}}), "");
 }
 
 TEST(PerfDescribe, FlagsInWords)
