@@ -710,7 +710,7 @@ def assign_tiers(task, task_id: str, cases: list, seeds: list, device: str, cont
         if c["name"].startswith("edge/"):
             return "extended", "a hand-written edge case (values beyond the seed's standard and outlier draws)"
         if c.get("dist") == "wide":
-            return "extended", "values drawn over a wider range than the seed's standard and outlier draws"
+            return "extended", c.get("dist_why") or "values drawn over a wider range than the seed's standard and outlier draws"
         return tier_of_case(con, task, c, clone)
     tiers = [own_tier(c) for c in cases]
     added, dropped = 0, []
