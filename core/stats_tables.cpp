@@ -540,8 +540,12 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
         for (const auto& j : store.query(
                  "SELECT DISTINCT e.taxonomy_version AS t, CASE WHEN r.device = 'imported' THEN 'seed speedup (imported)' "
                  "ELSE coalesce(json_extract(e.evidence, '$.perf.protocol'), '') END AS perf, "
-                 "(SELECT count(*) FROM timings t WHERE t.evaluation_id = e.id) AS timed "
-                 "FROM evaluations e JOIN runs r ON r.id = e.run_id WHERE e.run_id IN (" + list + ")")) {
+                 "tt.evaluation_id IS NOT NULL AS timed "
+                 "FROM evaluations e JOIN runs r ON r.id = e.run_id "
+                 // one pass over timings (a correlated count per evaluation made this quadratic on a
+                 // database without the timings index: read-only or older ones)
+                 "LEFT JOIN (SELECT DISTINCT evaluation_id FROM timings) tt ON tt.evaluation_id = e.id "
+                 "WHERE e.run_id IN (" + list + ")")) {
             taxonomy.insert(j["t"].get<int>());
             if (j["timed"].get<std::int64_t>() > 0 && !j["perf"].get<std::string>().empty())
                 perf.insert(j["perf"].get<std::string>());

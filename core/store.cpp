@@ -386,6 +386,10 @@ Store::Store(const std::filesystem::path& path, OpenMode mode) : m_path(path)
         exec("PRAGMA journal_mode=WAL");
         exec("PRAGMA synchronous=NORMAL");
         migrate();
+        // Timings of one evaluation by its id (the inspector, reports' per-evaluation counts): without
+        // it every such lookup scans the whole table (issue 24: a report quadratic in the evaluations).
+        // An index only: older kbx versions read the file as before, so no schema version for it.
+        exec("CREATE INDEX IF NOT EXISTS timings_evaluation ON timings(evaluation_id)");
     } catch (...) {
         sqlite3_close(m_db);
         m_db = nullptr;
