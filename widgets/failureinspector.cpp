@@ -21,6 +21,10 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <charconv>
+#include <limits>
+#include <cmath>
+
 namespace kbx::gui {
 
 namespace {
@@ -66,6 +70,48 @@ QJsonObject findErrorMap(const EvaluationDetails& d)
 }
 
 }  // namespace
+
+QString FailureInspector::evidenceValueText(const QString& key, const QJsonValue& v, const QString& dtype)
+{
+    static const QStringList elementKeys = {QStringLiteral("ref_at_worst"), QStringLiteral("cand_at_worst"),
+                                            QStringLiteral("max_abs_err"), QStringLiteral("ref_value"), QStringLiteral("cand_value")};
+    if (!v.isDouble() || !elementKeys.contains(key))
+        return jsonText(v);
+    const double d = v.toDouble();
+    if (!std::isfinite(d))
+        return jsonText(v);
+    char buf[64];
+    std::to_chars_result r;
+    if (dtype == QLatin1String("float32") || dtype == QLatin1String("complex64"))
+        r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(d));  // shortest text that reads back as this float
+    else if (dtype == QLatin1String("float16") || dtype == QLatin1String("bfloat16"))
+        return QString::number(d, 'g', 5);  // every half value is told apart by 5 significant digits
+    else
+        r = std::to_chars(buf, buf + sizeof buf, d);
+    return QString::fromLatin1(buf, int(r.ptr - buf));
+}
+
+QString FailureInspector::ulpDifference(double ref, double cand, const QString& dtype)
+{
+    if (!std::isfinite(ref) || !std::isfinite(cand))
+        return {};
+    double ulp = 0;
+    if (dtype == QLatin1String("float32") || dtype == QLatin1String("complex64")) {
+        const float f = static_cast<float>(ref);
+        ulp = double(std::nextafter(std::abs(f), std::numeric_limits<float>::infinity())) - double(std::abs(f));
+    } else if (dtype == QLatin1String("float64") || dtype == QLatin1String("complex128")) {
+        ulp = std::nextafter(std::abs(ref), std::numeric_limits<double>::infinity()) - std::abs(ref);
+    } else if (dtype == QLatin1String("float16") || dtype == QLatin1String("bfloat16")) {
+        const int mant = dtype == QLatin1String("float16") ? 10 : 7;
+        const int minExp = dtype == QLatin1String("float16") ? -14 : -126;  // below: subnormal spacing
+        const int e = ref == 0 ? minExp : std::max(minExp, std::ilogb(ref));
+        ulp = std::ldexp(1.0, e - mant);
+    } else {
+        return {};
+    }
+    const double diff = cand - ref;
+    return tr("cand − ref = %1 (%2 ulp of %3)").arg(QString::number(diff, 'g', 6), QString::number(std::abs(diff) / ulp, 'g', 4), dtype);
+}
 
 FailureInspector::FailureInspector(QWidget* parent)
     : QWidget(parent), m_header(new QLabel), m_detail(new QLabel), m_seeds(new QLabel), m_evidence(new QTableWidget(0, 2)),
@@ -225,10 +271,19 @@ bool FailureInspector::showEvaluation(qint64 id)
     for (const auto& k : rest)
         if (!keys.contains(k) && k != QLatin1String("traceback") && k != QLatin1String("error_map"))
             keys << k;
+    const QString dtype = d.numericEvidence.value(QStringLiteral("dtype")).toString();
+    const QJsonValue refW = d.numericEvidence.value(QStringLiteral("ref_at_worst")),
+                     candW = d.numericEvidence.value(QStringLiteral("cand_at_worst"));
+    const QString ulp = refW.isDouble() && candW.isDouble() ? ulpDifference(refW.toDouble(), candW.toDouble(), dtype) : QString();
+    if (!ulp.isEmpty())  // right after the two values
+        keys.insert(keys.contains(QStringLiteral("cand_at_worst")) ? keys.indexOf(QStringLiteral("cand_at_worst")) + 1 : keys.size(),
+                    QStringLiteral("difference at worst"));
     m_evidence->setRowCount(int(keys.size()));
     for (int i = 0; i < keys.size(); ++i) {
         m_evidence->setItem(i, 0, new QTableWidgetItem(keys[i]));
-        m_evidence->setItem(i, 1, new QTableWidgetItem(jsonText(d.numericEvidence.value(keys[i]))));
+        m_evidence->setItem(i, 1, new QTableWidgetItem(keys[i] == QLatin1String("difference at worst")
+                                                           ? ulp
+                                                           : evidenceValueText(keys[i], d.numericEvidence.value(keys[i]), dtype)));
     }
     m_evidence->resizeColumnToContents(0);
 

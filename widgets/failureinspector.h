@@ -2,6 +2,7 @@
 #pragma once
 #include "database.h"
 
+#include <QJsonValue>
 #include <QWidget>
 
 class QComboBox;
@@ -41,6 +42,15 @@ public:
     QLineEdit* noteEdit() const { return m_note; }
     QPushButton* saveButton() const { return m_save; }
     QLabel* agreementLabel() const { return m_agreement; }
+
+    /// An evidence value as the inspector shows it: element values (ref_at_worst, cand_at_worst, the
+    /// errors) with the digits their dtype carries (the shortest text that reads back as the same
+    /// float32/float64/half value), so that two values that differ never look alike; other numbers
+    /// with 6 significant digits.
+    static QString evidenceValueText(const QString& key, const QJsonValue& v, const QString& dtype);
+    /// "cand − ref = d (n ulp of dtype)": the worst element's difference in units in the last place
+    /// of the reference value in its dtype; empty where it cannot be said (non-finite, unknown dtype).
+    static QString ulpDifference(double ref, double cand, const QString& dtype);
 
     /// Stores the label chosen in the box with the note (what the Save button does).
     bool saveLabel(QString* error = nullptr);

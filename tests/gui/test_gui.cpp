@@ -22,6 +22,8 @@
 #include "catalogue.h"
 
 #include <QAbstractItemModelTester>
+#include <cmath>
+#include <limits>
 #include <QApplication>
 #include <QComboBox>
 #include <QDragEnterEvent>
@@ -660,4 +662,28 @@ int main(int argc, char** argv)
     initResources();
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// Issue 24, item 3: two worst-element values that differ must not look alike, and the difference is
+// given in ULPs of the dtype. -1.02007 in float32 and its neighbour printed with 6 digits were equal.
+TEST(InspectorDigits, ValuesCarryTheirDtypesDigitsAndTheDifferenceInUlps)
+{
+    const float ref = -1.0200700759887695f;
+    const float cand = std::nextafter(ref, 0.0f);  // one float32 step away
+    const QString r = FailureInspector::evidenceValueText(QStringLiteral("ref_at_worst"), QJsonValue(double(ref)), QStringLiteral("float32"));
+    const QString c = FailureInspector::evidenceValueText(QStringLiteral("cand_at_worst"), QJsonValue(double(cand)), QStringLiteral("float32"));
+    EXPECT_NE(r, c);
+    EXPECT_EQ(r.toFloat(), ref);  // reads back as the same float
+    EXPECT_EQ(c.toFloat(), cand);
+    EXPECT_LE(r.size(), 11) << r.toStdString();  // float32's digits, not a double's 17
+    EXPECT_EQ(QString::number(double(ref), 'g', 6), QString::number(double(cand), 'g', 6)) << "the old display";
+    const QString u = FailureInspector::ulpDifference(ref, cand, QStringLiteral("float32"));
+    EXPECT_TRUE(u.contains(QStringLiteral("(1 ulp of float32)"))) << u.toStdString();
+    EXPECT_TRUE(FailureInspector::ulpDifference(1.0, 1.0 + 3 * std::ldexp(1.0, -52), QStringLiteral("float64"))
+                    .contains(QStringLiteral("(3 ulp of float64)")));
+    EXPECT_TRUE(FailureInspector::ulpDifference(1.0, 1.0 + 2.0 / 1024, QStringLiteral("float16")).contains(QStringLiteral("(2 ulp")));
+    EXPECT_TRUE(FailureInspector::ulpDifference(1.0, std::numeric_limits<double>::infinity(), QStringLiteral("float32")).isEmpty());
+    EXPECT_TRUE(FailureInspector::ulpDifference(1.0, 2.0, QStringLiteral("int64")).isEmpty());
+    // other evidence keeps its short form
+    EXPECT_EQ(FailureInspector::evidenceValueText(QStringLiteral("rtol"), QJsonValue(1.3e-6), QStringLiteral("float32")), QStringLiteral("1.3e-06"));
 }
