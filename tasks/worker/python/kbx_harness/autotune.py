@@ -17,16 +17,18 @@ Such a kernel's verdict depends on which config wins the autotuner's race, which
 run chose otherwise on 15 of 93 timed shapes): judging every case under every config that compiles
 would make it deterministic at about the cost autotuning already pays (docs/PERF_PROTOCOL.md).
 
-Both stages record what the autotuner chose: per kernel, the config per key, how many keys were
-benchmarked and for how long, and (perf stage) each config's measured time. This is evidence, not
-verdict: the candidate's process writes it and the judge never reads it.
+Both stages record what the autotuner chose: per kernel, the config per key, how many configs were
+benchmarked and for how long, and (perf stage) each config's measured time. Read from the
+autotuners' own state (their cache, best_config, configs_timings) after the calls: the only per-call
+cost inside a timed call is one counter (the perf stage times what the candidate's call costs, not
+ours). This is evidence, not verdict: the candidate's process writes it and the judge never reads it.
 """
 from __future__ import annotations
 
 import time
+import weakref
 
-_records: dict = {}  # kernel name -> {"keys": {key repr: config repr}, "bench_s": float, "benchmarked": int}
-_events: list = []   # (kernel, key repr, config repr, bench_s or None, {config repr: ms} or None), in call order
+_instances: "weakref.WeakSet" = weakref.WeakSet()
 _bounded = False
 MAX_KERNELS, MAX_KEYS, MAX_TEXT = 32, 64, 300
 
@@ -36,6 +38,10 @@ def _cfg(c) -> str:
         return str(c)[:MAX_TEXT]
     except Exception:  # noqa: BLE001
         return "?"
+
+
+def _name(at) -> str:
+    return getattr(getattr(at, "base_fn", None), "__name__", None) or "kernel"
 
 
 def _bounded_bench(kernel_call, quantiles=None, **_kw):
@@ -57,83 +63,99 @@ def _bounded_bench(kernel_call, quantiles=None, **_kw):
 
 
 def install(bounded: bool) -> None:
-    """Wraps Autotuner.run (recording) and, with bounded, its benchmarker (GPU only)."""
+    """Registers every Autotuner made from now on, counts its runs, times its benchmarking and,
+    with bounded (GPU only), gives it the bounded benchmarker."""
     global _bounded
     try:
         from triton.runtime.autotuner import Autotuner
     except Exception:  # noqa: BLE001
         return
     _bounded = bounded
-    orig_run = Autotuner.run
-    if getattr(orig_run, "_kbx_autotune", False):
+    if getattr(Autotuner.run, "_kbx_autotune", False):
         return
+    orig_init, orig_run, orig_bench = Autotuner.__init__, Autotuner.run, Autotuner._bench
+
+    def __init__(self, *a, **k):
+        orig_init(self, *a, **k)
+        try:
+            _instances.add(self)
+        except TypeError:
+            pass
 
     def run(self, *args, **kwargs):
-        if _bounded:
-            self.__dict__["do_bench"] = _bounded_bench  # do_bench is a cached_property: the instance wins
-        before = getattr(self, "bench_time", None)
-        timings_before = getattr(self, "configs_timings", None)
+        d = self.__dict__
+        d["_kbx_calls"] = d.get("_kbx_calls", 0) + 1
+        if _bounded and d.get("do_bench") is not _bounded_bench:
+            d["do_bench"] = _bounded_bench  # do_bench is a cached_property: the instance's entry wins
+        return orig_run(self, *args, **kwargs)
+
+    def _bench(self, *args, **kwargs):
         t0 = time.perf_counter()
-        ret = orig_run(self, *args, **kwargs)
         try:
-            name = getattr(getattr(self, "base_fn", None), "__name__", None) or "kernel"
-            rec = _records.get(name)
-            if rec is None and len(_records) < MAX_KERNELS:
-                rec = _records[name] = {"keys": {}, "bench_s": 0.0, "benchmarked": 0, "configs": len(self.configs)}
-            timings = getattr(self, "configs_timings", None)
-            benchmarked = timings is not None and timings is not timings_before or getattr(self, "bench_time", None) != before
-            key = None
-            try:
-                nargs = dict(zip(self.arg_names, args))
-                key = repr(tuple(nargs.get(k, kwargs.get(k)) for k in self.keys))[:MAX_TEXT]
-            except Exception:  # noqa: BLE001
-                key = "?"
-            cfg = _cfg(getattr(self, "best_config", None))
-            bench_s = None
-            if benchmarked:
-                bench_s = float(getattr(self, "bench_time", time.perf_counter() - t0) or 0.0)
-            if rec is not None:
-                if key in rec["keys"] or len(rec["keys"]) < MAX_KEYS:
-                    rec["keys"][key] = cfg
-                if bench_s is not None:
-                    rec["bench_s"] += bench_s
-                    rec["benchmarked"] += 1
-            if len(_events) < 4096:
-                tm = None
-                if benchmarked and isinstance(timings, dict):
-                    tm = {}
-                    for c, v in list(timings.items())[:MAX_KEYS]:
-                        try:
-                            tm[_cfg(c)] = float(v[0] if isinstance(v, (list, tuple)) else v)
-                        except Exception:  # noqa: BLE001
-                            pass
-                _events.append((name, key, cfg, bench_s, tm))
-        except Exception:  # noqa: BLE001 - evidence only: never the candidate's failure
-            pass
-        return ret
+            return orig_bench(self, *args, **kwargs)
+        finally:
+            d = self.__dict__
+            d["_kbx_bench_s"] = d.get("_kbx_bench_s", 0.0) + time.perf_counter() - t0
+            d["_kbx_benched"] = d.get("_kbx_benched", 0) + 1
 
     run._kbx_autotune = True
-    Autotuner.run = run
+    Autotuner.__init__, Autotuner.run, Autotuner._bench = __init__, run, _bench
+
+
+def _used():
+    return [at for at in list(_instances) if at.__dict__.get("_kbx_calls")][:MAX_KERNELS]
 
 
 def evidence() -> dict:
-    """{kernel: {"configs": N, "keys": {key: config}, "benchmarked": keys, "bench_s": s, "bounded": bool}}"""
-    return {k: dict(v, keys=dict(v["keys"]), bounded=_bounded) for k, v in _records.items()}
+    """{kernel: {"configs": N, "keys": {key: config}, "benchmarked": configs timed, "bench_s": s,
+    "bounded": bool}} for every autotuned kernel that ran."""
+    out = {}
+    for at in _used():
+        d = at.__dict__
+        keys = {}
+        try:
+            for key, cfg in list(getattr(at, "cache", {}).items())[:MAX_KEYS]:
+                keys[repr(key)[:MAX_TEXT]] = _cfg(cfg)
+        except Exception:  # noqa: BLE001
+            pass
+        if not keys and getattr(at, "best_config", None) is not None:
+            keys["(any)"] = _cfg(at.best_config)  # one config: nothing to tune
+        name = _name(at)
+        while name in out:
+            name += "'"
+        out[name] = {"configs": len(getattr(at, "configs", []) or []), "keys": keys,
+                     "benchmarked": d.get("_kbx_benched", 0), "bench_s": round(d.get("_kbx_bench_s", 0.0), 4),
+                     "bounded": _bounded}
+    return out
 
 
-def mark() -> int:
-    return len(_events)
+def mark() -> dict:
+    """The autotuners' counters now, for since()."""
+    return {id(at): (at.__dict__.get("_kbx_calls", 0), at.__dict__.get("_kbx_bench_s", 0.0)) for at in list(_instances)}
 
 
-def since(m: int) -> list:
-    """What the autotuner chose in the calls since mark m: per kernel, its last key's config, and
-    the measured time of each config where it benchmarked then."""
-    out: dict = {}
-    for name, key, cfg, bench_s, tm in _events[m:]:
-        e = out.setdefault(name, {"kernel": name})
-        e["key"], e["config"] = key, cfg
-        if bench_s is not None:
-            e["bench_s"] = round(e.get("bench_s", 0.0) + bench_s, 4)
+def since(m: dict) -> list:
+    """For every autotuned kernel that ran since mark m: the config it ran last, how long it
+    benchmarked in that window and, if it did, each config's measured time (ms)."""
+    out = []
+    for at in list(_instances):
+        d = at.__dict__
+        calls0, bench0 = m.get(id(at), (0, 0.0))
+        if d.get("_kbx_calls", 0) <= calls0:
+            continue
+        e = {"kernel": _name(at), "config": _cfg(getattr(at, "best_config", None))}
+        bench = d.get("_kbx_bench_s", 0.0) - bench0
+        if bench > 0:
+            e["bench_s"] = round(bench, 4)
+            tm = {}
+            for c, v in list((getattr(at, "configs_timings", None) or {}).items())[:MAX_KEYS]:
+                try:
+                    tm[_cfg(c)] = float(v[0] if isinstance(v, (list, tuple)) else v)
+                except Exception:  # noqa: BLE001
+                    pass
             if tm:
                 e["timings_ms"] = tm
-    return list(out.values())
+        out.append(e)
+        if len(out) >= MAX_KERNELS:
+            break
+    return out
