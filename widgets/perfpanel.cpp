@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QMap>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -134,15 +135,40 @@ void PerfPanel::setEvaluation(const EvaluationDetails& d)
     m_shapes->setEnabled(true);
     m_kernels->setEnabled(true);
 
-    // The verdict against eager.
+    // The verdict against eager. Audit flags (an output re-check that failed, a time below the
+    // roofline bound, device work outside the events, a speedup above 10x) come first, as a warning,
+    // and take the emphasis off the speedup: it is not a result until they are explained (issue 24).
     QStringList lines;
     const auto g = perf.value(QStringLiteral("geomean_speedup")).toObject();
     const int nShapes = int(d.timings.size());
+    QStringList audit;
+    {
+        QMap<QString, int> byKind;
+        for (const auto& f : perf.value(QStringLiteral("flags")).toArray()) {
+            const QString kind = f.toString().section(QLatin1Char(':'), 0, 0);
+            if (kind == QLatin1String("output_recheck_failed") || kind == QLatin1String("faster_than_roofline") ||
+                kind == QLatin1String("device_work_outside_events") || kind == QLatin1String("speedup_over_10x"))
+                ++byKind[kind];
+        }
+        const QMap<QString, QString> words = {{QStringLiteral("output_recheck_failed"), tr("failed the output re-check")},
+                                              {QStringLiteral("faster_than_roofline"), tr("ran faster than the roofline bound")},
+                                              {QStringLiteral("device_work_outside_events"), tr("did device work outside the timing events")},
+                                              {QStringLiteral("speedup_over_10x"), tr("claim a speedup above 10×")}};
+        for (auto it = byKind.cbegin(); it != byKind.cend(); ++it)
+            audit << tr("%1 of %2 shapes %3").arg(it.value()).arg(nShapes).arg(words.value(it.key()));
+    }
+    if (!audit.isEmpty())
+        lines << tr("<b style='color:%1'>⚠ Audit: %2. The speedup below is not a result until this is explained.</b>")
+                     .arg(kSlower.name(), audit.join(QStringLiteral("; ")));
+    const QString em = audit.isEmpty() ? QStringLiteral("b") : QStringLiteral("span");
     if (!g.isEmpty()) {
         const QString vs = perf.value(QStringLiteral("vs_eager")).toString();
         const QColor c = vs == QLatin1String("faster") ? kFaster : vs == QLatin1String("slower") ? kSlower : palette().color(QPalette::WindowText);
-        QString line = nShapes == 1 ? tr("<b>Speedup against eager: %1</b> (one shape, 95 % CI)").arg(interval(g))
-                                    : tr("<b>Speedup against eager: %1</b> (geometric mean over %2 shapes, 95 % CI)").arg(interval(g)).arg(nShapes);
+        QString line = nShapes == 1 ? tr("<%2>Speedup against eager: %1</%2> (one shape, 95 % CI)").arg(interval(g), em)
+                                    : tr("<%3>Speedup against eager: %1</%3> (geometric mean over %2 shapes, 95 % CI)")
+                                          .arg(interval(g))
+                                          .arg(nShapes)
+                                          .arg(em);
         if (!vs.isEmpty()) {
             const auto band = perf.value(QStringLiteral("noise_band")).toObject();
             line += tr(" — <b style='color:%1'>%2</b>; a tie is an interval inside the noise band [%3, %4] (%5)")

@@ -30,6 +30,7 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QHeaderView>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -464,6 +465,11 @@ TEST(GuiPerf, PerformanceTabShowsTheShapesTheVerdictAndTheLaunchGap)
     EXPECT_TRUE(summary.contains(QStringLiteral("Speedup against eager"))) << summary.toStdString();
     EXPECT_TRUE(summary.contains(QStringLiteral("NVIDIA H200"))) << summary.toStdString();
     EXPECT_TRUE(summary.contains(QStringLiteral("faster than the roofline bound (audit) (x)"))) << summary.toStdString();
+    // an audit flag leads, as a warning, and the speedup loses its emphasis (issue 24, item 3)
+    EXPECT_TRUE(summary.startsWith(QStringLiteral("<b style='color:"))) << summary.toStdString();
+    EXPECT_TRUE(summary.contains(QStringLiteral("⚠ Audit: 1 of %1 shapes ran faster than the roofline bound").arg(d.timings.size())))
+        << summary.toStdString();
+    EXPECT_FALSE(summary.contains(QStringLiteral("<b>Speedup against eager"))) << summary.toStdString();
     EXPECT_GT(p->kernelsTable()->rowCount(), 0);
     bool triton = false;
     for (int r = 0; r < p->kernelsTable()->rowCount(); ++r)
@@ -686,4 +692,36 @@ TEST(InspectorDigits, ValuesCarryTheirDtypesDigitsAndTheDifferenceInUlps)
     EXPECT_TRUE(FailureInspector::ulpDifference(1.0, 2.0, QStringLiteral("int64")).isEmpty());
     // other evidence keeps its short form
     EXPECT_EQ(FailureInspector::evidenceValueText(QStringLiteral("rtol"), QJsonValue(1.3e-6), QStringLiteral("float32")), QStringLiteral("1.3e-06"));
+}
+
+// Issue 24, item 3: the heatmap says what its values are (the comparison's measure: an error /
+// tolerance ratio, above 1 fails), marks the threshold, and a cell under the mouse names its index and value.
+TEST(ErrorHeatmapMeasure, SaysWhatItPlotsAndNamesTheCellUnderTheMouse)
+{
+    ErrorHeatmap h;
+    QJsonObject map{{QStringLiteral("rows"), 2},
+                    {QStringLiteral("cols"), 3},
+                    {QStringLiteral("shape"), QJsonArray{2, 3}},
+                    {QStringLiteral("measure"), QStringLiteral("|cand - ref| / (atol + rtol |ref|); > 1 fails")},
+                    {QStringLiteral("values"), QJsonArray{0.0, 0.5, 3.0, 0.01, 250.0, 0.9}}};
+    ASSERT_TRUE(h.setErrorMap(map));
+    screenshot(&h, QStringLiteral("error-heatmap-measure"), {420, 300});
+    EXPECT_TRUE(h.isToleranceRatio());
+    EXPECT_TRUE(h.measure().contains(QStringLiteral("atol + rtol")));
+    // a plain map (no measure) is |error| and has no threshold
+    ErrorHeatmap plain;
+    plain.setValues(1, 2, {1e-3, 2.0});
+    EXPECT_FALSE(plain.isToleranceRatio());
+    EXPECT_EQ(plain.measure(), QStringLiteral("|error|"));
+    // hover: find the cell [1, 1] (value 250) by scanning the widget
+    QString tip;
+    for (int y = 0; y < h.height() && tip.isEmpty(); y += 2)
+        for (int x = 0; x < h.width(); x += 2)
+            if (h.cellAt(QPoint(x, y)) == std::make_pair(1, 1)) {
+                tip = h.toolTipAt(QPoint(x, y));
+                break;
+            }
+    EXPECT_EQ(tip, QStringLiteral("[1, 1]: 250 (outside the tolerance: fails)"));
+    EXPECT_EQ(h.cellAt(QPoint(1, 1)), std::make_pair(-1, -1));
+    EXPECT_TRUE(h.toolTipAt(QPoint(1, 1)).isEmpty());
 }
