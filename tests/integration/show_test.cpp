@@ -4,6 +4,8 @@
 #include "itest.h"
 #include "store.h"
 
+#include <sqlite3.h>
+
 using namespace kbx_it;
 
 namespace {
@@ -50,6 +52,25 @@ TEST(Show, ATimedEvaluationShowsItsVerdictEveryPerfShapeAndTheProfiledKernels)
         ASSERT_NE(p, std::string::npos) << sh["shape"] << " missing or out of order:\n" << r.out;
         at = p + 1;
     }
+
+    // What the candidate's @triton.autotune chose for a shape (issue 22), as the perf stage stores it;
+    // a config text with an escape sequence is printed on one line with it neutralised.
+    {
+        sqlite3* h = nullptr;
+        ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+        const std::string sql = "UPDATE timings SET samples = json_set(samples, '$.autotune', json('[{\"kernel\": \"_k\", \"config\": \"BLOCK: 256\\u001b[2J\", "
+           "\"bench_s\": 1.5, \"timings_ms\": {\"BLOCK: 256\": 0.1, \"BLOCK: 512\": 0.2}}]')) WHERE evaluation_id = " +
+           std::to_string(id) + " AND shape = '" + shapes[0]["shape"].get<std::string>() + "'";
+        char* err = nullptr;
+        ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+        sqlite3_close(h);
+    }
+    auto a = run(kbxBin() + " show " + std::to_string(id) + " --db " + db.string() + " 2>&1");
+    ASSERT_EQ(a.rc, 0) << a.out;
+    EXPECT_NE(a.out.find("autotune (the config the candidate's autotuner chose per shape):"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find(shapes[0]["shape"].get<std::string>()), std::string::npos);
+    EXPECT_NE(a.out.find("_k: BLOCK: 256?[2J (benchmarked 2 config(s) in 1.50 s)"), std::string::npos) << a.out;
+    EXPECT_EQ(a.out.find('\x1b'), std::string::npos) << "no raw escape reaches the terminal";
 
     auto j = run(kbxBin() + " show " + std::to_string(id) + " --json --db " + db.string() + " 2>/dev/null");
     ASSERT_EQ(j.rc, 0) << j.out;
