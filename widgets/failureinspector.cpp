@@ -16,6 +16,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -113,6 +114,66 @@ QString FailureInspector::ulpDifference(double ref, double cand, const QString& 
     return tr("cand − ref = %1 (%2 ulp of %3)").arg(QString::number(diff, 'g', 6), QString::number(std::abs(diff) / ulp, 'g', 4), dtype);
 }
 
+void FailureInspector::fillEvidence(const QJsonObject& ev)
+{
+    // Numeric evidence: known keys first.
+    QStringList keys;
+    for (const char* k : kEvidenceOrder)
+        if (ev.contains(QLatin1String(k)))
+            keys << QString::fromLatin1(k);
+    QStringList rest = ev.keys();
+    rest.sort();
+    for (const auto& k : rest)
+        if (!keys.contains(k) && k != QLatin1String("traceback") && k != QLatin1String("error_map"))
+            keys << k;
+    const QString dtype = ev.value(QStringLiteral("dtype")).toString();
+    const QJsonValue refW = ev.value(QStringLiteral("ref_at_worst")),
+                     candW = ev.value(QStringLiteral("cand_at_worst"));
+    const QString ulp = refW.isDouble() && candW.isDouble() ? ulpDifference(refW.toDouble(), candW.toDouble(), dtype) : QString();
+    if (!ulp.isEmpty())  // right after the two values
+        keys.insert(keys.contains(QStringLiteral("cand_at_worst")) ? keys.indexOf(QStringLiteral("cand_at_worst")) + 1 : keys.size(),
+                    QStringLiteral("difference at worst"));
+    m_evidence->setRowCount(int(keys.size()));
+    for (int i = 0; i < keys.size(); ++i) {
+        m_evidence->setItem(i, 0, new QTableWidgetItem(keys[i]));
+        m_evidence->setItem(i, 1, new QTableWidgetItem(keys[i] == QLatin1String("difference at worst")
+                                                           ? ulp
+                                                           : evidenceValueText(keys[i], ev.value(keys[i]), dtype)));
+    }
+    m_evidence->resizeColumnToContents(0);
+
+}
+
+bool FailureInspector::showCase(int row)
+{
+    const auto& d = m_details;
+    if (row < 0 || row >= d.cases.size()) {
+        fillEvidence(d.numericEvidence);
+        m_heatmap->setErrorMap(findErrorMap(d));
+        m_evidenceOf->setText(d.failedCase.isEmpty() ? QString() : tr("Evidence of the first failing case, %1.").arg(d.failedCase));
+        return !d.numericEvidence.isEmpty();
+    }
+    const auto& c = d.cases[row];
+    // A case's numbers are its own evidence, or its first mismatching leaf's (multi-output results).
+    QJsonObject ev = c.evidence;
+    QJsonObject map = ev.value(QStringLiteral("error_map")).toObject();
+    const auto leaves = ev.value(QStringLiteral("leaves")).toArray();
+    if (!ev.contains(QStringLiteral("max_abs_err")) && !leaves.isEmpty()) {
+        for (const auto& l : leaves)
+            if (l.toObject().value(QStringLiteral("mismatch_count")).toInt() > 0 || l == leaves.last()) {
+                ev = l.toObject();
+                break;
+            }
+        map = ev.value(QStringLiteral("error_map")).toObject();
+    }
+    fillEvidence(ev);
+    m_heatmap->setErrorMap(map);
+    if (map.isEmpty())
+        m_heatmap->clear(tr("Case %1 stored no error map (a passing case, or one that failed before a comparison).").arg(c.name));
+    m_evidenceOf->setText(tr("Evidence of case %1 (%2).").arg(c.name, c.status));
+    return !ev.isEmpty();
+}
+
 FailureInspector::FailureInspector(QWidget* parent)
     : QWidget(parent), m_header(new QLabel), m_detail(new QLabel), m_seeds(new QLabel), m_evidence(new QTableWidget(0, 2)),
       m_cases(new QTableWidget(0, 5)), m_traceback(new QPlainTextEdit), m_heatmap(new ErrorHeatmap), m_perf(new PerfPanel),
@@ -138,6 +199,14 @@ FailureInspector::FailureInspector(QWidget* parent)
     m_cases->verticalHeader()->hide();
     m_cases->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_cases->setObjectName(QStringLiteral("casesTable"));
+    m_cases->setSelectionBehavior(QAbstractItemView::SelectRows);
+    connect(m_cases, &QTableWidget::currentCellChanged, this, [this](int row, int, int, int) {
+        if (row >= 0)
+            showCase(row);
+    });
+    m_evidenceOf = new QLabel;
+    m_evidenceOf->setObjectName(QStringLiteral("evidenceSource"));
+    m_evidenceOf->setWordWrap(true);
     m_cases->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_traceback->setReadOnly(true);
     m_traceback->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -170,7 +239,12 @@ FailureInspector::FailureInspector(QWidget* parent)
     m_agreement->setWordWrap(true);
 
     auto* tabs = new QTabWidget;
-    tabs->addTab(m_evidence, tr("Numeric evidence"));
+    auto* evidencePage = new QWidget;
+    auto* evidenceLayout = new QVBoxLayout(evidencePage);
+    evidenceLayout->setContentsMargins(0, 2, 0, 0);
+    evidenceLayout->addWidget(m_evidenceOf);
+    evidenceLayout->addWidget(m_evidence, 1);
+    tabs->addTab(evidencePage, tr("Numeric evidence"));
     tabs->addTab(m_heatmap, tr("Error heatmap"));
     tabs->addTab(m_cases, tr("Cases"));
     tabs->addTab(m_perf, tr("Performance"));
@@ -225,7 +299,11 @@ void FailureInspector::clear()
     m_detail->clear();
     m_seeds->clear();
     m_evidence->setRowCount(0);
-    m_cases->setRowCount(0);
+    m_evidenceOf->clear();
+    {
+        const QSignalBlocker block(m_cases);
+        m_cases->setRowCount(0);
+    }
     m_traceback->clear();
     m_heatmap->clear();
     m_perf->clear();
@@ -261,32 +339,13 @@ bool FailureInspector::showEvaluation(qint64 id)
         seeds += tr("; first failing case %1").arg(d.failedCase);
     m_seeds->setText(seeds);
 
-    // Numeric evidence: known keys first.
-    QStringList keys;
-    for (const char* k : kEvidenceOrder)
-        if (d.numericEvidence.contains(QLatin1String(k)))
-            keys << QString::fromLatin1(k);
-    QStringList rest = d.numericEvidence.keys();
-    rest.sort();
-    for (const auto& k : rest)
-        if (!keys.contains(k) && k != QLatin1String("traceback") && k != QLatin1String("error_map"))
-            keys << k;
-    const QString dtype = d.numericEvidence.value(QStringLiteral("dtype")).toString();
-    const QJsonValue refW = d.numericEvidence.value(QStringLiteral("ref_at_worst")),
-                     candW = d.numericEvidence.value(QStringLiteral("cand_at_worst"));
-    const QString ulp = refW.isDouble() && candW.isDouble() ? ulpDifference(refW.toDouble(), candW.toDouble(), dtype) : QString();
-    if (!ulp.isEmpty())  // right after the two values
-        keys.insert(keys.contains(QStringLiteral("cand_at_worst")) ? keys.indexOf(QStringLiteral("cand_at_worst")) + 1 : keys.size(),
-                    QStringLiteral("difference at worst"));
-    m_evidence->setRowCount(int(keys.size()));
-    for (int i = 0; i < keys.size(); ++i) {
-        m_evidence->setItem(i, 0, new QTableWidgetItem(keys[i]));
-        m_evidence->setItem(i, 1, new QTableWidgetItem(keys[i] == QLatin1String("difference at worst")
-                                                           ? ulp
-                                                           : evidenceValueText(keys[i], d.numericEvidence.value(keys[i]), dtype)));
-    }
-    m_evidence->resizeColumnToContents(0);
+    fillEvidence(d.numericEvidence);
+    m_evidenceOf->setText(d.failedCase.isEmpty() ? QString()
+                                                 : tr("Evidence of the first failing case, %1 (select a row in Cases for another).")
+                                                       .arg(d.failedCase));
 
+    const QSignalBlocker block(m_cases);  // filling the table is not choosing a case
+    m_cases->setRowCount(0);
     m_cases->setRowCount(int(d.cases.size()));
     for (int i = 0; i < d.cases.size(); ++i) {
         const auto& c = d.cases[i];

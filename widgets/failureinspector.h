@@ -52,6 +52,13 @@ public:
     /// of the reference value in its dtype; empty where it cannot be said (non-finite, unknown dtype).
     static QString ulpDifference(double ref, double cand, const QString& dtype);
 
+    /// Shows one case's own stored evidence in the Numeric evidence tab and its error map in the
+    /// heatmap (what selecting a row of the Cases tab does); -1: the evaluation's first failure again.
+    /// False when the case has no numeric evidence (the tabs then say so).
+    bool showCase(int row);
+    /// Whose evidence the Numeric evidence tab shows ("first failing case X", "case Y").
+    QLabel* evidenceSourceLabel() const { return m_evidenceOf; }
+
     /// Stores the label chosen in the box with the note (what the Save button does).
     bool saveLabel(QString* error = nullptr);
 
@@ -61,6 +68,7 @@ signals:
 
 private:
     void updateAgreement();
+    void fillEvidence(const QJsonObject& ev);
 
     QString m_db;
     EvaluationDetails m_details;
@@ -68,6 +76,7 @@ private:
     QLabel* m_detail;
     QLabel* m_seeds;
     QTableWidget* m_evidence;
+    QLabel* m_evidenceOf = nullptr;
     QTableWidget* m_cases;
     QPlainTextEdit* m_traceback;
     ErrorHeatmap* m_heatmap;

@@ -386,6 +386,36 @@ TEST_F(GuiDb, FailureInspectorEvidenceHeatmapAndManualLabels)
     EXPECT_EQ(fi.heatmap()->cols(), 16);
     EXPECT_NE(fi.heatmap()->colourFor(1e-7), fi.heatmap()->colourFor(1e-1));
 
+    // Every case's own evidence opens from the Cases tab (issue 24, item 3), not only the first failure's.
+    EXPECT_TRUE(fi.evidenceSourceLabel()->text().contains(QStringLiteral("first failing case"))) << fi.evidenceSourceLabel()->text().toStdString();
+    {
+        const auto& cs = fi.details().cases;
+        int failing = -1, passing = -1;
+        for (int r = 0; r < cs.size(); ++r) {
+            if (cs[r].status != QLatin1String("pass") && (failing < 0 || cs[r].name != fi.details().failedCase))
+                failing = r;
+            if (cs[r].status == QLatin1String("pass") && passing < 0)
+                passing = r;
+        }
+        ASSERT_GE(failing, 0);
+        fi.casesTable()->setCurrentCell(failing, 1);
+        EXPECT_TRUE(fi.evidenceSourceLabel()->text().contains(cs[failing].name)) << fi.evidenceSourceLabel()->text().toStdString();
+        if (cs[failing].evidence.contains(QStringLiteral("max_abs_err")) || cs[failing].evidence.contains(QStringLiteral("leaves"))) {
+            EXPECT_GT(fi.evidenceTable()->rowCount(), 0);
+        }
+        if (passing >= 0) {
+            fi.casesTable()->setCurrentCell(passing, 1);
+            EXPECT_TRUE(fi.evidenceSourceLabel()->text().contains(QStringLiteral("(pass)"))) << fi.evidenceSourceLabel()->text().toStdString();
+            EXPECT_FALSE(fi.heatmap()->hasMap()) << "a passing case has no error map";
+        }
+        EXPECT_TRUE(fi.showCase(-1));
+        EXPECT_TRUE(fi.heatmap()->hasMap());
+        QStringList again;
+        for (int r = 0; r < fi.evidenceTable()->rowCount(); ++r)
+            again << fi.evidenceTable()->item(r, 0)->text();
+        EXPECT_EQ(again, keys) << "back to the first failure's evidence";
+    }
+
     // Relabel: the automatic class is value_mismatch; say nan_inf_mismatch with a note.
     fi.labelBox()->setCurrentIndex(fi.labelBox()->findData(QStringLiteral("nan_inf_mismatch")));
     fi.noteEdit()->setText(QStringLiteral("the NaN propagation is what is wrong"));
