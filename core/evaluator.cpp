@@ -83,8 +83,21 @@ std::string describe(const std::string& cls, const nlohmann::json& e)
                                num(e, "rmse"), e.value("thresholds", nlohmann::json()).dump());
         if (e.contains("reason"))
             return e["reason"].get<std::string>();
-        if (e.contains("low_signal_guard") && !e.contains("max_abs_err"))
-            return "low-signal guard: " + e["low_signal_guard"].dump();
+        // The low-signal guard decided (issue 24): say its rule, not the elementwise test it overrides
+        // ("0 of 3 elements outside ... would pass with atol=1e-40" named a test that passed).
+        if (const auto& g = e.contains("low_signal_guard") ? e["low_signal_guard"] : nlohmann::json(); g.is_object()) {
+            const double relL2 = g.value("rel_l2", 0.0), limit = g.value("limit", 0.0);
+            if (!e.contains("max_abs_err") || relL2 > limit)
+                return fmt::format("low-signal guard: the reference is about as small as atol (RMS {:.3g}, under 10 x atol = {}), where "
+                                   "an elementwise test passes anything near zero{}; the guard demands a relative L2 error "
+                                   "of at most {:.3g}, the candidate's is {:.3g}",
+                                   g.value("ref_rms", 0.0), e.contains("atol") ? fmt::format("{:.3g}", 10 * e.value("atol", 0.0)) : "?",
+                                   e.contains("mismatch_count")
+                                       ? fmt::format(" ({} of {} elements outside atol={} rtol={})", num(e, "mismatch_count"), num(e, "numel"),
+                                                     num(e, "atol"), num(e, "rtol"))
+                                       : std::string(),
+                                   limit, relL2);
+        }
         if (e.contains("max_abs_err"))
             return fmt::format("max abs err {} at {} (ref {}, cand {}); {} of {} elements outside atol={} rtol={}; would pass with atol={} or rtol={}",
                                num(e, "max_abs_err"), num(e, "worst_index"), num(e, "ref_at_worst"), num(e, "cand_at_worst"),

@@ -178,6 +178,26 @@ TEST(Eval, EveryKnownBadFixtureGetsItsClass)
     EXPECT_GE(classes.size(), 12u) << "the bad fixtures must cover at least 12 classes";
 }
 
+// A failure decided by the low-signal guard says the guard's rule (issue 24): the elementwise test it
+// overrides passed, so "0 of N elements outside ... would pass with atol=..." named the wrong rule.
+TEST(Eval, ALowSignalGuardFailureStatesTheGuardsRule)
+{
+    REQUIRE_DEVICE();
+    const auto dir = tempPath("low-signal");
+    fs::create_directories(dir / "Math");
+    fs::copy_file(kFixtures / "exploits" / "low_magnitude_zeros.py", dir / "Math" / "log1p.py", fs::copy_options::overwrite_existing);
+    auto r = run(kbxBin() + " eval " + dir.string() + " --json --protocol strict --device " + device() + " --db " +
+                 (dir / "r.sqlite").string() + " 2>/dev/null");
+    auto lines = jsonLines(r.out);
+    ASSERT_EQ(lines.size(), 1u) << r.out;
+    const auto& l = lines[0];
+    EXPECT_EQ(l["failure_class"], "value_mismatch") << l.dump(1);
+    const auto detail = l["detail"].get<std::string>();
+    EXPECT_NE(detail.find("low-signal guard: the reference is about as small as atol"), std::string::npos) << detail;
+    EXPECT_NE(detail.find("relative L2 error of at most"), std::string::npos) << detail;
+    EXPECT_EQ(detail.find("would pass with"), std::string::npos) << detail;
+}
+
 TEST(Eval, SameSubmissionTwiceIsStoredOnceWithTwoEvaluations)
 {
     REQUIRE_DEVICE();
