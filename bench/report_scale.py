@@ -111,7 +111,7 @@ def main():
             s, rc = timed([a.kbx] + args)
             cell = f"{s:.2f} s" + ("" if rc == 0 else f" (rc {rc})")
             if a.anchor and t in a.anchor_tables.split(",") and (n is None or n <= a.anchor_max):
-                if path != DEMO and not a.read_only:  # the anchor on a copy without the index kbx now creates
+                if not a.read_only:  # the anchor on a copy without the index kbx now creates
                     cp = path + ".anchor.sqlite"
                     shutil.copy(path, cp)
                     con = sqlite3.connect(cp)
