@@ -121,6 +121,26 @@ std::string printable(std::string s)
     return s;
 }
 
+/// printable() on every string and object key of candidate-written JSON evidence before it is stored.
+nlohmann::json printableStrings(const nlohmann::json& j)
+{
+    if (j.is_string())
+        return printable(j.get<std::string>());
+    if (j.is_object()) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& [k, v] : j.items())
+            out[printable(k)] = printableStrings(v);
+        return out;
+    }
+    if (j.is_array()) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& v : j)
+            out.push_back(printableStrings(v));
+        return out;
+    }
+    return j;
+}
+
 int precedence(const std::string& cls)
 {
     if (auto c = failureClassFromString(cls))
@@ -774,7 +794,7 @@ bool Evaluator::judgeTier(const Submission& sub, const TaskInfo& taskRef, const 
     // What @triton.autotune chose in the correctness stage (kbx_harness/autotune.py): evidence the
     // candidate's process writes, shown and never judged; bounded.
     if (auto at = resultFrame->value("autotune", nlohmann::json::object()); at.is_object() && !at.empty())
-        rec.evidence["autotune"] = at.dump().size() <= 16384 ? at : nlohmann::json{{"truncated_bytes", at.dump().size()}};
+        rec.evidence["autotune"] = at.dump().size() <= 16384 ? printableStrings(at) : nlohmann::json{{"truncated_bytes", at.dump().size()}};
     rec.evidence["worker_start"] = cres.warm ? "warm" : "cold";  // forked from the warm worker, or fork+exec
     if (auto ph = resultFrame->value("phases", nlohmann::json::object()); ph.is_object()) {
         // Where the candidate process's time went (bench/): reported by the harness in the same
@@ -1261,7 +1281,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
         // The config(s) the candidate's autotuner chose for this shape and, where it benchmarked
         // here, each config's time (issue 22): evidence, bounded, shown by kbx show and reports.
         if (auto at = f.value("autotune", nlohmann::json::array()); at.is_array() && !at.empty())
-            smp["autotune"] = at.dump().size() <= 8192 ? at : nlohmann::json{{{"truncated_bytes", at.dump().size()}}};
+            smp["autotune"] = at.dump().size() <= 8192 ? printableStrings(at) : nlohmann::json{{{"truncated_bytes", at.dump().size()}}};
         if (sp.estimate > 10)
             flags.push_back("speedup_over_10x:" + row.shape);
         if (f["samples_ms"].is_object()) {
