@@ -75,6 +75,7 @@ fi
 if [[ $MODE == corpus || $MODE == exploits ]]; then
   t1=$(date +%s)
   timeout 300 "$PY" scripts/exploit_table.py run --device cuda --kbx "$KBX" --jobs 8 --timeout 60 --out "$OUT/exploits-cuda.md" \
+    --keep "$OUT/exploits-keep" \
     > "$OUT/exploits-cuda.log" 2>&1
   echo "exploits rc=$? wall $(( $(date +%s) - t1 )) s"; grep -E "cases:|canaries|sandbox:|as expected.*no" "$OUT/exploits-cuda.md" | head -20
   grep -E "\| no \|" "$OUT/exploits-cuda.md" | head -20
