@@ -14,7 +14,8 @@ its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md
    per-shape medians, candidate and eager side apart, p50/p90/max for shapes >= 50 us and below;
    the kernels behind the candidate side's p90 and above, with their flags and autotune choices;
 3. CI coverage: the share of kernels whose second-run geomean speedup lies inside the first run's
-   95 % CI, and the median relative CI width;
+   95 % interval (kbx-perf-2: the repeat interval over fresh processes), the median relative width,
+   the same for the first process's within-process CI alone, and the between-process spread measured;
 4. autotune: shapes whose chosen config differs between the runs;
 5. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.
 A kernel is the (task, code hash) pair, so the same code in two records is one kernel."""
@@ -67,6 +68,20 @@ def load(db):
             if cms and bms:
                 shapes[(task, code, shape)] = (cms, bms, json.loads(smp or "{}"))
     prov = json.loads(con.execute("SELECT provenance FROM runs ORDER BY id LIMIT 1").fetchone()[0])
+    # The correctness stage's phases (issue 22): each task's reference once (shared by its
+    # candidates), every candidate's own stages.
+    phases = {"reference (per task)": 0.0, "candidate": 0.0, "compare": 0.0}
+    ref_phases, seen = {}, set()
+    for task, st in con.execute("SELECT task_id, stage_seconds FROM evaluations"):
+        st = json.loads(st or "{}")
+        for k in ("candidate", "compare"):
+            phases[k] += float(st.get(k) or 0)
+        if task not in seen:
+            seen.add(task)
+            phases["reference (per task)"] += float(st.get("reference") or 0)
+            for k, v in (st.get("reference_phases") or {}).items():
+                ref_phases[k] = ref_phases.get(k, 0.0) + float(v or 0)
+    prov["_phases"] = (phases, ref_phases, len(seen))
     return n, kern, shapes, prov
 
 
@@ -97,11 +112,25 @@ def main():
     ap.add_argument("--kbx", default=os.path.join(ROOT, "build", "bin", "kbx"))
     ap.add_argument("--deadline", type=float, default=0, help="epoch seconds: no run starts after the first run's wall would pass it")
     ap.add_argument("--no-run", action="store_true", help="only the report, from the databases in --out")
+    ap.add_argument("--run", type=int, help="only run number RUN (one device call each), kept in --out's runs.json; "
+                    "the report once every run of --runs is there")
     a = ap.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     runs = []
     meta_file = os.path.join(a.out, "runs.json")
-    if a.no_run:
+    if a.run is not None:
+        if os.path.exists(meta_file):
+            with open(meta_file) as f:
+                runs = json.load(f)
+        runs = (runs + [None] * (a.run + 1))[:max(len(runs), a.run + 1)]
+        runs[a.run] = run_once(a.kbx, a.source, a.run, a.out, extra, a.device)
+        print(f"run {a.run}: rc={runs[a.run]['rc']} wall {runs[a.run]['wall']:.0f} s", file=sys.stderr)
+        with open(meta_file, "w") as f:
+            json.dump(runs, f, indent=1)
+        if len(runs) < a.runs or any(r is None for r in runs):
+            print(f"{sum(r is not None for r in runs)} of {a.runs} runs in {a.out}: no report yet", file=sys.stderr)
+            return
+    elif a.no_run:
         with open(meta_file) as f:
             runs = json.load(f)
     else:
@@ -127,6 +156,12 @@ def main():
         n = data[i][0]
         L.append(f"| {i} | {r['rc']} | {r['correct_wall']:.0f} s | {r['correct_wall'] / max(1, n):.2f} s | "
                  f"{r['wall'] - r['correct_wall']:.0f} s | {r['wall']:.0f} s |")
+    L += ["", "Correctness stage, summed over processes (seconds of worker wall; the stage runs --jobs of them at once):", "",
+          "| run | " + " | ".join(data[0][3]["_phases"][0]) + " | reference phases |", "|---|---|---|---|---|"]
+    for i in range(len(data)):
+        ph, rph, ntask = data[i][3]["_phases"]
+        L.append(f"| {i} | " + " | ".join(f"{v:.0f}" for v in ph.values()) + f" | {ntask} tasks: " +
+                 (", ".join(f"{k} {v:.0f}" for k, v in rph.items()) or "not recorded") + " |")
     L.append("")
     if len(data) < 2:
         L += ["(one run only: no run-to-run figures)"]
@@ -171,10 +206,34 @@ def main():
             else:
                 misses.append(f"- {kk[0]} {kk[1][:12]}: run 0 {g0['estimate']:.3f} [{g0['lo']:.3f}, {g0['hi']:.3f}], "
                               f"run 1 {g1['estimate']:.3f}; flags: {', '.join((k0[kk] or {}).get('flags') or []) or 'none'}")
+        # The interval kbx reports (kbx-perf-2: the repeat interval over fresh processes) and, for
+        # comparison, the first process's own within-process bootstrap interval.
+        kinds, between, cover_within, widths_within = set(), [], 0, []
+        for kk in sorted(set(k0) & set(k1)):
+            g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
+            if not (g0 and g1):
+                continue
+            kinds.add(f"{g0.get('interval', 'within')} interval, {g0.get('processes', 1)} process(es), prior "
+                      f"{100 * g0.get('prior_rel', 0):.2f} % x {g0.get('prior_df', 0):g} df")
+            if "between_process_rel" in g0 and g0.get("processes", 1) > 1:
+                between.append(g0["between_process_rel"])
+            w = ((k0[kk] or {}).get("geomean_speedup_per_process") or [None])[0]
+            if w:
+                widths_within.append((w["hi"] - w["lo"]) / w["estimate"])
+                cover_within += w["lo"] <= g1["estimate"] <= w["hi"]
         L += ["", "## CI coverage", "",
-              f"- kernels timed in both runs: {n_both}; second run's geomean speedup inside the first run's 95 % CI: "
+              f"- interval: {'; '.join(sorted(kinds)) or '?'}",
+              f"- kernels timed in both runs: {n_both}; second run's geomean speedup inside the first run's 95 % interval: "
               f"{cover} ({100 * cover / max(1, n_both):.0f} %)",
-              f"- median relative CI width (hi - lo) / estimate: {100 * statistics.median(widths):.2f} %" if widths else "- no CI"]
+              f"- median relative interval width (hi - lo) / estimate: {100 * statistics.median(widths):.2f} %" if widths else "- no CI"]
+        if widths_within:
+            L.append(f"- the first process's within-process bootstrap CI alone: {cover_within} of {len(widths_within)} "
+                     f"({100 * cover_within / len(widths_within):.0f} %), median width {100 * statistics.median(widths_within):.2f} %")
+        if between:
+            between.sort()
+            L.append(f"- between-process standard deviation of a kernel's log geomean speedup, this run: median "
+                     f"{100 * statistics.median(between):.2f} %, p90 {100 * pct(between, .9):.2f} % (n={len(between)}); "
+                     f"the prior's value should follow the median")
         L += misses
         L += ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(at_diff)}"]
         for key, x0, x1 in at_diff[:20]:

@@ -156,10 +156,9 @@ private:
     struct RefBundle {
         bool ok = false;
         std::string error;
-        std::filesystem::path inputs;
-        std::filesystem::path ref;
         int cases = 0;
         double seconds = 0;  ///< the reference stage's process wall time (the perf queue's cost hint)
+        nlohmann::json phases;  ///< where that time went (load_task, draw_inputs, reference_calls, save)
         /// The cases of one tier (kbx_harness/contract.py): their own inputs and reference files, and
         /// the indices of their cases among all of the task's cases.
         struct Tier {

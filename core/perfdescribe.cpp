@@ -90,6 +90,7 @@ std::string flagText(const std::string& flag)
         {"output_recheck_failed", "a timed call's output failed the re-check"},
         {"host_latency_in_samples", "host latency kept in the samples (too few clean ones)"},
         {"shape_failed", "shape failed"},
+        {"autotune_choice_differs", "the autotuner chose differently in the perf processes (in the interval)"},
     };
     const auto colon = flag.find(':');
     const std::string key = colon == std::string::npos ? flag : flag.substr(0, colon);

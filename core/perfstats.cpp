@@ -101,6 +101,39 @@ Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& c, const std::
     return percentile(std::move(stats), est, level);
 }
 
+RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double priorRel, double priorDf, double z)
+{
+    if (perProcess.empty())
+        throw std::invalid_argument("repeat interval of no process");
+    const double p = static_cast<double>(perProcess.size());
+    double mean = 0, w2 = 0;
+    for (const auto& i : perProcess) {
+        if (!(i.estimate > 0) || !(i.lo > 0) || !(i.hi >= i.lo))
+            throw std::invalid_argument("repeat interval of a non-positive speedup");
+        mean += std::log(i.estimate);
+        const double w = (std::log(i.hi) - std::log(i.lo)) / (2.0 * 1.959964);
+        w2 += w * w;
+    }
+    mean /= p;
+    w2 /= p;
+    double s2 = 0;
+    for (const auto& i : perProcess)
+        s2 += (std::log(i.estimate) - mean) * (std::log(i.estimate) - mean);
+    s2 = perProcess.size() > 1 ? s2 / (p - 1) : 0.0;
+    priorDf = std::max(0.0, priorDf);
+    const double df = priorDf + p - 1;
+    const double v0 = priorRel * priorRel + w2;
+    const double v = df > 0 ? (priorDf * v0 + (p - 1) * s2) / df : v0;
+    const double half = z * std::sqrt(2.0 * v / p);
+    RepeatInterval r;
+    r.interval = {std::exp(mean), std::exp(mean - half), std::exp(mean + half)};
+    r.betweenRel = std::sqrt(s2);
+    r.withinRel = std::sqrt(w2);
+    r.sdRel = std::sqrt(v);
+    r.processes = static_cast<int>(perProcess.size());
+    return r;
+}
+
 double sumTimeRatio(const std::vector<double>& c, const std::vector<double>& r)
 {
     const double sc = std::accumulate(c.begin(), c.end(), 0.0);

@@ -36,6 +36,25 @@ Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& candidateMs,
                           const std::vector<std::vector<double>>& referenceMs, std::uint64_t seed, int resamples = 1000,
                           double level = 0.95);
 
+/// Where a repeat of the whole measurement would land (issue 22): one speedup measured in P fresh
+/// worker processes (each with its within-process bootstrap interval) gives the estimate
+/// exp(mean log estimate) and an interval for the estimate of a *repeat* of the measurement (again
+/// P processes). A process's log-estimate varies by its within-process sampling (from its interval,
+/// taken as normal) and by what changes between processes (allocations, clocks, autotune choices);
+/// the latter's variance is the P estimates' sample variance shrunk towards a prior:
+///   v = (priorDf * (priorRel^2 + mean w^2) + (P-1) * s^2) / (priorDf + P - 1),
+/// and the repeat interval is mean +- z * sqrt(2 v / P) (two independent means of P). With P = 1 the
+/// prior alone stands for the between-process part. priorRel: a process-to-process standard
+/// deviation of a log speedup, measured (docs/PERF_PROTOCOL.md says where).
+struct RepeatInterval {
+    Interval interval;        ///< estimate and the repeat interval
+    double betweenRel = 0;    ///< the P estimates' standard deviation (log scale, 0 with one process)
+    double withinRel = 0;     ///< root mean square of the within-process standard deviations (log)
+    double sdRel = 0;         ///< sqrt(v): the pooled standard deviation of one process's estimate
+    int processes = 0;
+};
+RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double priorRel, double priorDf, double z = 1.959964);
+
 /// The seed's aggregate: sum of reference medians / sum of candidate medians.
 double sumTimeRatio(const std::vector<double>& candidateMedians, const std::vector<double>& referenceMedians);
 

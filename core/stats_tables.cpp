@@ -571,7 +571,7 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
         for (const auto& p : perf)
             list += (list.empty() ? "" : ", ") + p;
         warnings.push_back("speedups measured by different protocols are pooled (" + list +
-                           "): imported seed speedups divide by eager times recorded once elsewhere, kbx-perf-1 times eager "
+                           "): imported seed speedups divide by eager times recorded once elsewhere, kbx-perf times eager "
                            "in the same session. Compare within one protocol.");
     }
     return {{"report", name},

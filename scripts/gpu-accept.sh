@@ -16,6 +16,10 @@
 #                                          with the time left
 #   scripts/gpu-accept.sh OUTDIR correctness  build, then the corpus versions' correctness stage with
 #                                          kbx's default options (issue 22's s/kernel)
+#   scripts/gpu-accept.sh OUTDIR perf0|perf1  the same repeat in two calls on a warm machine (run 0,
+#                                          then run 1 with the report), kept in .bench-state/repeat
+#   scripts/gpu-accept.sh OUTDIR gputests build the integration tests, run the gpu-labelled ones but
+#                                          the self-check and the exploit suite (modes above)
 #   scripts/gpu-accept.sh OUTDIR perf     build, the daemon_survivor fixture three times, then the corpus
 #                                          versions twice with --perf and default options
 #                                          (bench/perf_repeat.py, issue 22) and the first run's table
@@ -104,6 +108,33 @@ if [[ $MODE == perf ]]; then
   $KBX report --table protocol --db "$OUT/repeat/run-0.sqlite" > "$OUT/protocol-h200.txt" 2>&1
   # the device copies back a limited number of files: one archive
   tar -C "$OUT" -cJf /tmp/kbx-perf-out.tar.xz . && rm -rf "${OUT:?}"/* && mv /tmp/kbx-perf-out.tar.xz "$OUT/"
+fi
+if [[ $MODE == perf0 || $MODE == perf1 ]]; then
+  # Issue 22 in two device calls on a warm machine (a repeat with two perf processes per kernel does
+  # not fit one call): perf0 builds and runs run 0 into .bench-state/repeat (kept on the machine
+  # between calls), perf1 runs run 1 and writes the report, the table against the adjudication and
+  # the protocol table. Both copy what they have to OUT.
+  V=.bench-carry/versions.jsonl
+  R=${MODE#perf}
+  mkdir -p .bench-state/repeat
+  [[ $R == 0 ]] && rm -f .bench-state/repeat/*
+  "$PY" bench/perf_repeat.py "$V" --out .bench-state/repeat --kbx "$KBX" --run "$R" 2>&1 | tail -80
+  if [[ $R == 1 && -f .bench-state/repeat/repeat.md ]]; then
+    "$PY" scripts/corpus_adjudicate.py table .bench-carry/adjudicated.json "$V" .bench-state/repeat/run-0.jsonl \
+      --md .bench-state/repeat/corpus-h200.md | tail -14
+    $KBX report --table protocol --db .bench-state/repeat/run-0.sqlite > .bench-state/repeat/protocol-h200.txt 2>&1
+  fi
+  tar -C .bench-state/repeat -cJf "$OUT/repeat-$R.tar.xz" .
+fi
+if [[ $MODE == gputests ]]; then
+  # The gpu-labelled integration tests but the two the acceptance modes run in full (self-check,
+  # exploit suite).
+  t1=$(date +%s)
+  cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-tests.log 2>&1 || { grep -E "error" /tmp/kbx-build-tests.log | head -20; exit 1; }
+  echo "test build: $(( $(date +%s) - t1 )) s"
+  left=$(( ${KBX_GPU_DEADLINE:-570} - ($(date +%s) - T_CALL) ))
+  timeout $(( left > 60 ? left : 60 )) ctest --test-dir build-gpu -L gpu -E "self_check_all|Exploits" --output-on-failure > "$OUT/gputests.txt" 2>&1
+  echo "ctest rc=$?"; tail -30 "$OUT/gputests.txt"
 fi
 if [[ $MODE == check || $MODE == all ]]; then
   # all: whatever time the call has left (KBX_GPU_DEADLINE seconds after its start, default 570)

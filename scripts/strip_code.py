@@ -12,6 +12,7 @@ verdict, class, case, timing and tier stays; the kernels' code does not.
   code (stripped, 12 characters or more) becomes "[code line left out]".
 Then VACUUM. `kbx show` and `kbx report` read the result as before."""
 import json
+import os
 import sqlite3
 import sys
 
@@ -36,8 +37,13 @@ def scrub(v, lines):
 
 
 def main(paths):
+    if not paths or any(p.startswith("-") for p in paths):
+        print(__doc__, file=sys.stderr)
+        sys.exit(0 if paths and paths[0] in ("-h", "--help") else 2)
     for path in paths:
-        con = sqlite3.connect(path)
+        if not os.path.isfile(path):
+            sys.exit(f"strip_code.py: {path}: no such database")
+        con = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
         code_lines = {}
         for cid, code, h in con.execute("SELECT id, code, code_hash FROM candidates"):
             code_lines[cid] = {ln.strip() for ln in code.split("\n") if len(ln.strip()) >= 12}

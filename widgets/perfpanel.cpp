@@ -78,7 +78,7 @@ PerfPanel::PerfPanel(QWidget* parent)
     m_summary->setObjectName(QStringLiteral("perfSummary"));
     const int rowHeight = fontMetrics().height() + 6;
     setupTable(m_shapes,
-               {tr("Shape"), tr("Candidate"), tr("Eager"), tr("Speedup [95 % CI]"), tr("Sample CV"), tr("Pairs"), tr("Achieved (of peak)"),
+               {tr("Shape"), tr("Candidate"), tr("Eager"), tr("Speedup [95 % interval]"), tr("Sample CV"), tr("Pairs"), tr("Achieved (of peak)"),
                 tr("Launch gap"), tr("Notes")},
                "perfShapes", rowHeight);
     m_shapes->horizontalHeaderItem(Candidate)->setToolTip(tr("median of the candidate's timed calls (CUDA events)"));
@@ -164,11 +164,15 @@ void PerfPanel::setEvaluation(const EvaluationDetails& d)
     if (!g.isEmpty()) {
         const QString vs = perf.value(QStringLiteral("vs_eager")).toString();
         const QColor c = vs == QLatin1String("faster") ? kFaster : vs == QLatin1String("slower") ? kSlower : palette().color(QPalette::WindowText);
-        QString line = nShapes == 1 ? tr("<%2>Speedup against eager: %1</%2> (one shape, 95 % CI)").arg(interval(g), em)
-                                    : tr("<%3>Speedup against eager: %1</%3> (geometric mean over %2 shapes, 95 % CI)")
+        // kbx-perf-2: the interval covers a repeat (fresh processes); older runs: one process's CI.
+        const bool repeat = g.value(QStringLiteral("interval")).toString() == QLatin1String("repeat");
+        const QString kind = repeat ? tr("95 % repeat interval over %1 fresh processes").arg(g.value(QStringLiteral("processes")).toInt())
+                                    : tr("95 % CI of one process");
+        QString line = nShapes == 1 ? tr("<%2>Speedup against eager: %1</%2> (one shape, %3)").arg(interval(g), em, kind)
+                                    : tr("<%3>Speedup against eager: %1</%3> (geometric mean over %2 shapes, %4)")
                                           .arg(interval(g))
                                           .arg(nShapes)
-                                          .arg(em);
+                                          .arg(em, kind);
         if (!vs.isEmpty()) {
             const auto band = perf.value(QStringLiteral("noise_band")).toObject();
             line += tr(" — <b style='color:%1'>%2</b>; a tie is an interval inside the noise band [%3, %4] (%5)")

@@ -76,6 +76,17 @@ void printPerf(const json& perf, const json& timings)
         if (perf.contains("sum_time_ratio"))
             std::cout << fmt::format("; sum-time ratio {:.3f}", num(perf, "sum_time_ratio"));
         std::cout << "\n";
+        // kbx-perf-2: the interval is where a repeat would land (the processes' spread included).
+        if (const auto& g = perf["geomean_speedup"]; g.is_object() && str(g, "interval") == "repeat") {
+            std::string per;
+            for (const auto& p : perf.value("geomean_speedup_per_process", json::array()))
+                if (p.is_object())
+                    per += (per.empty() ? "" : ", ") + fmt::format("{:.3f}", num(p, "estimate"));
+            std::cout << fmt::format("  95% repeat interval over {} fresh process(es) ({}): between processes {:.2f} %, within "
+                                     "{:.2f} %, prior {:.2f} % x {:g} df\n",
+                                     num(g, "processes"), per.empty() ? "-" : per, 100.0 * num(g, "between_process_rel"),
+                                     100.0 * num(g, "within_process_rel"), 100.0 * num(g, "prior_rel"), num(g, "prior_df"));
+        }
     } else {
         std::cout << "  no speedup: the samples cannot be trusted as a comparison with eager (see the flags)\n";
     }
@@ -95,7 +106,7 @@ void printPerf(const json& perf, const json& timings)
         flagWords += (flagWords.empty() ? "" : "; ") + kbx::perf::flagText(f.is_string() ? f.get<std::string>() : f.dump());
     std::cout << "  flags: " << (flags.empty() ? "none" : flagWords) << "\n";
     if (!timings.empty()) {
-        std::cout << fmt::format("\n  {:<22} {:>11} {:>11} {:>26} {:>16} {:>10} {:>14}  {}\n", "shape", "candidate", "eager", "speedup [95% CI]",
+        std::cout << fmt::format("\n  {:<22} {:>11} {:>11} {:>26} {:>16} {:>10} {:>14}  {}\n", "shape", "candidate", "eager", "speedup [95% interval]",
                                  "pairs (stop)", "GB/s", "launch gap", "notes");
         for (const auto& t : timings) {
             const auto s = parsed(t.value("samples", json()));

@@ -128,3 +128,62 @@ TEST(AutoJobs, PickedFromCoresMemoryAndGpus)
     EXPECT_GE(cores, 1);
     EXPECT_GT(mem, 0.0);
 }
+
+// Issue 22: the repeat interval. One process and no within-process spread: the prior alone,
+// +-z*sqrt(2)*prior (a repeat of one process against this one).
+TEST(RepeatInterval, OneProcessIsThePriorTimesSqrt2)
+{
+    const auto r = kbx::perf::repeatInterval({{1.0, 1.0, 1.0}}, 0.01, 4);
+    EXPECT_NEAR(std::log(r.interval.hi), 1.959964 * std::sqrt(2.0) * 0.01, 1e-9);
+    EXPECT_NEAR(std::log(r.interval.lo), -1.959964 * std::sqrt(2.0) * 0.01, 1e-9);
+    EXPECT_EQ(r.processes, 1);
+    EXPECT_DOUBLE_EQ(r.betweenRel, 0.0);
+}
+
+// Two processes that disagree widen the interval past both of them; two that agree shrink it
+// below the prior's (more degrees of freedom), never to nothing.
+TEST(RepeatInterval, DisagreeingProcessesWidenAgreeingOnesNarrow)
+{
+    const auto agree = kbx::perf::repeatInterval({{2.0, 2.0, 2.0}, {2.0, 2.0, 2.0}}, 0.01, 4);
+    EXPECT_NEAR(agree.interval.estimate, 2.0, 1e-12);
+    EXPECT_NEAR(std::log(agree.interval.hi / 2.0), 1.959964 * std::sqrt(4.0 * 1e-4 / 5.0), 1e-9);
+    const auto apart = kbx::perf::repeatInterval({{1.0, 0.99, 1.01}, {1.2, 1.19, 1.21}}, 0.01, 4);
+    EXPECT_NEAR(apart.interval.estimate, std::sqrt(1.2), 1e-12);
+    EXPECT_LT(apart.interval.lo, 1.0);
+    EXPECT_GT(apart.interval.hi, 1.2);
+    EXPECT_NEAR(apart.betweenRel, std::log(1.2) / std::sqrt(2.0), 1e-12);
+    EXPECT_THROW(kbx::perf::repeatInterval({}, 0.01, 4), std::invalid_argument);
+    EXPECT_THROW(kbx::perf::repeatInterval({{0.0, 0.0, 0.0}}, 0.01, 4), std::invalid_argument);
+}
+
+// What it is for: simulated measurements whose processes differ by a between-process effect
+// (sd 1 %) and sample within (sd 0.3 %), prior equal to the truth: a repeat's estimate lands in
+// the first measurement's interval about 95 % of the time; the within-process bootstrap alone
+// (what kbx reported before) covers far less.
+TEST(RepeatInterval, ARepeatLandsInsideAtTheNominalRate)
+{
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> between(0.0, 0.01), within(0.0, 0.003);
+    auto measure = [&](int p) {
+        std::vector<kbx::perf::Interval> v;
+        for (int k = 0; k < p; ++k) {
+            const double x = std::exp(between(rng) + within(rng));
+            v.push_back({x, x * std::exp(-1.959964 * 0.003), x * std::exp(1.959964 * 0.003)});
+        }
+        return v;
+    };
+    for (int p : {1, 2, 3}) {
+        int inside = 0, insideWithin = 0;
+        const int trials = 4000;
+        for (int t = 0; t < trials; ++t) {
+            const auto first = measure(p);
+            const auto r = kbx::perf::repeatInterval(first, 0.01, 4);
+            const double again = kbx::perf::repeatInterval(measure(p), 0.01, 4).interval.estimate;
+            inside += again >= r.interval.lo && again <= r.interval.hi;
+            insideWithin += again >= first[0].lo && again <= first[0].hi;
+        }
+        EXPECT_GT(inside, 0.92 * trials) << p << " process(es)";
+        EXPECT_LT(inside, 0.99 * trials) << p << " process(es)";
+        EXPECT_LT(insideWithin, 0.5 * trials) << p << " process(es)";
+    }
+}

@@ -50,6 +50,15 @@ TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
     EXPECT_LE(g["lo"].get<double>(), g["estimate"].get<double>());
     EXPECT_GE(g["hi"].get<double>(), g["estimate"].get<double>());
     EXPECT_TRUE(p["perf"]["torch_modified"].empty());
+    // kbx-perf-2: timed in fresh processes (two on a GPU), the interval covers a repeat and holds
+    // every process's own estimate.
+    EXPECT_EQ(g.value("interval", std::string()), "repeat") << g.dump();
+    EXPECT_EQ(g.value("processes", 0), device() == "cuda" ? 2 : 1) << g.dump();
+    ASSERT_EQ(p["perf"]["geomean_speedup_per_process"].size(), static_cast<std::size_t>(g.value("processes", 0)));
+    for (const auto& pp : p["perf"]["geomean_speedup_per_process"]) {
+        EXPECT_GE(pp["estimate"].get<double>(), g["lo"].get<double>()) << pp.dump();
+        EXPECT_LE(pp["estimate"].get<double>(), g["hi"].get<double>()) << pp.dump();
+    }
     // Where the perf worker's time went, phase by phase (all present, none negative).
     ASSERT_TRUE(p["perf"].contains("phases")) << p["perf"].dump();
     for (const char* ph : {"start", "wait_gpu", "setup", "candidate_import", "reference_outputs_and_warmup", "timed_loops", "attribution"}) {
@@ -124,9 +133,14 @@ TEST(Perf, TimedWorkOnOneDeviceNeverOverlapsWhileWorkersStartAhead)
             continue;
         ASSERT_TRUE(l["perf"].contains("window")) << l.dump();
         EXPECT_TRUE(l["perf"]["exclusive"].get<bool>());
-        windows.emplace_back(l["perf"]["window"][0].get<double>(), l["perf"]["window"][1].get<double>());
+        // Every perf process of the candidate (two on a GPU) timed in a window of its own.
+        ASSERT_TRUE(l["perf"].contains("processes") && !l["perf"]["processes"].empty()) << l.dump();
+        for (const auto& p : l["perf"]["processes"]) {
+            ASSERT_TRUE(p["window"].is_array() && p["window"].size() == 2) << p.dump();
+            windows.emplace_back(p["window"][0].get<double>(), p["window"][1].get<double>());
+        }
     }
-    ASSERT_EQ(windows.size(), 3u) << r.out;
+    ASSERT_EQ(windows.size(), device() == "cuda" ? 6u : 3u) << r.out;
     std::sort(windows.begin(), windows.end());
     for (std::size_t k = 1; k < windows.size(); ++k)
         EXPECT_GE(windows[k].first, windows[k - 1].second) << "timed windows " << k - 1 << " and " << k << " overlap";
