@@ -161,7 +161,7 @@ def main():
     for i in range(len(data)):
         ph, rph, ntask = data[i][3]["_phases"]
         L.append(f"| {i} | " + " | ".join(f"{v:.0f}" for v in ph.values()) + f" | {ntask} tasks: " +
-                 (", ".join(f"{k} {v:.0f}" for k, v in rph.items()) or "not recorded") + " |")
+                 (", ".join(f"{k} {v:.1f}" for k, v in rph.items()) or "not recorded") + " |")
     L.append("")
     if len(data) < 2:
         L += ["(one run only: no run-to-run figures)"]
