@@ -175,7 +175,7 @@ private:
     /// One tier's candidate process and comparison; fills `rec` (verdict, call/exe, cases with their
     /// global indices and tier, evidence). False: not judged (out.harnessError says why).
     bool judgeTier(const Submission& sub, const TaskInfo& task, const std::string& tier, const RefBundle::Tier& files,
-                   const std::filesystem::path& dir, EvaluationRecord& rec, Outcome& out);
+                   const std::filesystem::path& dir, EvaluationRecord& rec, Outcome& out, int autotunePin = 0);
     /// A task whose drive() verifies (TaskInfo::driveChecks, issue 20): kbx-worker judge re-runs the
     /// task's drive() on what the candidate's process recorded and its outputs replace the
     /// candidate's for the comparison. Empty string: done; otherwise why the judge itself failed.

@@ -369,3 +369,41 @@ TEST(Eval, AWarmWorkerKilledMidRunLosesNothing)
             EXPECT_EQ(nlohmann::json::parse(e["evidence"].get<std::string>())["worker_start"], "cold") << "evaluated again, cold";
     fs::remove_all(dir);
 }
+
+TEST(Eval, AnAutotunedKernelIsJudgedUnderEveryConfig)
+{
+    // Issue 22: the verdict of a kernel that autotunes must not depend on which config wins the
+    // autotuner's timing race. Its contract cases run under its first config, then under each
+    // other one (the autotune sweep): wrong under one config is a fail, naming it; right under all is
+    // a pass with every run recorded.
+    REQUIRE_DEVICE();
+    const auto dir = tempPath("autotune-sweep");
+    fs::create_directories(dir / "bad" / "Activation");
+    fs::create_directories(dir / "good" / "Activation");
+    fs::copy_file(kFixtures / "variants" / "autotune_one_config_wrong.py", dir / "bad" / "Activation" / "sigmoid.py");
+    fs::copy_file(kFixtures / "variants" / "autotuned.py", dir / "good" / "Activation" / "sigmoid.py");
+    for (const char* which : {"bad", "good"}) {
+        const auto db = dir / (std::string(which) + ".sqlite");
+        auto r = run(kbxBin() + " eval " + (dir / which).string() + " --json --device " + device() + " --db " + db.string() +
+                     " 2>/dev/null");
+        auto lines = jsonLines(r.out);
+        ASSERT_EQ(lines.size(), 1u) << r.out;
+        kbx::Store s(db);
+        const auto ev = nlohmann::json::parse(s.query("SELECT evidence FROM evaluations")[0]["evidence"].get<std::string>());
+        ASSERT_TRUE(ev.contains("autotune_sweep")) << ev.dump(1).substr(0, 3000);
+        const auto& sweep = ev["autotune_sweep"];
+        EXPECT_EQ(sweep["configs"], 2);
+        ASSERT_EQ(sweep["runs"].size(), 2u) << sweep.dump();
+        if (std::string(which) == "bad") {
+            EXPECT_EQ(lines[0]["verdict"], "fail");
+            EXPECT_EQ(lines[0]["failure_class"], "value_mismatch") << lines[0].dump(1);
+            EXPECT_NE(lines[0]["detail"].get<std::string>().find("under autotune config 2 of 2"), std::string::npos)
+                << lines[0]["detail"];
+            EXPECT_NE(sweep["runs"][1]["config"].get<std::string>().find("BLOCK: 1024"), std::string::npos) << sweep.dump();
+            EXPECT_FALSE(sweep["runs"][1]["pass"].get<bool>());
+        } else {
+            EXPECT_EQ(lines[0]["verdict"], "pass") << lines[0].dump(1);
+            EXPECT_TRUE(sweep["runs"][1]["pass"].get<bool>()) << sweep.dump();
+        }
+    }
+}

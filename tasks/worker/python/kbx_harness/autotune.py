@@ -62,18 +62,47 @@ def _bounded_bench(kernel_call, quantiles=None, **_kw):
     return [ts[1], ts[0], ts[2]] if quantiles else ts[1]
 
 
-def install(bounded: bool) -> None:
+_pin = None  # the config index every autotuner uses (kbx's autotune sweep), None: its own choice
+_BIG = 1e6
+
+
+def _unusable_errors():
+    """What Triton's autotuner scores inf (the config cannot run on this device for these
+    arguments): such a config is never chosen, so a pinned one that raises it is skipped."""
+    errs = []
+    try:
+        from triton.runtime.errors import OutOfResources, PTXASError
+        errs += [OutOfResources, PTXASError]
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        from triton.compiler.errors import CompileTimeAssertionFailure
+        errs.append(CompileTimeAssertionFailure)
+    except Exception:  # noqa: BLE001
+        pass
+    return tuple(errs)
+
+
+def install(bounded: bool, pin=None) -> None:
     """Registers every Autotuner made from now on, counts its runs, times its benchmarking and,
-    with bounded (GPU only), gives it the bounded benchmarker."""
-    global _bounded
+    with bounded (GPU only), gives it the bounded benchmarker.
+
+    pin (kbx's autotune sweep, core/evaluator.cpp): every autotuner chooses the pin-th of its pruned
+    configs (the first when it has fewer) instead of benchmarking: its pruning still applies, and a
+    config that cannot run (what the autotuner scores inf) is skipped for the next, as the autotuner
+    would. kbx judges a candidate that autotunes under each of its configs, so its verdict does not
+    depend on which config wins a noisy race."""
+    global _bounded, _pin
     try:
         from triton.runtime.autotuner import Autotuner
     except Exception:  # noqa: BLE001
         return
     _bounded = bounded
+    _pin = int(pin) if isinstance(pin, int) and not isinstance(pin, bool) and 0 <= pin < 64 else None
     if getattr(Autotuner.run, "_kbx_autotune", False):
         return
     orig_init, orig_run, orig_bench = Autotuner.__init__, Autotuner.run, Autotuner._bench
+    unusable = _unusable_errors()
 
     def __init__(self, *a, **k):
         orig_init(self, *a, **k)
@@ -85,11 +114,41 @@ def install(bounded: bool) -> None:
     def run(self, *args, **kwargs):
         d = self.__dict__
         d["_kbx_calls"] = d.get("_kbx_calls", 0) + 1
+        if _pin is not None:
+            d["cache_results"] = False  # no choice from Triton's disk cache (an earlier process's)
+            d.setdefault("_kbx_unusable", set())
+            for _ in range(len(self.configs)):
+                d["_kbx_seq"] = 0
+                try:
+                    return orig_run(self, *args, **kwargs)
+                except unusable:
+                    # The pinned config cannot run here: the autotuner would score it inf. Forget
+                    # the choice for this key and take the next config.
+                    bad = getattr(self, "best_config", None)
+                    if bad is None or id(bad) in d["_kbx_unusable"]:
+                        raise
+                    d["_kbx_unusable"].add(id(bad))
+                    for k, v in list(self.cache.items()):
+                        if v is bad:
+                            del self.cache[k]
+            return orig_run(self, *args, **kwargs)
         if _bounded and d.get("do_bench") is not _bounded_bench:
             d["do_bench"] = _bounded_bench  # do_bench is a cached_property: the instance's entry wins
         return orig_run(self, *args, **kwargs)
 
     def _bench(self, *args, **kwargs):
+        if _pin is not None:
+            # Called once per pruned config, in order: the pin-th scores lowest (the first config
+            # when there are fewer), configs that could not run score inf; nothing is timed.
+            d = self.__dict__
+            i = d.get("_kbx_seq", 0)
+            d["_kbx_seq"] = i + 1
+            cfg = kwargs.get("config")
+            if cfg is not None and id(cfg) in d.get("_kbx_unusable", ()):
+                score = float("inf")
+            else:
+                score = float(i - _pin) if i >= _pin else float(i - _pin) + _BIG
+            return [score, score, score]
         t0 = time.perf_counter()
         try:
             return orig_bench(self, *args, **kwargs)
@@ -126,6 +185,8 @@ def evidence() -> dict:
         out[name] = {"configs": len(getattr(at, "configs", []) or []), "keys": keys,
                      "benchmarked": d.get("_kbx_benched", 0), "bench_s": round(d.get("_kbx_bench_s", 0.0), 4),
                      "bounded": _bounded}
+        if _pin is not None:
+            out[name]["pin"] = _pin
     return out
 
 

@@ -351,7 +351,9 @@ def run(req: dict) -> int:
     _interpreter_autotune()
     # On the GPU the correctness stage needs a working config per key, not the fastest: bounded
     # autotuner benchmarking, and a record of what it chose (kbx_harness/autotune.py).
-    autotune.install(bounded=req.get("device") == "cuda" and os.environ.get("TRITON_INTERPRET") != "1")
+    # With autotune_pin (kbx's autotune sweep), every autotuner takes that config instead.
+    autotune.install(bounded=req.get("device") == "cuda" and os.environ.get("TRITON_INTERPRET") != "1",
+                     pin=req.get("autotune_pin"))
     # From here on candidate code runs in this process and can send any frame itself: the supervisor
     # believes a harness_error frame only while it has not seen this one (core/protocol.h).
     send({"type": "importing"})
