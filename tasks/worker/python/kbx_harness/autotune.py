@@ -1,27 +1,21 @@
 # SPDX-License-Identifier: MIT
 """@triton.autotune made visible and cheap where it does not matter (issue 22).
 
-The correctness stage (kbx_harness/candidate.py) needs a working config per kernel key, not the
-fastest one: Triton's autotuner benchmarks every pruned config for 25 ms + 100 ms on every new key,
-and a real generated matmul spent 60-80 s of its verdict doing so. `install(bounded=True)` keeps the
-autotuner's logic (pruning, configs that fail to compile or run out of resources score inf, the
-fastest measured config wins) but times each config with one warm-up and three timed calls. The
-perf stage times the config its own full autotuning picks, and its output re-check judges that
-config's output.
-
-Not done, on purpose: autotuning once per kernel and reusing that choice for later keys. It halves
-the stage on the H200 (50 s instead of 78 s for the 50 adjudicated corpus versions) but changes a
-verdict: a real generated smooth_l1_loss kernel is wrong at BLOCK_SIZE 256 and 512 and right at
-1024; autotuned per key it fails (as on the seed's inputs), reused from its first key it passed.
-Such a kernel's verdict depends on which config wins the autotuner's race, which is noisy (a second
-run chose otherwise on 15 of 93 timed shapes): judging every case under every config that compiles
-would make it deterministic at about the cost autotuning already pays (docs/PERF_PROTOCOL.md).
+The correctness stage (kbx_harness/candidate.py) does not let the autotuner race: with `pin`
+(the request's autotune_pin, 0 for the first run) every autotuner takes that config of its pruned list
+without benchmarking, and kbx runs the contract cases once per config (the autotune sweep,
+core/evaluator.cpp; docs/PERF_PROTOCOL.md "Autotuning"). A real generated smooth_l1_loss kernel is
+wrong at BLOCK_SIZE 128, 256 and 512 and right at 1024: raced, its verdict followed the winner (pass in one
+H200 run, fail in the next); swept, it fails. Without a pin (the perf stage) the autotuner runs as
+Triton made it, and `install(bounded=True)` gives it a benchmarker of one warm-up and three timed
+calls per config.
 
 Both stages record what the autotuner chose: per kernel, the config per key, how many configs were
 benchmarked and for how long, and (perf stage) each config's measured time. Read from the
 autotuners' own state (their cache, best_config, configs_timings) after the calls: the only per-call
 cost inside a timed call is one counter (the perf stage times what the candidate's call costs, not
-ours). This is evidence, not verdict: the candidate's process writes it and the judge never reads it.
+ours). This is evidence, not verdict: the candidate's process writes it; kbx reads one number from
+it, how many configs to sweep (a candidate that hides its configs is judged on its first only).
 """
 from __future__ import annotations
 
