@@ -383,6 +383,9 @@ Store::Store(const std::filesystem::path& path, OpenMode mode) : m_path(path)
         if (Stmt st(m_db, "PRAGMA user_version"); st.step() && st.i64(0) > kSchemaVersion)
             throw StoreError(fmt::format("{} has schema version {}, newer than this kbx understands ({}); use a newer kbx",
                                          m_path.string(), st.i64(0), kSchemaVersion));
+        // Ours? Checked before anything writes (issue 24: another program's SQLite file was switched
+        // to WAL, its header changed, and only then rejected).
+        requireKbxDatabase();
         exec("PRAGMA journal_mode=WAL");
         exec("PRAGMA synchronous=NORMAL");
         migrate();
@@ -511,6 +514,24 @@ std::string Store::withoutExistingColumns(const std::string& sql) const
         out += '\n';
     }
     return out;
+}
+
+void Store::requireKbxDatabase() const
+{
+    int version = 0;
+    {
+        Stmt st(m_db, "PRAGMA user_version");
+        st.step();
+        version = static_cast<int>(st.i64(0));
+    }
+    Stmt st(m_db, "SELECT count(*), sum(name IN ('methods', 'candidates', 'submissions', 'runs', 'evaluations')) FROM sqlite_master "
+                  "WHERE type = 'table'");
+    st.step();
+    const auto tables = st.i64(0), ours = st.i64(1);
+    // Version 0 and no table: a new (or empty) file, which kbx makes a database. Anything else must
+    // have kbx's core tables (another program may set user_version too).
+    if ((version == 0 && tables != 0) || (version > 0 && ours < 5))
+        throw StoreError(fmt::format("{} is an SQLite database but not a kbx database (nothing was changed)", m_path.string()));
 }
 
 void Store::migrate()

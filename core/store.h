@@ -177,6 +177,7 @@ public:
 
 private:
     void exec(const std::string& sql) const;
+    void requireKbxDatabase() const;  ///< throws StoreError for another program's SQLite file
     void migrate();
     std::string withoutExistingColumns(const std::string& sql) const;
     void openReadOnly();

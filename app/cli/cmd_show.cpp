@@ -213,11 +213,16 @@ int runShow(const ShowArgs& a)
         std::cout << fmt::format("protocol: {}\n", protocol.empty() ? "(before tiers: every case decided)"
                                                    : protocol == "strict" ? "strict (every case decides)"
                                                                           : "contract (the seed's call patterns decide; extended cases beside)");
+        int sweepFail = 0;  // cases failed under another autotune config (the sweep), counted apart
+        for (const auto& c : cases)
+            sweepFail += str(c, "name").find(" [autotune config ") != std::string::npos;
         for (const char* tier : {"contract", "extended"}) {
             int pass = 0, fail = 0;
             std::string firstFail;
             for (const auto& c : cases) {
                 if ((str(c, "tier").empty() ? std::string("contract") : str(c, "tier")) != tier)
+                    continue;
+                if (str(c, "name").find(" [autotune config ") != std::string::npos)
                     continue;
                 if (str(c, "status") == "pass")
                     ++pass;
@@ -233,11 +238,29 @@ int runShow(const ShowArgs& a)
                     std::cout << fmt::format("extended cases: {} not run ({})\n", str(x, "cases"), str(x, "why"));
                 continue;
             }
-            std::cout << fmt::format("{} cases: {} pass, {} failed{}\n", tier, pass, fail, firstFail.empty() ? "" : "; first: " + firstFail);
+            std::cout << fmt::format("{} cases: {} pass, {} failed{}{}\n", tier, pass, fail, firstFail.empty() ? "" : "; first: " + firstFail,
+                                     std::string(tier) == "contract" && sweepFail
+                                         ? fmt::format("; {} failed under another autotune config (below)", sweepFail)
+                                         : std::string());
         }
         if (!str(ev, "correct_ext").empty())
             std::cout << fmt::format("correct incl. extended: {}\n", str(ev, "correct_ext") == "1" ? "yes" : "no");
         const auto& evidence = ev["evidence"];
+        // The autotune sweep (issue 22): the contract cases under each config of the candidate's
+        // @triton.autotune, first config first.
+        if (evidence.is_object() && evidence.contains("autotune_sweep") && evidence["autotune_sweep"].is_object()) {
+            const auto& sw = evidence["autotune_sweep"];
+            std::cout << fmt::format("autotune sweep: contract cases under each of {} config(s)\n", str(sw, "configs"));
+            for (const auto& r : sw.value("runs", json::array())) {
+                if (!r.is_object())
+                    continue;
+                const std::string what = r.contains("not_judged") ? "not judged: " + oneLine(str(r, "not_judged")).substr(0, 200)
+                                         : r.value("pass", false) ? std::string("pass")
+                                                                  : "FAIL (" + str(r, "failure_class") + ")";
+                std::cout << fmt::format("  config {}: {}  {}\n", static_cast<int>(num(r, "pin")) + 1, what,
+                                         oneLine(str(r, "config")).substr(0, 200));
+            }
+        }
         if (evidence.is_object() && evidence.contains("first_failure")) {
             const auto e = evidence["first_failure"].value("evidence", json::object());
             for (const char* k : {"max_abs_err", "max_rel_err", "mismatch_fraction", "passing_rtol_at_atol", "message"})

@@ -250,6 +250,20 @@ void MainWindow::setDarkMode(bool dark)
 
 bool MainWindow::openDatabase(const QString& path, bool interactive)
 {
+    // An empty file becomes a kbx database only when the user says so (issue 24: it was made one
+    // silently); unasked (the last database, a drop) it is left as it is.
+    if (const QFileInfo fi(path); fi.exists() && fi.isFile() && fi.size() == 0) {
+        const QString q = tr("%1 is an empty file. Make it a new kbx database?").arg(path);
+        if (!interactive) {
+            statusBar()->showMessage(tr("Not opened: %1 is an empty file (File > Open asks whether to make it a kbx database)").arg(path),
+                                     10000);
+            return false;
+        }
+        if (QMessageBox::question(this, tr("Open database"), q, QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes) {
+            statusBar()->showMessage(tr("Not opened: %1").arg(path), 5000);
+            return false;
+        }
+    }
     QString err;
     if (!prepareDatabase(path, &err)) {
         statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, err), 10000);
@@ -277,7 +291,9 @@ bool MainWindow::openDatabase(const QString& path, bool interactive)
 void MainWindow::openInitialDatabase(const QString& requested)
 {
     if (!requested.isEmpty()) {
-        openDatabase(requested, false);
+        // Asked for by name (command line): a path that cannot be opened gets a dialog, not only a
+        // status message.
+        openDatabase(requested, true);
         return;
     }
     const QString last = QSettings().value(QStringLiteral("database/last")).toString();

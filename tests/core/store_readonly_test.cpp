@@ -403,3 +403,37 @@ TEST(StoreReadOnly, CommandLineAsAnOrdinaryUser)
     EXPECT_FALSE(fileExists(sidecar(p, "-shm")));
 }
 #endif
+
+// Issue 24: another program's SQLite file opened for writing (the workbench's File > Open, kbx eval
+// --db) is refused before anything writes: not switched to WAL, its bytes and time unchanged, no
+// -wal/-shm beside it; also when it sets user_version as kbx does. An empty file stays a new database.
+TEST(StoreReadOnly, AForeignSqliteFileIsRefusedBeforeAnythingWrites)
+{
+    TempDir dir;
+    ASSERT_FALSE(dir.path.empty());
+    for (const char* version : {"0", "3"}) {
+        const auto p = dir.path / (std::string("other-app-v") + version + ".sqlite");
+        {
+            sqlite3* db = nullptr;
+            ASSERT_EQ(sqlite3_open(p.c_str(), &db), SQLITE_OK);
+            const std::string sql = std::string("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) "
+                                                "VALUES ('keep me'); PRAGMA user_version=") + version;
+            ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+            sqlite3_close(db);
+        }
+        const auto before = snapshot(p);
+        try {
+            Store s(p, OpenMode::ReadWrite);
+            ADD_FAILURE() << "another program's database was opened for writing (user_version " << version << ")";
+        } catch (const StoreError& e) {
+            EXPECT_NE(std::string(e.what()).find("not a kbx database"), std::string::npos) << e.what();
+        }
+        EXPECT_TRUE(snapshot(p) == before) << "the file changed (user_version " << version << ")";
+        EXPECT_FALSE(fs::exists(p.string() + "-wal")) << version;
+        EXPECT_FALSE(fs::exists(p.string() + "-shm")) << version;
+    }
+    const auto empty = dir.path / "empty.sqlite";
+    std::ofstream(empty).close();
+    Store s(empty, OpenMode::ReadWrite);
+    EXPECT_GT(s.schemaVersion(), 0);
+}

@@ -25,6 +25,8 @@
 #include <cmath>
 #include <limits>
 #include <QApplication>
+#include <QMessageBox>
+#include <QTimer>
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -754,4 +756,49 @@ TEST(ErrorHeatmapMeasure, SaysWhatItPlotsAndNamesTheCellUnderTheMouse)
     EXPECT_EQ(tip, QStringLiteral("[1, 1]: 250 (outside the tolerance: fails)"));
     EXPECT_EQ(h.cellAt(QPoint(1, 1)), std::make_pair(-1, -1));
     EXPECT_TRUE(h.toolTipAt(QPoint(1, 1)).isEmpty());
+}
+
+// Issue 24, item 7: an empty file is made a kbx database only when the user says so; a database
+// asked for on the command line that cannot be opened gets a dialog.
+TEST_F(GuiDb, AnEmptyFileBecomesADatabaseOnlyWhenTheUserSaysSo)
+{
+    QSettings().clear();
+    MainWindow w;
+    const QString empty = dir.filePath(QStringLiteral("empty.sqlite"));
+    QFile(empty).open(QIODevice::WriteOnly);
+    ASSERT_EQ(QFileInfo(empty).size(), 0);
+    // Unasked (a drop, the last database): left alone, said so.
+    EXPECT_FALSE(w.openDatabase(empty, false));
+    EXPECT_TRUE(w.statusBar()->currentMessage().contains(QStringLiteral("empty file"))) << w.statusBar()->currentMessage().toStdString();
+    EXPECT_EQ(QFileInfo(empty).size(), 0);
+    // Asked: the question's answer decides. The dialog is answered from a timer (it is modal).
+    QString asked;
+    auto answer = [&](QMessageBox::StandardButton b) {
+        QTimer::singleShot(50, [&asked, b] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                asked = box->text();
+                box->button(b)->click();
+            }
+        });
+    };
+    answer(QMessageBox::No);
+    EXPECT_FALSE(w.openDatabase(empty, true));
+    EXPECT_TRUE(asked.contains(QStringLiteral("empty file"))) << asked.toStdString();
+    EXPECT_EQ(QFileInfo(empty).size(), 0);
+    asked.clear();
+    answer(QMessageBox::Yes);
+    EXPECT_TRUE(w.openDatabase(empty, true));
+    EXPECT_FALSE(asked.isEmpty());
+    EXPECT_GT(QFileInfo(empty).size(), 0);
+    EXPECT_EQ(w.database(), QFileInfo(empty).absoluteFilePath());
+    // A missing database named on the command line: a dialog says why.
+    asked.clear();
+    QTimer::singleShot(50, [&asked] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+            asked = box->text();
+            box->accept();
+        }
+    });
+    w.openInitialDatabase(dir.filePath(QStringLiteral("missing.sqlite")));
+    EXPECT_TRUE(asked.contains(QStringLiteral("missing.sqlite"))) << asked.toStdString();
 }
