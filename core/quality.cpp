@@ -165,7 +165,9 @@ Result ensure(Store& store, const std::vector<std::int64_t>& submissionIds, cons
     const fs::path input = fs::temp_directory_path() / fmt::format("kbx-quality-{}-{}.json", ::getpid(), reinterpret_cast<std::uintptr_t>(&res));
     {
         std::ofstream out(input);
-        out << nlohmann::json{{"items", items}}.dump();
+        // Stored code that is not valid UTF-8 (a damaged database, bytes a candidate wrote) is sent
+        // with U+FFFD, not thrown on.
+        out << nlohmann::json{{"items", items}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         if (!out)
             return unavailable(fmt::format("code quality n/a: cannot write {}", input.string()));
     }

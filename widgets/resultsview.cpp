@@ -236,6 +236,10 @@ void ResultsView::updateCount()
     const qint64 total = m_model->totalCount();
     if (m_model->database().isEmpty())
         m_count->setText(tr("No database open."));
+    else if (!m_model->lastError().isEmpty() && !m_model->isLoading())
+        // A query that failed (a damaged file, a locked database) says so; the count that never
+        // came is not "counting…" (issue 24).
+        m_count->setText(tr("Error: %1").arg(m_model->lastError()));
     else if (total < 0)
         m_count->setText(tr("%1 loaded, counting…").arg(loc.toString(m_model->rowCount())));
     else

@@ -220,6 +220,11 @@ int runReport(const ReportArgs& a)
     } catch (const kbx::StoreError& e) {
         std::cerr << "kbx: " << e.what() << "\n";
         return kExitDatabase;
+    } catch (const std::exception& e) {
+        // What the database holds could not be read or written as a report (a damaged file, text
+        // that is not UTF-8): a clear error, not an abort.
+        std::cerr << "kbx: " << databasePath(a.db).string() << ": cannot build the report: " << e.what() << "\n";
+        return kExitDatabase;
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include "codecompare.h"
 #include "database.h"
+#include "evaluationtablemodel.h"
 #include "failureinspector.h"
 #include "palette.h"
 #include "resultsview.h"
@@ -78,6 +79,21 @@ MainWindow::MainWindow(QWidget* parent)
     m_charts = charts;
 #endif
     m_tabs->addTab(m_charts, tr("C&harts"));
+    // A database whose queries fail (a damaged file) says so once, in a window-modal box that does
+    // not stop the event loop (issue 24: it showed "counting…" and nothing else).
+    connect(m_results->model(), &EvaluationTableModel::errorOccurred, this, [this](const QString& e) {
+        if (m_dbErrorShown || m_db.isEmpty())
+            return;
+        m_dbErrorShown = true;
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Database"),
+                                    tr("%1 cannot be read:\n%2\n\nThe file may be damaged (cut short, overwritten); the "
+                                       "views stay empty. Open another database or a backup of this one.")
+                                        .arg(m_db, e),
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("databaseErrorBox"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
     m_tabs->setDocumentMode(true);
     setCentralWidget(m_tabs);
 
@@ -272,6 +288,7 @@ bool MainWindow::openDatabase(const QString& path, bool interactive)
         return false;
     }
     m_db = QFileInfo(path).absoluteFilePath();
+    m_dbErrorShown = false;
     m_tasks->setDatabase(m_db);
     m_results->setDatabase(m_db);
     m_inspector->setDatabase(m_db);

@@ -72,6 +72,7 @@ private:
 
     QString m_db;
     bool m_dark = false;
+    bool m_dbErrorShown = false;  ///< the current database's read error was shown
     QTabWidget* m_tabs;
     TaskBrowser* m_tasks;
     ResultsView* m_results;

@@ -132,3 +132,19 @@ TEST(Quality, SchemaHasTheCacheTable)
     row.submissionId = 999;
     EXPECT_THROW(db.store->putCodeQuality({row}), kbx::StoreError);
 }
+
+// Stored code that is not valid UTF-8 (bytes of a damaged database, or what an importer kept) does
+// not abort the report that measures it: it goes to radon with U+FFFD (kbx report used to die in an
+// uncaught json type_error).
+TEST(Quality, CodeThatIsNotUtf8IsMeasuredNotThrownOn)
+{
+    Db db("utf8");
+    const auto s = db.submission("Math/a", std::string("def f(x):\n    return x  # \xff\xfe bytes\n"));
+    q::Result r;
+    ASSERT_NO_THROW(r = q::ensure(*db.store, {s}, options()));
+    if (!r.available && r.note.find("radon is not installed") != std::string::npos)
+        GTEST_SKIP() << r.note;
+    ASSERT_TRUE(r.available) << r.note;
+    ASSERT_EQ(r.rows.size(), 1u);
+    EXPECT_EQ(r.rows.at(s).sloc, 2);
+}

@@ -802,3 +802,46 @@ TEST_F(GuiDb, AnEmptyFileBecomesADatabaseOnlyWhenTheUserSaysSo)
     w.openInitialDatabase(dir.filePath(QStringLiteral("missing.sqlite")));
     EXPECT_TRUE(asked.contains(QStringLiteral("missing.sqlite"))) << asked.toStdString();
 }
+
+// Issue 24, item 7: a damaged kbx database (data pages overwritten) says what is wrong instead of
+// "counting…" forever, and the file is left as it was.
+TEST_F(GuiDb, ACorruptedDatabaseSaysWhatIsWrong)
+{
+    const QString bad = dir.filePath(QStringLiteral("corrupt.sqlite"));
+    ASSERT_TRUE(QFile::copy(db, bad));
+    {
+        // Its schema intact, its data pages overwritten here and there (from a third of the file on).
+        QFile f(bad);
+        ASSERT_TRUE(f.open(QIODevice::ReadWrite));
+        const qint64 size = f.size();
+        for (qint64 off = size / 3; off < size - 4096; off += 3 * 4096) {
+            f.seek(off + 100);
+            f.write(QByteArray(200, '\xff'));
+        }
+    }
+    const QByteArray before = [&] { QFile f(bad); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+    ResultsView rv;
+    rv.setDatabase(bad);
+    ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
+    QTest::qWait(200);
+    const QString label = rv.countLabel()->text();
+    EXPECT_FALSE(label.contains(QStringLiteral("counting"))) << label.toStdString();
+    EXPECT_TRUE(label.contains(QStringLiteral("Error"))) << label.toStdString();
+    EXPECT_FALSE(rv.model()->lastError().isEmpty());
+    const QByteArray after = [&] { QFile f(bad); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+    EXPECT_TRUE(before == after) << "the damaged file was changed";
+    // The window says it in a box (once), without stopping the event loop.
+    QSettings().clear();
+    MainWindow w;
+    // Opening it in the window: refused at the door with SQLite's reason (this damage reaches the
+    // pages its open reads), or opened and then a box when its queries fail; either way said, and the
+    // file as it was.
+    if (w.openDatabase(bad)) {
+        ASSERT_TRUE(waitUntil([&] { return w.findChild<QMessageBox*>(QStringLiteral("databaseErrorBox")) != nullptr; }));
+        EXPECT_TRUE(w.findChild<QMessageBox*>(QStringLiteral("databaseErrorBox"))->text().contains(QStringLiteral("cannot be read")));
+    } else {
+        EXPECT_TRUE(w.statusBar()->currentMessage().contains(QStringLiteral("malformed"))) << w.statusBar()->currentMessage().toStdString();
+    }
+    const QByteArray afterWindow = [&] { QFile f(bad); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+    EXPECT_TRUE(before == afterWindow) << "opening it in the window changed the damaged file";
+}
