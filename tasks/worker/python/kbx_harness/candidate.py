@@ -13,7 +13,7 @@ import types
 import torch
 
 from . import autotune, static_checks
-from .common import (call_entry, call_tensors, import_candidate, case_output, clone_tree, encode_case, encode_error,
+from .common import (Phases, call_entry, call_tensors, import_candidate, case_output, clone_tree, encode_case, encode_error,
                      flatten_output, guarded, load_task, send, tensors_in, to_cpu_copy, to_device, versions,
                      write_outputs)
 
@@ -320,16 +320,11 @@ def run(req: dict) -> int:
     # correctness stage's time goes). Written by the harness but readable by the candidate's code
     # like every frame after "importing", so the supervisor keeps them as diagnostics only.
     now = time.time()
-    phases = {}
+    started = {}
     if isinstance(req.get("_t_main"), (int, float)) and isinstance(req.get("_t_python"), (int, float)):
-        phases["interpreter"] = round(req["_t_python"] - req["_t_main"], 4)
-        phases["harness_import"] = round(now - req["_t_python"], 4)  # import torch and the harness
-    t_phase = [time.perf_counter()]
-
-    def phase(name):
-        t = time.perf_counter()
-        phases[name] = round(phases.get(name, 0.0) + t - t_phase[0], 4)
-        t_phase[0] = t
+        started["interpreter"] = round(req["_t_python"] - req["_t_main"], 4)
+        started["harness_import"] = round(now - req["_t_python"], 4)  # import torch and the harness
+    phase = Phases(started)
     send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "candidate", "versions": versions()})
     device = req["device"]
     task = load_task(req["task_file"], req["task_id"])
@@ -417,7 +412,7 @@ def run(req: dict) -> int:
     phase("save_outputs")
     send({"type": "result", "stage": "cases", "launches": dict(_launches), "launch_dtypes": launch_evidence(),
           "autotune": autotune.evidence(),
-          "triton_kernels": st.get("triton_kernels", []), "sticky_cuda_error": sticky, "phases": phases})
+          "triton_kernels": st.get("triton_kernels", []), "sticky_cuda_error": sticky, "phases": phase.times})
     return 68 if sticky else 0
 
 

@@ -7,6 +7,7 @@ import os
 import platform
 import struct
 import sys
+import time
 import traceback
 import types
 
@@ -18,6 +19,21 @@ try:  # provided by kbx-worker's embedded module; absent when the harness is imp
     import _kbxworker  # type: ignore
 except ImportError:  # pragma: no cover
     _kbxworker = None
+
+
+class Phases:
+    """Wall seconds per phase of a worker process (reported with its result, for bench/: where a
+    stage's time goes): phases("name") closes the phase running since the last call under that name
+    (repeated names add up); .times is the dict sent."""
+
+    def __init__(self, times: dict | None = None):
+        self.times = dict(times or {})
+        self._t = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        self.times[name] = round(self.times.get(name, 0.0) + now - self._t, 4)
+        self._t = now
 
 
 def send(msg: dict) -> None:

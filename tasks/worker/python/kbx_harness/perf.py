@@ -42,7 +42,7 @@ import torch
 
 from .candidate import _count_launches, _launches, classify
 from . import autotune
-from .common import guarded, import_candidate, load_task, send, triton_cache_entries, versions
+from .common import Phases, guarded, import_candidate, load_task, send, triton_cache_entries, versions
 from . import recheck
 from .inputs import InputGen, derive_seed
 
@@ -356,13 +356,7 @@ def run(req: dict) -> int:
     send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "perf", "versions": versions()})
     # Wall seconds per phase of this worker (the process start before run() is the evaluator's total
     # minus their sum): where the perf stage's time goes, kept with every measurement.
-    phases = {}
-    t_phase = [time.perf_counter()]
-
-    def phase(name):
-        now = time.perf_counter()
-        phases[name] = round(phases.get(name, 0.0) + now - t_phase[0], 4)
-        t_phase[0] = now
+    phase = Phases()
     device = req["device"]
     cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
            "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
@@ -632,7 +626,7 @@ def run(req: dict) -> int:
     after = nvml.snapshot() if nvml else {}
     phase("finish")
     send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed, "peaks": peaks,
-          "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg, "phases": phases,
+          "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg, "phases": phase.times,
           "window": [t_go, time.time()], "triton_compiles": triton_cache_entries() - cache0})
     return 0
 

@@ -10,7 +10,7 @@ import time
 import torch
 
 from . import contract as contract_tiers
-from .common import (call_entry, call_tensor_names, call_tensors, case_output, clone_tree, draw_cases,
+from .common import (Phases, call_entry, call_tensor_names, call_tensors, case_output, clone_tree, draw_cases,
                      flatten_output, guarded, load_task, mutable_indices, send, to_cpu_copy, tree_map, versions)
 
 
@@ -50,12 +50,7 @@ def run(req: dict) -> int:
     send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "reference", "versions": versions()})
     device = req["device"]
     # Where the reference's time goes (issue 22: the correctness stage's phases made visible).
-    phases, t_phase = {}, [time.perf_counter()]
-
-    def phase(name):
-        now = time.perf_counter()
-        phases[name] = round(phases.get(name, 0.0) + now - t_phase[0], 4)
-        t_phase[0] = now
+    phase = Phases()
     task = load_task(req["task_file"], req["task_id"])
     meta = task.META
     phase("load_task")
@@ -104,7 +99,7 @@ def run(req: dict) -> int:
         torch.save({"version": 2, "task": req["task_id"], "cases": [refs[i] for i in idx]}, paths["ref_out"])
         tier_files[tier] = idx
     phase("save")
-    send({"type": "result", "cases": len(cases), "seconds": time.time() - t0, "phases": phases,
+    send({"type": "result", "cases": len(cases), "seconds": time.time() - t0, "phases": phase.times,
           "case_names": [c["name"] for c in cases], "case_tiers": [t for t, _ in tiers],
           "case_tier_reasons": [w for _, w in tiers], "tier_cases": tier_files, "contract": _contract_note(req),
           # per case, its input tensors' dtypes (the CPU interpreter's gaps are matched on them)
