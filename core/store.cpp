@@ -545,13 +545,7 @@ void Store::migrate()
     if (version > kSchemaVersion)
         throw StoreError(fmt::format("{} has schema version {}, newer than this kbx understands ({}); use a newer kbx",
                                      m_path.string(), version, kSchemaVersion));
-    if (version == 0) {
-        // An empty version-0 file is new; anything else at version 0 is not ours.
-        Stmt st(m_db, "SELECT count(*) FROM sqlite_master");
-        st.step();
-        if (st.i64(0) != 0)
-            throw StoreError(fmt::format("{} is an SQLite database but not a kbx database", m_path.string()));
-    }
+    // Whether the file is ours at all was settled before anything wrote (requireKbxDatabase).
     for (int v = version; v < kSchemaVersion; ++v) {
         Transaction tx(m_db);
         exec(withoutExistingColumns(kMigrations[static_cast<std::size_t>(v)]));
