@@ -31,8 +31,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_once(kbx, source, r, out, extra, device="cuda"):
+def run_once(kbx, source, r, out, extra, device="cuda", replay_from=None):
     db = os.path.join(out, f"run-{r}.sqlite")
+    if replay_from is not None:
+        extra = extra + ["--autotune-replay", os.path.join(out, f"run-{replay_from}.sqlite")]
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
@@ -98,6 +100,52 @@ def autotune_of(smp):
     return {k.get("kernel"): k.get("config") for k in smp.get("autotune") or [] if isinstance(k, dict)}
 
 
+def repeat_interval(per_process, prior_rel, prior_df, z=1.959964):
+    """core/perfstats.cpp perf::repeatInterval, for the prior table (the same formula)."""
+    import math
+    p = len(per_process)
+    logs = [math.log(x["estimate"]) for x in per_process]
+    mean = sum(logs) / p
+    w2 = sum(((math.log(x["hi"]) - math.log(x["lo"])) / (2 * z)) ** 2 for x in per_process) / p
+    s2 = sum((l - mean) ** 2 for l in logs) / (p - 1) if p > 1 else 0.0
+    df = prior_df + p - 1
+    v0 = prior_rel ** 2 + w2
+    v = (prior_df * v0 + (p - 1) * s2) / df if df > 0 else v0
+    half = z * math.sqrt(2 * v / p)
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def coverage_table(k0, k1, label):
+    """Run 0's repeat interval against run R's estimate, recomputed for several priors from the
+    stored per-process estimates; and how many kernels got extra processes."""
+    L = [f"### {label}", "", "| prior | run 0's interval holds the other run | the other run's holds run 0 | median width |",
+         "|---|---|---|---|"]
+    both = [kk for kk in sorted(set(k0) & set(k1))
+            if (k0[kk] or {}).get("geomean_speedup_per_process") and (k1[kk] or {}).get("geomean_speedup_per_process")]
+    if not both:
+        return L + ["(no kernel timed in both)", ""]
+    df = ((k0[both[0]] or {}).get("geomean_speedup") or {}).get("prior_df", 4)
+    used = ((k0[both[0]] or {}).get("geomean_speedup") or {}).get("prior_rel")
+    for prior in sorted({0.003, 0.0046, 0.005, 0.006, 0.0085} | ({used} if used else set())):
+        a = b = 0
+        widths = []
+        for kk in both:
+            p0, p1 = k0[kk]["geomean_speedup_per_process"], k1[kk]["geomean_speedup_per_process"]
+            e0, lo0, hi0 = repeat_interval(p0, prior, df)
+            e1, lo1, hi1 = repeat_interval(p1, prior, df)
+            a += lo0 <= e1 <= hi0
+            b += lo1 <= e0 <= hi1
+            widths.append((hi0 - lo0) / e0)
+        mark = " (this run's)" if used and abs(prior - used) < 1e-9 else ""
+        L.append(f"| {100 * prior:.2f} %{mark} | {a}/{len(both)} | {b}/{len(both)} | {100 * statistics.median(widths):.2f} % |")
+    extra0 = sum(1 for kk in both if (k0[kk] or {}).get("extra_processes"))
+    extra1 = sum(1 for kk in both if (k1[kk] or {}).get("extra_processes"))
+    replayed = sum(1 for kk in both if (k1[kk] or {}).get("autotune_replay"))
+    L += ["", f"- kernels timed in extra processes (first processes disagreed): run 0 {extra0}, the other run {extra1}; "
+          f"kernels whose autotune choices the other run replayed: {replayed}", ""]
+    return L
+
+
 def main():
     argv = sys.argv[1:]
     extra = []
@@ -112,6 +160,8 @@ def main():
     ap.add_argument("--kbx", default=os.path.join(ROOT, "build", "bin", "kbx"))
     ap.add_argument("--deadline", type=float, default=0, help="epoch seconds: no run starts after the first run's wall would pass it")
     ap.add_argument("--no-run", action="store_true", help="only the report, from the databases in --out")
+    ap.add_argument("--replay-run", type=int, help="this run replays run 0's autotune choices (kbx eval --autotune-replay); "
+                    "the report then also holds run 0 against it")
     ap.add_argument("--run", type=int, help="only run number RUN (one device call each), kept in --out's runs.json; "
                     "the report once every run of --runs is there")
     a = ap.parse_args(argv)
@@ -123,7 +173,8 @@ def main():
             with open(meta_file) as f:
                 runs = json.load(f)
         runs = (runs + [None] * (a.run + 1))[:max(len(runs), a.run + 1)]
-        runs[a.run] = run_once(a.kbx, a.source, a.run, a.out, extra, a.device)
+        runs[a.run] = run_once(a.kbx, a.source, a.run, a.out, extra, a.device,
+                               0 if a.replay_run is not None and a.run == a.replay_run else None)
         print(f"run {a.run}: rc={runs[a.run]['rc']} wall {runs[a.run]['wall']:.0f} s", file=sys.stderr)
         with open(meta_file, "w") as f:
             json.dump(runs, f, indent=1)
@@ -138,7 +189,8 @@ def main():
             if runs and a.deadline and time.time() + runs[0]["wall"] * 1.1 > a.deadline:
                 print(f"run {r}: not started (deadline)", file=sys.stderr)
                 break
-            runs.append(run_once(a.kbx, a.source, r, a.out, extra, a.device))
+            runs.append(run_once(a.kbx, a.source, r, a.out, extra, a.device,
+                                 0 if a.replay_run is not None and r == a.replay_run else None))
             print(f"run {r}: rc={runs[-1]['rc']} wall {runs[-1]['wall']:.0f} s", file=sys.stderr)
             with open(meta_file, "w") as f:
                 json.dump(runs, f, indent=1)
@@ -238,6 +290,11 @@ def main():
         L += ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(at_diff)}"]
         for key, x0, x1 in at_diff[:20]:
             L.append(f"  - {key[0]} {key[1][:12]} {key[2]}: {x0} vs {x1}")
+    if len(data) >= 2:
+        L += ["", "## Coverage against the prior (recomputed from the stored per-process estimates)", ""]
+        for r in range(1, len(data)):
+            replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""
+            L += coverage_table(k0, data[r][1], f"run 0 and run {r}{replay}")
     fast = []
     for key, (c, b, m) in s0.items():
         rl = m.get("roofline") or {}

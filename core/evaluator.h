@@ -91,6 +91,12 @@ struct EvalOptions {
     /// work) while one times, only the timed part being exclusive; 1 = one perf worker per GPU at a
     /// time; 0 = half the host's cores per GPU (4 to 12) on cuda, 2 on cpu.
     int perfPipeline = 0;
+    /// Autotune replay (issue 22): a kbx database of an earlier run. A candidate whose code (task and
+    /// code hash) that database timed on the same device kind has every autotuned kernel take, per
+    /// perf shape, the config recorded there instead of benchmarking its configs, so two runs time
+    /// the same kernel. Configs not recorded, or no longer among the kernel's configs, autotune as
+    /// usual (flagged autotune_replay_missed). Empty: no replay.
+    std::filesystem::path autotuneReplay;
     double minTritonShare = 0.5;  ///< below this share of GPU time in Triton kernels: not_triton_kernel
     /// Which cases decide the verdict (issue 21): "contract" = the cases whose argument patterns the
     /// seed's own tests use (tasks/contracts.json); the other ("extended") cases run in a process of
@@ -139,6 +145,21 @@ public:
     nlohmann::json probe() const { return probe(m_worker); }
     /// Reuses a probe already made (kbx eval probes once to pick the device).
     void setProbe(nlohmann::json probe) { m_probe = std::move(probe); }
+
+    /// The warm worker a run would start (core/warm.h), or why its workers start cold.
+    struct WarmStart {
+        std::shared_ptr<WarmWorker> worker;
+        std::string coldWhy;            ///< non-empty: workers start cold, this is why
+        std::string device;             ///< the EvalOptions::device it was started for
+        std::filesystem::path scratch;  ///< the run's scratch directory (its HOME and log lie there)
+        bool prestarted = false;        ///< run() found it started (recorded in the provenance)
+    };
+    /// Starts the warm worker of a run on opt.device whose scratch directory is `scratch`. run()
+    /// calls it; kbx eval calls it before its probe (the two import torch at once, issue 22: the first
+    /// references waited ~12 s for it on the H200) and hands it over with adoptWarmStart(). A run whose
+    /// device or scratch turn out different starts its own.
+    static WarmStart startWarm(const WorkerConfig& worker, const EvalOptions& opt, const std::filesystem::path& scratch);
+    void adoptWarmStart(WarmStart w) { m_prestarted = std::move(w); }
 
     using ProgressFn = std::function<void(const Outcome&, int done, int total)>;
     /// Called after each perf-stage evaluation with the perf summary stored in its evidence.
@@ -217,6 +238,9 @@ private:
     const std::atomic<bool>* m_cancel = nullptr;
     nlohmann::json m_probe;
     std::shared_ptr<WarmWorker> m_warm;  ///< this run's warm worker (null: every worker starts cold)
+    WarmStart m_prestarted;              ///< adoptWarmStart()
+    /// EvalOptions::autotuneReplay, read once per run: (task, code hash) -> {shape: [{kernel, config}]}.
+    std::map<std::pair<std::string, std::string>, nlohmann::json> m_autotuneReplay;
 };
 
 }  // namespace kbx

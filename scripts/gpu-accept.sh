@@ -16,8 +16,9 @@
 #                                          with the time left
 #   scripts/gpu-accept.sh OUTDIR correctness  build, then the corpus versions' correctness stage with
 #                                          kbx's default options (issue 22's s/kernel)
-#   scripts/gpu-accept.sh OUTDIR perf0|perf1  the same repeat in two calls on a warm machine (run 0,
-#                                          then run 1 with the report), kept in .bench-state/repeat
+#   scripts/gpu-accept.sh OUTDIR perf0|perf1|perf2  the repeat in three calls on a warm machine (run 0
+#                                          with the daemon_survivor stress first, run 1, run 2 replaying
+#                                          run 0's autotune choices, then the report), in .bench-state/repeat
 #   scripts/gpu-accept.sh OUTDIR gputests build the integration tests, run the gpu-labelled ones but
 #                                          the self-check and the exploit suite (modes above)
 #   scripts/gpu-accept.sh OUTDIR perf     build, the daemon_survivor fixture three times, then the corpus
@@ -109,17 +110,35 @@ if [[ $MODE == perf ]]; then
   # the device copies back a limited number of files: one archive
   tar -C "$OUT" -cJf /tmp/kbx-perf-out.tar.xz . && rm -rf "${OUT:?}"/* && mv /tmp/kbx-perf-out.tar.xz "$OUT/"
 fi
-if [[ $MODE == perf0 || $MODE == perf1 ]]; then
-  # Issue 22 in two device calls on a warm machine (a repeat with two perf processes per kernel does
-  # not fit one call): perf0 builds and runs run 0 into .bench-state/repeat (kept on the machine
-  # between calls), perf1 runs run 1 and writes the report, the table against the adjudication and
-  # the protocol table. Both copy what they have to OUT.
+if [[ $MODE == perf0 || $MODE == perf1 || $MODE == perf2 ]]; then
+  # Issue 22 in three device calls on a warm machine (a repeat with two to four perf processes per
+  # kernel does not fit one call): perf0 builds, runs the daemon_survivor stress (issue 20) and run 0
+  # into .bench-state/repeat (kept on the machine between calls); perf1 runs run 1 (default options
+  # again); perf2 runs run 2, which replays run 0's autotune choices (kbx eval --autotune-replay),
+  # then writes the report (bench/perf_repeat.py), the table against the adjudication and the
+  # protocol table. Each copies what it has to OUT.
   V=.bench-carry/versions.jsonl
   R=${MODE#perf}
   mkdir -p .bench-state/repeat
-  [[ $R == 0 ]] && rm -f .bench-state/repeat/*
-  "$PY" bench/perf_repeat.py "$V" --out .bench-state/repeat --kbx "$KBX" --run "$R" 2>&1 | tail -80
-  if [[ $R == 1 && -f .bench-state/repeat/repeat.md ]]; then
+  if [[ $R == 0 ]]; then
+    rm -f .bench-state/repeat/*
+    # daemon_survivor came out "crash" once in a suite of 8 at once on cuda: 8 copies at once, twice.
+    "$PY" - <<'PYEOF'
+import json
+src = open("tests/fixtures/exploits/daemon_survivor.py").read()
+with open("/tmp/daemon-stress.jsonl", "w") as f:
+    for i in range(8):
+        f.write(json.dumps({"predict": src + f"\n# copy {i}\n", "file": "Activation/relu.py", "round": i}) + "\n")
+PYEOF
+    for i in 1 2; do
+      $KBX eval /tmp/daemon-stress.jsonl --device cuda --protocol strict --jobs 8 --json --db "$OUT/daemon-$i.sqlite" \
+        > "$OUT/daemon-$i.jsonl" 2> "$OUT/daemon-$i.log"
+      echo "daemon stress $i: $(grep -c '"verdict":"pass"' "$OUT/daemon-$i.jsonl") of 8 pass"
+      grep -v '"verdict":"pass"' "$OUT/daemon-$i.jsonl" | head -3 | cut -c1-600
+    done
+  fi
+  "$PY" bench/perf_repeat.py "$V" --out .bench-state/repeat --kbx "$KBX" --run "$R" --runs 3 --replay-run 2 2>&1 | tail -120
+  if [[ $R == 2 && -f .bench-state/repeat/repeat.md ]]; then
     "$PY" scripts/corpus_adjudicate.py table .bench-carry/adjudicated.json "$V" .bench-state/repeat/run-0.jsonl \
       --md .bench-state/repeat/corpus-h200.md | tail -14
     $KBX report --table protocol --db .bench-state/repeat/run-0.sqlite > .bench-state/repeat/protocol-h200.txt 2>&1

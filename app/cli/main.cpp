@@ -275,6 +275,7 @@ int cmdTasksCheck(const CheckArgs& a)
 
 struct EvalArgs {
     int perfWorkers = 0;
+    std::string autotuneReplay;  ///< --autotune-replay DB
     std::vector<std::string> perfBaselines;
     std::string source;
     std::string method = "default";
@@ -356,6 +357,13 @@ int cmdEval(const EvalArgs& a)
     }
     opt.perf = a.perf;
     opt.perfPipeline = a.perfWorkers;
+    if (!a.autotuneReplay.empty()) {
+        if (!a.perf) {
+            std::cerr << "kbx: --autotune-replay replays recorded choices in the perf stage: give --perf too\n";
+            return ExitUsage;
+        }
+        opt.autotuneReplay = a.autotuneReplay;
+    }
     if (!a.perfConfig.empty()) {
         opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
         if (!opt.perfConfig.is_object()) {
@@ -365,6 +373,37 @@ int cmdEval(const EvalArgs& a)
     }
     if (!a.perfBaselines.empty())
         opt.perfConfig["baselines"] = a.perfBaselines;
+    // The warm worker starts before the probe, so the two import torch at once (issue 22): for the
+    // device asked for, or under auto the one the probe will most likely find (a GPU where the NVIDIA
+    // driver's control device exists). The run starts its own if the probe says otherwise.
+    std::optional<kbx::Evaluator::WarmStart> warm;
+    struct ScratchGuard {  // a prestarted run's scratch goes if kbx stops before the run does
+        std::filesystem::path dir;
+        bool keep = false;
+        ~ScratchGuard()
+        {
+            std::error_code ec;
+            if (!dir.empty() && !keep)
+                std::filesystem::remove_all(dir, ec);
+        }
+    } scratchGuard;
+    if (a.slurm.backend != "slurm") {
+        kbx::EvalOptions w = opt;
+        w.device = a.device != "auto" ? a.device : (std::filesystem::exists("/dev/nvidiactl") ? "cuda" : "cpu");
+        if (w.scratchRoot.empty()) {
+            w.scratchRoot = std::filesystem::temp_directory_path() /
+                            fmt::format("kbx-run-{}-{}", getpid(), std::chrono::steady_clock::now().time_since_epoch().count());
+            scratchGuard.dir = w.scratchRoot;
+            scratchGuard.keep = a.keepScratch;
+        }
+        try {
+            std::filesystem::create_directories(w.scratchRoot);
+            warm = kbx::Evaluator::startWarm(wc, w, w.scratchRoot);
+            opt.scratchRoot = w.scratchRoot;
+        } catch (const std::exception&) {
+            warm.reset();  // the run starts it itself and reports what is wrong
+        }
+    }
     nlohmann::json probe;
     try {
         probe = kbx::Evaluator::probe(wc);
@@ -482,6 +521,8 @@ int cmdEval(const EvalArgs& a)
         probe["slurm"] = placement;  // node and GPUs of a Slurm array task
     kbx::Evaluator ev(cat, *store, wc, opt);
     ev.setProbe(probe);
+    if (warm)
+        ev.adoptWarmStart(std::move(*warm));
     const auto start = std::chrono::steady_clock::now();
     ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) {
         std::string what;
@@ -699,6 +740,11 @@ int main(int argc, char** argv)
     eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
     eval->add_option("--perf-baseline", ea.perfBaselines, "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")
         ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
+    eval->add_option("--autotune-replay", ea.autotuneReplay,
+                     "With --perf: a kbx database of an earlier run; every autotuned kernel whose code it timed on this device kind takes, "
+                     "per perf shape, the config recorded there instead of benchmarking (two runs time the same kernel; flagged "
+                     "autotune_replay_missed where the recorded config is no longer among the kernel's)")
+        ->check(CLI::ExistingFile);
     eval->add_option("--perf-workers", ea.perfWorkers, "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default on cuda: half the host's cores per GPU, 4 to 12; 2 on cpu")->check(CLI::Range(1, 16));
     eval->add_option("--gpus", ea.gpus,
                      "Spread the run over these GPUs (indices or UUIDs, comma-separated, or 'all'): one pool of --jobs "

@@ -406,4 +406,33 @@ TEST(Eval, AnAutotunedKernelIsJudgedUnderEveryConfig)
             EXPECT_TRUE(sweep["runs"][1]["pass"].get<bool>()) << sweep.dump();
         }
     }
+    // Four configs, wrong under the third and the fourth: the sweep's processes run at once, and the
+    // lowest failing config decides whichever finishes first.
+    {
+        std::string src = readFile(kFixtures / "variants" / "autotune_one_config_wrong.py");
+        const std::string two = "configs=[triton.Config({\"BLOCK\": 256}, num_warps=4), triton.Config({\"BLOCK\": 1024}, num_warps=8)]";
+        const auto at = src.find(two);
+        ASSERT_NE(at, std::string::npos);
+        src.replace(at, two.size(),
+                    "configs=[triton.Config({\"BLOCK\": 256}, num_warps=4), triton.Config({\"BLOCK\": 512}, num_warps=4), "
+                    "triton.Config({\"BLOCK\": 1024}, num_warps=8), triton.Config({\"BLOCK\": 1024}, num_warps=4)]");
+        fs::create_directories(dir / "bad4" / "Activation");
+        std::ofstream(dir / "bad4" / "Activation" / "sigmoid.py") << src;
+        const auto db = dir / "bad4.sqlite";
+        auto r = run(kbxBin() + " eval " + (dir / "bad4").string() + " --json --device " + device() + " --db " + db.string() +
+                     " 2>/dev/null");
+        auto lines = jsonLines(r.out);
+        ASSERT_EQ(lines.size(), 1u) << r.out;
+        EXPECT_EQ(lines[0]["verdict"], "fail");
+        EXPECT_NE(lines[0]["detail"].get<std::string>().find("under autotune config 3 of 4"), std::string::npos) << lines[0]["detail"];
+        kbx::Store s(db);
+        const auto ev = nlohmann::json::parse(s.query("SELECT evidence FROM evaluations")[0]["evidence"].get<std::string>());
+        const auto& sweep = ev["autotune_sweep"];
+        EXPECT_EQ(sweep["configs"], 4);
+        ASSERT_EQ(sweep["runs"].size(), 4u) << sweep.dump();  // configs 2-4 ran together and are all recorded
+        EXPECT_TRUE(sweep["runs"][1]["pass"].get<bool>()) << sweep.dump();
+        EXPECT_FALSE(sweep["runs"][2]["pass"].get<bool>()) << sweep.dump();
+        EXPECT_FALSE(sweep["runs"][3]["pass"].get<bool>()) << sweep.dump();
+    }
+    fs::remove_all(dir);
 }

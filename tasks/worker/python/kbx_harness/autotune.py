@@ -58,6 +58,21 @@ def _bounded_bench(kernel_call, quantiles=None, **_kw):
 
 _pin = None  # the config index every autotuner uses (kbx's autotune sweep), None: its own choice
 _BIG = 1e6
+# Replay (perf stage, `kbx eval --autotune-replay`): {kernel name: config text} recorded by an earlier
+# run; an autotuner of that name whose configs include that text takes it without benchmarking.
+_replay: dict = {}
+_replay_gen = 0
+
+
+def replay(choices) -> None:
+    """Sets the recorded choices for what runs next (one perf shape): {kernel: config text}, or
+    None/{} for the autotuner's own choice. Every autotuner forgets its per-key choices once when the
+    choices change, so the next call chooses again (by replay, or by benchmarking)."""
+    global _replay, _replay_gen
+    new = {str(k): str(v) for k, v in (choices or {}).items()} if isinstance(choices, dict) else {}
+    if new != _replay:
+        _replay = new
+        _replay_gen += 1
 
 
 def _unusable_errors():
@@ -108,6 +123,22 @@ def install(bounded: bool, pin=None) -> None:
     def run(self, *args, **kwargs):
         d = self.__dict__
         d["_kbx_calls"] = d.get("_kbx_calls", 0) + 1
+        if d.get("_kbx_replay_gen", 0) != _replay_gen:
+            # The replayed choices changed (another perf shape): decide again, once.
+            d["_kbx_replay_gen"] = _replay_gen
+            target = _replay.get(_name(self))
+            d["_kbx_replay"] = None
+            d["_kbx_replay_hit"] = None
+            if target is not None:
+                hit = any(_cfg(c) == target for c in self.configs)
+                d["_kbx_replay_hit"] = hit
+                if hit:
+                    d["_kbx_replay"] = target
+                    d["cache_results"] = False
+            try:
+                self.cache.clear()
+            except Exception:  # noqa: BLE001
+                pass
         if _pin is not None:
             d["cache_results"] = False  # no choice from Triton's disk cache (an earlier process's)
             d.setdefault("_kbx_unusable", set())
@@ -131,6 +162,12 @@ def install(bounded: bool, pin=None) -> None:
         return orig_run(self, *args, **kwargs)
 
     def _bench(self, *args, **kwargs):
+        target = self.__dict__.get("_kbx_replay")
+        if _pin is None and target is not None:
+            # Replay: the recorded config scores lowest, nothing is timed.
+            cfg = kwargs.get("config")
+            score = 0.0 if cfg is not None and _cfg(cfg) == target else 1.0
+            return [score, score, score]
         if _pin is not None:
             # Called once per pruned config, in order: the pin-th scores lowest (the first config
             # when there are fewer), configs that could not run score inf; nothing is timed.
@@ -199,6 +236,8 @@ def since(m: dict) -> list:
         if d.get("_kbx_calls", 0) <= calls0:
             continue
         e = {"kernel": _name(at), "config": _cfg(getattr(at, "best_config", None))}
+        if d.get("_kbx_replay_hit") is not None:
+            e["replayed"] = bool(d["_kbx_replay_hit"])  # False: the recorded config is not among its configs
         bench = d.get("_kbx_bench_s", 0.0) - bench0
         if bench > 0:
             e["bench_s"] = round(bench, 4)

@@ -451,6 +451,9 @@ def run(req: dict) -> int:
     for s in shapes:
         name = s["name"]
         inputs = sets[name]
+        # An earlier run's autotune choices for this shape, replayed (kbx eval --autotune-replay).
+        autotune.replay({e.get("kernel"): e.get("config") for e in (req.get("autotune_replay") or {}).get(name, [])
+                         if isinstance(e, dict) and isinstance(e.get("kernel"), str) and isinstance(e.get("config"), str)})
         at_mark = autotune.mark()
         cost = task.perf_cost(s["params"]) if hasattr(task, "perf_cost") else None
         try:
