@@ -62,6 +62,31 @@ class Autotune(unittest.TestCase):
         m2 = autotune.mark()
         self.assertEqual(autotune.since(m2), [])  # nothing ran
 
+    def test_recorded_choices_are_replayed_per_shape(self):
+        # kbx eval --autotune-replay: the recorded config wins without benchmarking, per shape; a
+        # config the kernel no longer has is a miss (it autotunes as usual) and says so.
+        cfgs = [autotune._cfg(c) for c in _twice.configs]
+        try:
+            for target in (cfgs[1], cfgs[0], cfgs[1]):
+                autotune.replay({"_twice": target})
+                m = autotune.mark()
+                x = torch.arange(100, dtype=torch.float32)
+                self.assertTrue(torch.equal(twice(x), x * 2))
+                self.assertTrue(torch.equal(twice(x), x * 2))
+                got = autotune.since(m)
+                self.assertEqual(got[0]["config"], target)
+                self.assertTrue(got[0]["replayed"])
+                self.assertNotIn("bench_s", got[0])  # nothing timed
+            autotune.replay({"_twice": "BLOCK: 7"})
+            m = autotune.mark()
+            twice(torch.ones(100))
+            self.assertFalse(autotune.since(m)[0]["replayed"])
+        finally:
+            autotune.replay(None)
+        m = autotune.mark()
+        twice(torch.ones(100))
+        self.assertNotIn("replayed", autotune.since(m)[0])  # no replay: the autotuner's own choice
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])
