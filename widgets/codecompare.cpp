@@ -6,6 +6,7 @@
 
 #include <QFile>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -53,13 +54,40 @@ CodeCompareView::CodeCompareView(QWidget* parent)
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
     l->addWidget(split);
-    syncScroll(m_ref, m_cand);
+
+    // The two texts are different files, each opened at its own line: they scroll together by the
+    // same number of lines (however one was scrolled), not to the same position.
+    connect(m_ref, &CodeView::scrolled, this, [this](int lines) { follow(m_cand, lines); });
+    connect(m_cand, &CodeView::scrolled, this, [this](int lines) { follow(m_ref, lines); });
+}
+
+void CodeCompareView::follow(CodeView* other, int lines)
+{
+    if (m_syncing)
+        return;
+    m_syncing = true;
+    other->verticalScrollBar()->setValue(other->verticalScrollBar()->value() + lines);
+    m_syncing = false;
+}
+
+int CodeCompareView::findReferenceLine(const QString& code)
+{
+    static const QRegularExpression def(QStringLiteral("^def\\s+reference\\s*\\("), QRegularExpression::MultilineOption);
+    const auto m = def.match(code);
+    if (!m.hasMatch())
+        return 0;
+    return int(QStringView(code).left(m.capturedStart()).count(QLatin1Char('\n'))) + 1;
 }
 
 void CodeCompareView::setReference(const QString& title, const QString& code)
 {
     m_refTitle->setText(title);
+    m_syncing = true;
     m_ref->setCode(code);
+    m_referenceLine = findReferenceLine(code);
+    if (m_referenceLine > 0)
+        m_ref->showLineAtTop(m_referenceLine);
+    m_syncing = false;
 }
 
 bool CodeCompareView::setReferenceFile(const QString& title, const QString& path)
@@ -76,7 +104,9 @@ bool CodeCompareView::setReferenceFile(const QString& title, const QString& path
 void CodeCompareView::setCandidate(const QString& title, const QString& code, const QMap<int, QString>& markers)
 {
     m_candTitle->setText(title);
+    m_syncing = true;
     m_cand->setCode(code, markers);
+    m_syncing = false;
 }
 
 void CodeCompareView::clear()

@@ -117,6 +117,21 @@ void CodeView::scrollToLine(int line)
     centerCursor();
 }
 
+void CodeView::showLineAtTop(int line)
+{
+    const QTextBlock b = document()->findBlockByNumber(qMax(0, line - 1));
+    if (!b.isValid())
+        return;
+    setTextCursor(QTextCursor(b));
+    // QPlainTextEdit scrolls by blocks, and without wrapping a block is one line.
+    verticalScrollBar()->setValue(b.blockNumber());
+}
+
+int CodeView::firstVisibleLine() const
+{
+    return firstVisibleBlock().blockNumber() + 1;
+}
+
 int CodeView::gutterWidth() const
 {
     int digits = 1;
@@ -138,9 +153,16 @@ void CodeView::updateGutterWidth()
 
 void CodeView::updateGutter(const QRect& rect, int dy)
 {
-    if (dy)
+    if (dy) {
         m_gutter->scroll(0, dy);
-    else
+        // dy is in pixels (the content moves up when the view scrolls down); lines are all alike here.
+        const qreal lineHeight = blockBoundingRect(firstVisibleBlock()).height();
+        if (lineHeight > 0) {
+            const int lines = qRound(-dy / lineHeight);
+            if (lines != 0)
+                emit scrolled(lines);
+        }
+    } else
         m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
     if (rect.contains(viewport()->rect()))
         updateGutterWidth();

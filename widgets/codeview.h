@@ -10,8 +10,8 @@ namespace kbx::gui {
 
 /// Read-only code view: line numbers, failure markers at the lines a traceback names (a red band and
 /// a dot in the gutter, the message as tooltip), optional per-line backgrounds (diffs) and gutter
-/// labels, and syntax highlighting through KSyntaxHighlighting's Triton definition when the build has
-/// it (plain text with the same markers otherwise).
+/// labels, and syntax highlighting: KSyntaxHighlighting's Triton definition when the build has it, the
+/// built-in PythonHighlighter (Python plus tl.* and triton.*) otherwise (see syntax.h).
 class CodeView : public QPlainTextEdit {
     Q_OBJECT
 public:
@@ -28,10 +28,21 @@ public:
     /// "Triton" (default), "Python", or "" for none.
     void setSyntax(const QString& definition);
     bool isHighlighted() const { return !m_highlighter.isNull(); }
+    /// Puts the cursor on `line` (1-based) and centres it.
     void scrollToLine(int line);
+    /// Puts the cursor on `line` (1-based) and scrolls so that it is the first visible line (as far as
+    /// the text goes: near the end, the last page).
+    void showLineAtTop(int line);
+    /// The 1-based line at the top of the view.
+    int firstVisibleLine() const;
     int gutterWidth() const;
 
     static QColor markerColor();
+
+signals:
+    /// The view scrolled by `lines` lines (positive: towards the end), whatever moved it (scroll bar,
+    /// wheel, keyboard, a program); emitted only while the view is shown.
+    void scrolled(int lines);
 
 protected:
     void resizeEvent(QResizeEvent* e) override;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "syntax.h"
 
+#include "pythonhighlighter.h"
+
 #include <QStringList>
 #include <QTextDocument>
 
@@ -44,17 +46,30 @@ KSyntaxHighlighting::Repository& repository()
 }  // namespace
 #endif
 
-bool syntaxHighlightingAvailable()
+SyntaxEngine syntaxEngine()
 {
 #ifdef KBX_HAVE_KSYNTAX
-    return true;
+    return SyntaxEngine::KSyntaxHighlighting;
 #else
-    return false;
+    return SyntaxEngine::BuiltinPython;
 #endif
+}
+
+QString syntaxEngineName()
+{
+    return syntaxEngine() == SyntaxEngine::KSyntaxHighlighting ? QStringLiteral("KSyntaxHighlighting")
+                                                               : QStringLiteral("built-in Python highlighter");
+}
+
+bool syntaxHighlightingAvailable()
+{
+    return true;
 }
 
 QObject* attachHighlighter(QTextDocument* document, const QString& definition, bool darkBackground)
 {
+    if (!document || definition.isEmpty())
+        return nullptr;
 #ifdef KBX_HAVE_KSYNTAX
     auto& repo = repository();
     auto def = repo.definitionForName(definition);
@@ -66,12 +81,12 @@ QObject* attachHighlighter(QTextDocument* document, const QString& definition, b
     h->setTheme(repo.defaultTheme(darkBackground ? KSyntaxHighlighting::Repository::DarkTheme
                                                  : KSyntaxHighlighting::Repository::LightTheme));
     h->setDefinition(def);
+    h->rehighlight();
     return h;
 #else
-    Q_UNUSED(document);
-    Q_UNUSED(definition);
-    Q_UNUSED(darkBackground);
-    return nullptr;
+    auto* h = new PythonHighlighter(document, darkBackground, definition.compare(QLatin1String("Triton"), Qt::CaseInsensitive) == 0);
+    h->rehighlight();  // now, not on the next turn of the event loop
+    return h;
 #endif
 }
 
@@ -81,6 +96,8 @@ QStringList syntaxDefinitionNames()
 #ifdef KBX_HAVE_KSYNTAX
     for (const auto& d : repository().definitions())
         names << d.name();
+#else
+    names << QStringLiteral("Python") << QStringLiteral("Triton");
 #endif
     return names;
 }
