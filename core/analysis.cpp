@@ -100,9 +100,21 @@ Choices choices(const Store& store)
     return c;
 }
 
-std::vector<Row> loadRows(const Store& store, const Filters& f, Latest latest)
+const std::string& countingRule()
 {
-    std::string where = " WHERE 1";
+    static const std::string rule = "latest evaluation of every submission (task code, method, round) per device";
+    return rule;
+}
+
+std::string countedEvaluationsSql(const std::string& where)
+{
+    return fmt::format("SELECT max(id) AS id FROM evaluation_rows{}{} GROUP BY submission_id, gpu", where.empty() ? "" : " WHERE ",
+                       where);
+}
+
+std::string filterSql(const Filters& f)
+{
+    std::string where = "1";
     if (!f.methods.empty())
         where += inList("method", f.methods, sqlQuote);
     if (!f.rounds.empty())
@@ -113,13 +125,16 @@ std::vector<Row> loadRows(const Store& store, const Filters& f, Latest latest)
         where += inList("category", f.categories, sqlQuote);
     if (!f.tasks.empty())
         where += inList("task_id", f.tasks, sqlQuote);
-    // Latest evaluation per submission among the filtered ones.
+    return where;
+}
+
+std::vector<Row> loadRows(const Store& store, const Filters& f)
+{
     const std::string sql = fmt::format(
         "SELECT v.id, v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.gpu, v.verdict, "
         "v.call_ok, v.exe_ok, v.failure_class, v.manual_class, v.candidate_id, v.ext_cases, v.ext_passed FROM evaluation_rows v "
-        "JOIN (SELECT max(id) AS id FROM evaluation_rows{} GROUP BY submission_id{}) latest ON latest.id = v.id "
-        "ORDER BY v.id",
-        where, latest == Latest::PerSubmissionAndGpu ? ", gpu" : "");
+        "JOIN ({}) counted ON counted.id = v.id ORDER BY v.id",
+        countedEvaluationsSql(filterSql(f)));
     std::vector<Row> rows;
     std::unordered_map<std::int64_t, std::size_t> byId;
     for (const auto& j : store.query(sql)) {
@@ -419,8 +434,14 @@ Datasets compute(const std::vector<Row>& rows, const Filters& filters)
 
 Datasets compute(const Store& store, const Filters& filters)
 {
-    auto d = compute(loadRows(store, filters), filters);
-    d.stats = std::make_shared<const stats::Bundle>(stats::computeBundle(store, filters));
+    // One set of rows (the counting rule) behind every figure: the datasets, the statistics and the
+    // runs listed in the provenance.
+    const auto rows = loadRows(store, filters);
+    auto d = compute(rows, filters);
+    d.stats = std::make_shared<const stats::Bundle>(stats::computeBundle(store, filters, rows));
+    const auto stored = store.query(filters.empty() ? std::string("SELECT count(*) AS n FROM evaluations")
+                                                    : "SELECT count(*) AS n FROM evaluation_rows WHERE " + filterSql(filters));
+    d.storedCount = stored.empty() ? 0 : stored.front()["n"].get<std::size_t>();
     return d;
 }
 

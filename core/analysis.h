@@ -3,8 +3,11 @@
 // Figure datasets of the workbench (issue #4): computed from a kbx::Store with SQL over the view
 // evaluation_rows and the table timings. Plain C++20, no Qt.
 //
-// Counting rule (the same as Store::report()): after the filters are applied, the latest evaluation
-// of every submission counts once. A submission is one (candidate code, method, round); "n" below is
+// Counting rule (issue 24; the same as Store::report() and every view, table and figure): after the
+// filters are applied, the latest evaluation of every submission on each device (GPU model, or the
+// CPU interpreter) counts once. A submission is one (task's candidate code, method, round), so rounds
+// are counted separately and a kernel evaluated on two devices counts once per device. The rule is
+// defined here once: countedEvaluationsSql() gives its SQL, countingRule() its sentence. "n" below is
 // the number of such evaluations. Speedups come from timings (baseline_ms / candidate_ms per perf
 // shape, both > 0); an evaluation's speedup is the geometric mean over its shapes, and only correct
 // evaluations (verdict pass) have one.
@@ -55,7 +58,7 @@ struct Rate {
     Interval ci() const { return wilson(k, n); }
 };
 
-/// One evaluation as the figures see it (the latest of its submission under the filters).
+/// One evaluation as the figures see it (the latest of its submission on its device under the filters).
 struct Row {
     std::int64_t id = 0;
     std::int64_t runId = 0;
@@ -91,13 +94,27 @@ struct Choices {
 };
 Choices choices(const Store& store);
 
-/// Which evaluation of a submission counts: the latest overall (the figures), or the latest on each
-/// GPU (the statistics tables: verdicts and timings of different devices are never pooled).
-enum class Latest { PerSubmission, PerSubmissionAndGpu };
+/// The counting rule in words, for footers, tooltips and provenance: "latest evaluation of every
+/// submission (task code, method, round) per device".
+const std::string& countingRule();
 
-/// Loads the rows under the filters (latest evaluation per submission, or per submission and GPU),
-/// sorted by id.
-std::vector<Row> loadRows(const Store& store, const Filters& filters, Latest latest = Latest::PerSubmission);
+/// The counting rule as SQL: a SELECT of one column, id, with the ids of the evaluations that count
+/// (the latest, max(id), of every submission_id and gpu of the view evaluation_rows). `where` is an
+/// SQL condition on the view's columns (e.g. "method = 'a'", empty for all rows); as every filter of
+/// the views (method, round, task, category, GPU) is constant within a submission on one device,
+/// filtering before or after picking the latest gives the same rows. Use it as
+/// `JOIN (<countedEvaluationsSql()>) counted ON counted.id = v.id`.
+std::string countedEvaluationsSql(const std::string& where = {});
+
+/// The filters as an SQL condition on evaluation_rows' columns ("1" for none).
+std::string filterSql(const Filters& filters);
+
+/// Loads the rows under the filters (the counting rule above), sorted by id.
+std::vector<Row> loadRows(const Store& store, const Filters& filters);
+/// There is one way to count (issue 24: the figures' former "latest per submission" pooled devices
+/// and dropped a CPU run beside a GPU run); this spelling of loadRows() stays for existing callers.
+enum class Latest { PerSubmissionAndGpu };
+inline std::vector<Row> loadRows(const Store& store, const Filters& filters, Latest) { return loadRows(store, filters); }
 
 // ---- datasets ---------------------------------------------------------------------------------
 
@@ -188,8 +205,11 @@ std::vector<Trajectory> roundTrajectories(const std::vector<Row>& rows);
 /// Everything the figures need, computed at once (cheap once the rows are loaded).
 struct Datasets {
     Filters filters;
-    std::vector<std::int64_t> runs;  ///< runs the rows come from
-    std::size_t rowCount = 0;
+    std::vector<std::int64_t> runs;  ///< runs the rows come from (only those: runs with no counted evaluation are not listed)
+    std::size_t rowCount = 0;       ///< evaluations counted (countingRule())
+    /// Evaluations in the database under the filters before the counting rule (every re-evaluation);
+    /// set by compute(store, filters), 0 when computed from rows alone.
+    std::size_t storedCount = 0;
     CorrectnessMatrix correctness;
     std::vector<MethodRates> compile;
     std::vector<SpeedupSeries> speedup;

@@ -579,7 +579,7 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
             {"database", store.path().string()},
             {"schema_version", store.schemaVersion()},
             {"filters", filters.describe()},
-            {"counting", "latest evaluation of every submission per GPU; speedups over correct (pass) kernels only"},
+            {"counting", analysis::countingRule() + "; speedups over correct (pass) kernels only"},
             {"runs", runs},
             {"gpus", std::vector<std::string>(gpus.begin(), gpus.end())},
             {"methods", std::vector<std::string>(methods.begin(), methods.end())},
@@ -1436,7 +1436,11 @@ std::string renderLatex(const Report& r)
 
 Bundle computeBundle(const Store& store, const Filters& filters)
 {
-    const auto rows = analysis::loadRows(store, filters, analysis::Latest::PerSubmissionAndGpu);
+    return computeBundle(store, filters, analysis::loadRows(store, filters));
+}
+
+Bundle computeBundle(const Store& store, const Filters& filters, const std::vector<Row>& rows)
+{
     Bundle b;
     b.methods = methodSummary(rows);
     b.deviance = deviance(rows);
@@ -1464,7 +1468,7 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
 {
     if (!isTableName(name))
         throw std::invalid_argument(fmt::format("unknown table '{}'", name));
-    const auto rows = analysis::loadRows(store, filters, analysis::Latest::PerSubmissionAndGpu);
+    const auto rows = analysis::loadRows(store, filters);
     Report rep;
     if (name == "method-summary")
         rep = methodSummaryReport(store, rows, options);

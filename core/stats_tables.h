@@ -10,7 +10,7 @@
 // provenance. Plain C++20, no Qt.
 //
 // Counting rule: after the filters, the latest evaluation of every submission on each GPU counts
-// once (analysis::Latest::PerSubmissionAndGpu); verdicts and speedups of different GPUs are never
+// once (analysis::countingRule(), analysis::loadRows); verdicts and speedups of different GPUs are never
 // pooled. A speedup is an evaluation's geometric mean of baseline/candidate over its perf shapes
 // (analysis::Row::speedup); only correct evaluations (verdict pass) have one.
 
@@ -214,6 +214,8 @@ struct Bundle {
     CrossHardware cross;                  ///< with the golden timings
 };
 Bundle computeBundle(const Store& store, const Filters& filters);
+/// The same from rows already loaded under `filters` (analysis::loadRows(store, filters)).
+Bundle computeBundle(const Store& store, const Filters& filters, const std::vector<Row>& rows);
 
 // ---- reports -----------------------------------------------------------------------------------------
 

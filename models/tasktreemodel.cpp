@@ -3,6 +3,7 @@
 
 #include "sqlite.h"
 
+#include "analysis.h"
 #include "catalogue.h"
 #include "paths.h"
 
@@ -84,6 +85,19 @@ void TaskTreeModel::setRound(int round)
     refresh();
 }
 
+void TaskTreeModel::setGpu(const QString& gpu)
+{
+    if (gpu == m_gpu)
+        return;
+    m_gpu = gpu;
+    refresh();
+}
+
+QString TaskTreeModel::countingRule()
+{
+    return QString::fromStdString(kbx::analysis::countingRule());
+}
+
 void TaskTreeModel::refresh()
 {
     ++m_generation;
@@ -96,23 +110,30 @@ void TaskTreeModel::refresh()
     const QString db = m_db;
     const QString method = m_method;
     const int round = m_round;
+    const QString gpu = m_gpu;
     const quint64 gen = m_generation;
-    m_watcher.setFuture(QtConcurrent::run([db, method, round, gen]() {
+    m_watcher.setFuture(QtConcurrent::run([db, method, round, gpu, gen]() {
         Result r;
         r.generation = gen;
         if (db.isEmpty())
             return r;
         try {
             SqlConnection conn(db);
-            SqlStatement st(conn, QStringLiteral(
-                "SELECT e.task_id, count(*), sum(e.call_ok), sum(e.verdict = 'pass') FROM evaluations e "
-                "JOIN (SELECT max(id) AS id FROM evaluations GROUP BY submission_id) latest ON latest.id = e.id "
-                "JOIN submissions s ON s.id = e.submission_id JOIN methods m ON m.id = s.method_id "
-                "WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR s.round = ?2) GROUP BY e.task_id"));
+            // The one counting rule (core/analysis): the filters go inside, as in kbx report.
+            SqlStatement st(conn, QStringLiteral("SELECT v.task_id, count(*), sum(v.call_ok), sum(v.verdict = 'pass') FROM evaluation_rows v "
+                                                 "JOIN (%1) counted ON counted.id = v.id GROUP BY v.task_id")
+                                      .arg(QString::fromStdString(kbx::analysis::countedEvaluationsSql(
+                                          "(?1 IS NULL OR method = ?1) AND (?2 IS NULL OR round = ?2) AND (?3 IS NULL OR gpu = ?3)"))));
             st.bind(1, method.isEmpty() ? QVariant() : QVariant(method));
             st.bind(2, round < 0 ? QVariant() : QVariant(round));
+            st.bind(3, gpu.isEmpty() ? QVariant() : QVariant(gpu));
             while (st.step())
                 r.stats.insert(st.text(0), {int(st.int64(1)), int(st.int64(2)), int(st.int64(3))});
+            // The devices: the gpu of one evaluation per run (every evaluation of a run has its run's gpu).
+            SqlStatement dev(conn, QStringLiteral("SELECT DISTINCT gpu FROM evaluation_rows WHERE id IN "
+                                                  "(SELECT min(id) FROM evaluations GROUP BY run_id) ORDER BY gpu"));
+            while (dev.step())
+                r.devices << dev.text(0);
         } catch (const std::exception& e) {
             r.error = QString::fromStdString(e.what());
         }
@@ -133,6 +154,7 @@ void TaskTreeModel::applyStats()
     if (!r.error.isEmpty())
         emit errorOccurred(r.error);
     m_stats = r.stats;
+    m_devices = r.devices;
     for (int c = 0; c < m_categories.size(); ++c) {
         const QModelIndex cat = index(c, 0);
         emit dataChanged(index(c, EvaluatedColumn), index(c, PassColumn));
@@ -150,6 +172,18 @@ TaskStats TaskTreeModel::categoryStats(const QString& category) const
         return s;
     for (int i : m_tasksOf[c]) {
         const auto t = m_stats.value(QString::fromStdString(m_catalogue->tasks()[static_cast<std::size_t>(i)].id));
+        s.evaluated += t.evaluated;
+        s.callOk += t.callOk;
+        s.passed += t.passed;
+    }
+    return s;
+}
+
+TaskStats TaskTreeModel::totalStats() const
+{
+    TaskStats s;
+    for (const auto& c : m_categories) {
+        const TaskStats t = categoryStats(c);
         s.evaluated += t.evaluated;
         s.callOk += t.callOk;
         s.passed += t.passed;
@@ -247,7 +281,21 @@ QVariant TaskTreeModel::data(const QModelIndex& index, int role) const
 
 QVariant TaskTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case TasksColumn: return tr("Tasks of the category in the benchmark");
+        case EvaluatedColumn:
+            return tr("Evaluations counted: the %1, as kbx report, Charts and the figures count them. "
+                      "With all devices a submission evaluated on two devices counts twice.")
+                .arg(countingRule());
+        case CallColumn: return tr("Counted evaluations whose kernel compiled and ran (call_ok)");
+        case PassColumn: return tr("Counted evaluations with verdict pass");
+        }
+        return {};
+    }
+    if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case NameColumn: return tr("Task");

@@ -15,7 +15,8 @@ struct TaskInfo;
 
 namespace kbx::gui {
 
-/// Counts of the latest evaluation of every submission of a task (or a category).
+/// Counts of a task (or a category) under the counting rule of every view and of kbx report
+/// (kbx::analysis::countingRule(): the latest evaluation of every submission per device).
 struct TaskStats {
     int evaluated = 0;
     int callOk = 0;
@@ -23,9 +24,11 @@ struct TaskStats {
 };
 
 /// The benchmark's categories -> tasks, with the number of tasks per category and, for the chosen
-/// method and round, the number of evaluated candidates, call rate and pass rate (from the database's
-/// evaluation_rows; the latest evaluation of every submission counts once). Statistics are computed
-/// on a worker thread; statsReady() says when they changed.
+/// method, round and device, the number of evaluated candidates, call rate and pass rate (from the
+/// database's evaluation_rows under the one counting rule, kbx::analysis::countedEvaluationsSql():
+/// the latest evaluation of every submission on each device counts once, as in kbx report, Charts
+/// and the figures; with all devices, a submission evaluated on two devices counts twice).
+/// Statistics are computed on a worker thread; statsReady() says when they changed.
 class TaskTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
@@ -48,16 +51,25 @@ public:
 
     void setDatabase(const QString& path);
     QString database() const { return m_db; }
-    /// Empty method = all methods; round < 0 = all rounds.
+    /// Empty method = all methods; round < 0 = all rounds; empty gpu = all devices (the view's gpu
+    /// column: "NVIDIA H200", "CPU (Triton interpreter)", an imported run's GPU).
     void setMethod(const QString& method);
     void setRound(int round);
+    void setGpu(const QString& gpu);
     QString method() const { return m_method; }
     int round() const { return m_round; }
+    QString gpu() const { return m_gpu; }
+    /// The devices (gpu values) of the database's evaluations, sorted; loaded with the statistics.
+    QStringList devices() const { return m_devices; }
+    /// The counting rule in words (kbx::analysis::countingRule()), for tooltips and footers.
+    static QString countingRule();
     /// Recomputes the statistics in the background.
     void refresh();
     bool isLoading() const { return m_loading; }
 
     TaskStats categoryStats(const QString& category) const;
+    /// Over every task of the catalogue.
+    TaskStats totalStats() const;
     TaskStats taskStats(const QString& taskId) const { return m_stats.value(taskId); }
     QModelIndex indexOfTask(const QString& taskId) const;
 
@@ -76,6 +88,7 @@ private:
     struct Result {
         quint64 generation = 0;
         QHash<QString, TaskStats> stats;
+        QStringList devices;
         QString error;
     };
     void applyStats();
@@ -87,6 +100,8 @@ private:
     QString m_db;
     QString m_method;
     int m_round = -1;
+    QString m_gpu;
+    QStringList m_devices;
     quint64 m_generation = 0;
     bool m_pending = false;
     bool m_loading = false;

@@ -10,8 +10,10 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPainter>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -89,6 +91,14 @@ void TaskPage::showCategory(const QString& category, int tasks, const QString& s
                            .arg(category.toHtmlEscaped(), tr("%n task(s)", nullptr, tasks), statsLine.toHtmlEscaped()));
 }
 
+void TaskPage::showHidden(const QString& id)
+{
+    m_taskId.clear();
+    m_browser->setHtml(tr("<p><i>%1</i> is hidden by the filter. Choose a task on the left, or clear the filter to "
+                          "see it again.</p>")
+                           .arg(id.toHtmlEscaped()));
+}
+
 void TaskPage::showTask(const kbx::TaskInfo* t, const QString& statsLine)
 {
     if (!t) {
@@ -140,7 +150,8 @@ void TaskPage::showTask(const kbx::TaskInfo* t, const QString& statsLine)
 TaskBrowser::TaskBrowser(QWidget* parent)
     : QWidget(parent), m_model(new TaskTreeModel(this)), m_proxy(new TaskFilterProxy(this)),
       m_methods(new FacetListModel(FacetListModel::Method, this)), m_rounds(new FacetListModel(FacetListModel::Round, this)),
-      m_filter(new QLineEdit), m_method(new QComboBox), m_round(new QComboBox), m_tree(new QTreeView), m_page(new TaskPage)
+      m_filter(new QLineEdit), m_method(new QComboBox), m_round(new QComboBox), m_device(new QComboBox), m_tree(new QTreeView),
+      m_counting(new QLabel), m_page(new TaskPage)
 {
     QString err;
     if (!m_model->loadCatalogue({}, &err))
@@ -158,6 +169,16 @@ TaskBrowser::TaskBrowser(QWidget* parent)
     m_round->setModel(m_rounds);
     m_method->setToolTip(tr("Method whose pass rates are shown"));
     m_round->setToolTip(tr("Round whose pass rates are shown"));
+    m_device->setObjectName(QStringLiteral("taskDevice"));
+    m_device->setToolTip(tr("Device (GPU model, or the CPU interpreter) whose evaluations are counted; verdicts of "
+                            "different devices are counted separately, never in place of each other"));
+    m_device->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_device->addItem(tr("All devices"));
+    m_counting->setObjectName(QStringLiteral("taskCounting"));
+    m_counting->setWordWrap(true);
+    m_counting->setToolTip(tr("The counting rule of every view, table and figure, and of kbx report: re-evaluations of "
+                              "a submission on the same device replace the earlier ones; a submission evaluated on two "
+                              "devices counts once per device; rounds count separately."));
 
     m_tree->setModel(m_proxy);
     m_tree->setObjectName(QStringLiteral("taskTree"));
@@ -179,8 +200,11 @@ TaskBrowser::TaskBrowser(QWidget* parent)
     facets->addWidget(m_method, 1);
     facets->addWidget(new QLabel(tr("Round")));
     facets->addWidget(m_round);
+    facets->addWidget(new QLabel(tr("Device")));
+    facets->addWidget(m_device);
     ll->addLayout(facets);
     ll->addWidget(m_tree, 1);
+    ll->addWidget(m_counting);
 
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
@@ -191,12 +215,13 @@ TaskBrowser::TaskBrowser(QWidget* parent)
     l->setContentsMargins(4, 4, 4, 4);
     l->addWidget(split);
 
-    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& t) {
-        m_proxy->setFilterFixedString(t.trimmed());
-        if (!t.trimmed().isEmpty())
-            m_tree->expandAll();
-    });
+    connect(m_filter, &QLineEdit::textChanged, this, &TaskBrowser::onFilterChanged);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &TaskBrowser::onCurrentChanged);
+    connect(m_tree, &QTreeView::doubleClicked, this, [this](const QModelIndex& idx) {
+        if (idx.isValid() && !idx.data(TaskTreeModel::IsCategoryRole).toBool())
+            emit evaluationsRequested(idx.data(TaskTreeModel::TaskIdRole).toString());
+    });
+    m_tree->installEventFilter(this);
     // Reloading the facets (new results) keeps the chosen method and round.
     for (auto [box, facets] : {std::pair{m_method, m_methods}, std::pair{m_round, m_rounds}}) {
         // The combo box's own reaction to the reset (back to row 0) must not reach the model.
@@ -213,7 +238,8 @@ TaskBrowser::TaskBrowser(QWidget* parent)
     }
     connect(m_method, &QComboBox::currentIndexChanged, this, &TaskBrowser::onFacetsChanged);
     connect(m_round, &QComboBox::currentIndexChanged, this, &TaskBrowser::onFacetsChanged);
-    connect(m_model, &TaskTreeModel::statsReady, this, &TaskBrowser::onCurrentChanged);
+    connect(m_device, &QComboBox::currentIndexChanged, this, &TaskBrowser::onFacetsChanged);
+    connect(m_model, &TaskTreeModel::statsReady, this, &TaskBrowser::onStatsReady);
     connect(m_page, &TaskPage::showReferenceRequested, this, &TaskBrowser::showReferenceRequested);
 }
 
@@ -244,6 +270,94 @@ void TaskBrowser::onFacetsChanged()
     m_model->setMethod(m_methods->valueAt(m_method->currentIndex()).toString());
     const QVariant r = m_rounds->valueAt(m_round->currentIndex());
     m_model->setRound(r.isValid() ? r.toInt() : -1);
+    m_model->setGpu(m_device->currentIndex() > 0 ? m_device->currentText() : QString());
+}
+
+void TaskBrowser::onStatsReady()
+{
+    // The devices of this database; the chosen one stays chosen while the database has it.
+    const QString keep = m_device->currentIndex() > 0 ? m_device->currentText() : QString();
+    QStringList now;
+    for (int i = 1; i < m_device->count(); ++i)
+        now << m_device->itemText(i);
+    if (now != m_model->devices()) {
+        m_device->blockSignals(true);
+        m_device->clear();
+        m_device->addItem(tr("All devices"));
+        m_device->addItems(m_model->devices());
+        m_device->setCurrentIndex(keep.isEmpty() ? 0 : qMax(0, m_device->findText(keep)));
+        m_device->blockSignals(false);
+        if (m_device->currentIndex() == 0 && !keep.isEmpty())
+            onFacetsChanged();  // the chosen device is gone: count all
+    }
+    const TaskStats t = m_model->totalStats();
+    QString scope = scopeText();
+    scope[0] = scope[0].toUpper();
+    m_counting->setText((t.evaluated == 1 ? tr("%1: %2 evaluation counted — the %3, as kbx report and Charts count.")
+                                          : tr("%1: %2 evaluations counted — the %3, as kbx report and Charts count."))
+                            .arg(scope, QLocale().toString(t.evaluated), TaskTreeModel::countingRule()));
+    const QModelIndex cur = m_proxy->mapToSource(m_tree->currentIndex());
+    if (cur.isValid())
+        showIndex(cur);
+}
+
+QString TaskBrowser::scopeText() const
+{
+    return QStringLiteral("%1, %2, %3")
+        .arg(m_model->method().isEmpty() ? tr("all methods") : tr("method %1").arg(m_model->method()),
+             m_model->round() < 0 ? tr("all rounds") : tr("round %1").arg(m_model->round()),
+             m_model->gpu().isEmpty() ? tr("all devices") : m_model->gpu());
+}
+
+void TaskBrowser::onFilterChanged(const QString& text)
+{
+    // While the proxy refilters, the selection model moves the current index to whatever row is left
+    // (select relu, type "s": the current row becomes selu); those moves are not the user's choice.
+    m_filtering = true;
+    m_proxy->setFilterFixedString(text.trimmed());
+    if (!text.trimmed().isEmpty())
+        m_tree->expandAll();
+    const QModelIndex src = sourceIndexOfChoice();
+    const QModelIndex idx = m_proxy->mapFromSource(src);
+    if (idx.isValid()) {
+        m_tree->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_tree->scrollTo(idx);
+    } else {
+        m_tree->selectionModel()->clearCurrentIndex();
+        m_tree->selectionModel()->clearSelection();
+    }
+    m_filtering = false;
+    if (idx.isValid())
+        showIndex(src);
+    else if (!m_chosen.isEmpty())
+        m_page->showHidden(m_chosen);
+}
+
+QModelIndex TaskBrowser::sourceIndexOfChoice() const
+{
+    if (m_chosen.isEmpty())
+        return {};
+    if (!m_chosenIsCategory)
+        return m_model->indexOfTask(m_chosen);
+    for (int c = 0; c < m_model->rowCount(); ++c)
+        if (m_model->index(c, 0).data(TaskTreeModel::TaskIdRole).toString() == m_chosen)
+            return m_model->index(c, 0);
+    return {};
+}
+
+bool TaskBrowser::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_tree && event->type() == QEvent::KeyPress) {
+        const auto* k = static_cast<QKeyEvent*>(event);
+        if (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) {
+            const QModelIndex idx = m_tree->currentIndex();
+            if (idx.isValid() && !idx.data(TaskTreeModel::IsCategoryRole).toBool()) {
+                emit evaluationsRequested(idx.data(TaskTreeModel::TaskIdRole).toString());
+                return true;
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 bool TaskBrowser::selectTask(const QString& taskId)
@@ -268,28 +382,36 @@ QString TaskBrowser::currentTaskId() const
 
 void TaskBrowser::onCurrentChanged()
 {
+    if (m_filtering)
+        return;
     const QModelIndex idx = m_proxy->mapToSource(m_tree->currentIndex());
     if (!idx.isValid())
         return;
-    const QString id = m_model->index(idx.row(), 0, idx.parent()).data(TaskTreeModel::TaskIdRole).toString();
-    const bool isCat = idx.data(TaskTreeModel::IsCategoryRole).toBool();
+    const QModelIndex name = m_model->index(idx.row(), 0, idx.parent());
+    m_chosen = name.data(TaskTreeModel::TaskIdRole).toString();
+    m_chosenIsCategory = name.data(TaskTreeModel::IsCategoryRole).toBool();
+    showIndex(idx);
+    if (!m_chosenIsCategory)
+        emit taskSelected(m_chosen);
+}
+
+void TaskBrowser::showIndex(const QModelIndex& idx)
+{
+    const QModelIndex name = m_model->index(idx.row(), 0, idx.parent());
+    const QString id = name.data(TaskTreeModel::TaskIdRole).toString();
+    const bool isCat = name.data(TaskTreeModel::IsCategoryRole).toBool();
     const TaskStats s = isCat ? m_model->categoryStats(id) : m_model->taskStats(id);
-    const QString scope = QStringLiteral("%1, %2")
-                              .arg(m_model->method().isEmpty() ? tr("all methods") : tr("method %1").arg(m_model->method()),
-                                   m_model->round() < 0 ? tr("all rounds") : tr("round %1").arg(m_model->round()));
+    const QString scope = scopeText();
     const QString stats = s.evaluated ? tr("%1: %2 evaluated, call %3%, pass %4%")
                                             .arg(scope)
                                             .arg(s.evaluated)
                                             .arg(100.0 * s.callOk / s.evaluated, 0, 'f', 1)
                                             .arg(100.0 * s.passed / s.evaluated, 0, 'f', 1)
                                       : tr("%1: no evaluations").arg(scope);
-    if (isCat) {
-        m_page->showCategory(id, m_model->rowCount(m_model->index(idx.row(), 0)), stats);
-    } else {
+    if (isCat)
+        m_page->showCategory(id, m_model->rowCount(name), stats);
+    else
         m_page->showTask(m_model->task(id), stats);
-        if (sender() != m_model)
-            emit taskSelected(id);
-    }
 }
 
 }  // namespace kbx::gui

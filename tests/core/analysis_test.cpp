@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fs = std::filesystem;
@@ -22,7 +23,7 @@ fs::path tempDb(const std::string& name)
 
 /// A small database with exactly known figures:
 ///   run 1 (cpu), run 2 (cuda "NVIDIA H200"); methods A and B; categories Activation and Math.
-///   A r0 relu: pass on run 1, runtime_error on run 2 (the latest counts)
+///   A r0 relu: pass on run 1 (CPU), runtime_error on run 2 (GPU): both count, one per device (issue 24)
 ///   A r0 gelu: value_mismatch (manually relabelled nan_inf_mismatch)
 ///   A r0 add : syntax_error
 ///   A r1 gelu: pass, speedup 3
@@ -145,10 +146,10 @@ TEST_F(AnalysisDb, ChoicesListWhatIsThere)
     EXPECT_EQ(c.runs, (std::vector<std::int64_t>{run1, run2}));
 }
 
-TEST_F(AnalysisDb, LatestEvaluationPerSubmissionCountsOnce)
+TEST_F(AnalysisDb, LatestEvaluationPerSubmissionCountsOncePerDevice)
 {
     auto rows = an::loadRows(*store, {});
-    ASSERT_EQ(rows.size(), 7u);
+    ASSERT_EQ(rows.size(), 8u);  // 7 submissions, A r0 relu on two devices
     int withSpeedup = 0;
     for (const auto& r : rows)
         withSpeedup += r.speedup.has_value();
@@ -162,10 +163,11 @@ TEST_F(AnalysisDb, CorrectnessMatrixExactNumbers)
     ASSERT_EQ(m.categories, (std::vector<std::string>{"Activation", "Math"}));
     // A was evaluated in two rounds: one column per round, never pooled (issue 23); B in one.
     ASSERT_EQ(m.methods, (std::vector<std::string>{"A · r0", "A · r1", "B"}));
-    // Activation x A r0: relu (runtime_error, latest), gelu (value_mismatch); A r1: gelu (pass)
-    EXPECT_EQ(m.cells[0][0].call.n, 2);
-    EXPECT_EQ(m.cells[0][0].call.k, 1);
-    EXPECT_EQ(m.cells[0][0].exe.k, 0);
+    // Activation x A r0: relu (pass on the CPU, runtime_error on the GPU), gelu (value_mismatch);
+    // A r1: gelu (pass)
+    EXPECT_EQ(m.cells[0][0].call.n, 3);
+    EXPECT_EQ(m.cells[0][0].call.k, 2);
+    EXPECT_EQ(m.cells[0][0].exe.k, 1);
     EXPECT_EQ(m.cells[0][1].call.n, 1);
     EXPECT_EQ(m.cells[0][1].exe.k, 1);
     EXPECT_EQ(m.cells[1][0].call.n, 1);
@@ -175,8 +177,8 @@ TEST_F(AnalysisDb, CorrectnessMatrixExactNumbers)
     EXPECT_EQ(m.cells[0][2].exe.k, 2);
     EXPECT_EQ(m.cells[1][2].call.k, 1);
     EXPECT_EQ(m.cells[1][2].exe.k, 0);
-    EXPECT_EQ(m.totals[0].exe.n, 3);
-    EXPECT_EQ(m.totals[0].exe.k, 0);
+    EXPECT_EQ(m.totals[0].exe.n, 4);
+    EXPECT_EQ(m.totals[0].exe.k, 1);
     EXPECT_EQ(m.totals[1].exe.n, 1);
     EXPECT_EQ(m.totals[1].exe.k, 1);
     EXPECT_NEAR(m.totals[2].exe.ci().lo, 0.2077, 1e-4);  // 2 of 3
@@ -186,8 +188,8 @@ TEST_F(AnalysisDb, CorrectnessMatrixExactNumbers)
 
     ASSERT_EQ(d.compile.size(), 3u);
     EXPECT_EQ(d.compile[0].method, "A · r0");
-    EXPECT_EQ(d.compile[0].call.k, 1);
-    EXPECT_EQ(d.compile[0].call.n, 3);
+    EXPECT_EQ(d.compile[0].call.k, 2);
+    EXPECT_EQ(d.compile[0].call.n, 4);
     EXPECT_EQ(d.compile[2].exe.k, 2);
     EXPECT_EQ(d.compile[2].exe.n, 3);
 }
@@ -238,7 +240,7 @@ TEST_F(AnalysisDb, SpeedupsAndFastP)
     EXPECT_EQ(d.speedup[1].total, 1);
 
     ASSERT_EQ(d.fastp.size(), 3u);
-    EXPECT_EQ(d.fastp[0].n, 3);
+    EXPECT_EQ(d.fastp[0].n, 4);
     EXPECT_DOUBLE_EQ(d.fastp[0].fraction[0], 0.0);
     const auto& a = d.fastp[1];
     const auto& b = d.fastp[2];
@@ -271,7 +273,7 @@ TEST_F(AnalysisDb, TaxonomyAutomaticAndReviewed)
     ASSERT_TRUE(t.reviewed.has_value());
     EXPECT_EQ((*t.reviewed)[0], (std::vector<int>{0, 1, 1, 0}));
     EXPECT_EQ((*t.reviewed)[1], (std::vector<int>{1, 0, 0, 1}));
-    EXPECT_EQ(t.evaluations, (std::vector<int>{5, 2}));
+    EXPECT_EQ(t.evaluations, (std::vector<int>{6, 2}));
 
     auto m = an::taxonomy(an::loadRows(*store, {}), an::GroupBy::Method);
     EXPECT_EQ(m.groups, (std::vector<std::string>{"A", "B"}));
@@ -295,8 +297,8 @@ TEST_F(AnalysisDb, RoundTrajectories)
     EXPECT_EQ(t[0].method, "A");
     ASSERT_EQ(t[0].points.size(), 2u);
     EXPECT_EQ(t[0].points[0].round, 0);
-    EXPECT_EQ(t[0].points[0].pass.k, 0);
-    EXPECT_EQ(t[0].points[0].pass.n, 3);
+    EXPECT_EQ(t[0].points[0].pass.k, 1);  // relu passed on the CPU
+    EXPECT_EQ(t[0].points[0].pass.n, 4);
     EXPECT_EQ(t[0].points[1].round, 1);
     EXPECT_EQ(t[0].points[1].pass.k, 1);
     EXPECT_EQ(t[0].points[1].pass.n, 1);
@@ -319,4 +321,48 @@ TEST(Analysis, EmptyDatabaseGivesEmptyDatasets)
     }
     for (const char* suffix : {"", "-wal", "-shm"})
         fs::remove(p.string() + suffix);
+}
+
+// Issue 24: the one counting rule, defined once. Its SQL picks the latest evaluation of every
+// submission on each device; re-evaluations on one device replace the earlier ones; the datasets say
+// how many evaluations were stored under the filters and list only the runs with a counted one.
+TEST_F(AnalysisDb, OneCountingRuleForEveryView)
+{
+    EXPECT_NE(an::countingRule().find("per device"), std::string::npos);
+    auto ids = [&](const std::string& where) {
+        std::vector<std::int64_t> v;
+        for (const auto& j : store->query(an::countedEvaluationsSql(where) + " ORDER BY id"))
+            v.push_back(j["id"].get<std::int64_t>());
+        return v;
+    };
+    EXPECT_EQ(ids("").size(), 8u);
+    EXPECT_EQ(ids("gpu = 'NVIDIA H200'").size(), 1u);
+    EXPECT_EQ(ids("method = 'B'").size(), 3u);
+
+    // A re-evaluation of B's relu on the CPU, in a third run: it replaces the earlier one, and run 1
+    // still counts (other evaluations), so both are listed; the stored count says 9 exist.
+    const auto run3 = store->beginRun("cpu", {}, {0}, 9, {});
+    const auto bRelu = store->query("SELECT submission_id FROM evaluation_rows WHERE method = 'B' AND task_id = 'Activation/relu'")
+                           .front()["submission_id"]
+                           .get<std::int64_t>();
+    const auto again = add(run3, bRelu, "Activation/relu", "value_mismatch");
+    auto d = an::compute(*store, {});
+    EXPECT_EQ(d.rowCount, 8u);
+    EXPECT_EQ(d.storedCount, 9u);
+    EXPECT_EQ(d.runs, (std::vector<std::int64_t>{run1, run2, run3}));
+    const auto rows = an::loadRows(*store, {});
+    EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [&](const an::Row& r) { return r.id == again; }), 1);
+
+    // A run whose every evaluation was replaced is not listed.
+    an::Filters b;
+    b.methods = {"B"};
+    b.categories = {"Activation"};
+    d = an::compute(*store, b);
+    EXPECT_EQ(d.rowCount, 2u);
+    EXPECT_EQ(d.storedCount, 3u);
+    EXPECT_EQ(d.runs, (std::vector<std::int64_t>{run1, run3}));
+    store->query("UPDATE evaluations SET run_id = " + std::to_string(run3) + " WHERE id = (SELECT id FROM evaluation_rows WHERE "
+                 "method = 'B' AND task_id = 'Activation/gelu')");
+    d = an::compute(*store, b);
+    EXPECT_EQ(d.runs, (std::vector<std::int64_t>{run3})) << "run 1's only B/Activation evaluation was replaced";
 }

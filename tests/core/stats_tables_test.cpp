@@ -518,3 +518,38 @@ TEST(Stats, GoldenTasksWrittenDifferentlyAreComparedByPositionOrNamed)
     for (const char* suffix : {"", "-wal", "-shm"})
         fs::remove(p.string() + suffix);
 }
+
+// Issue 24: a table's provenance names the counting rule and lists only the runs whose evaluations
+// it counted: B's two submissions re-evaluated on the same GPU in a second run replace run 1's.
+TEST_F(StatsDb, ProvenanceListsOnlyTheRunsItCounted)
+{
+    const auto run2 = store->beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 9, {});
+    for (const auto& j : store->query("SELECT submission_id, task_id FROM evaluation_rows WHERE method = 'B'")) {
+        kbx::EvaluationRecord r;
+        r.runId = run2;
+        r.submissionId = j["submission_id"].get<std::int64_t>();
+        r.taskId = j["task_id"].get<std::string>();
+        r.pass = r.exeOk = r.callOk = true;
+        r.startedAt = r.finishedAt = kbx::nowIso8601();
+        store->addEvaluation(r);
+    }
+    auto runsOf = [](const st::Report& rep) {
+        std::vector<std::int64_t> v;
+        for (const auto& r : rep.provenance["runs"])
+            v.push_back(r["id"].get<std::int64_t>());
+        return v;
+    };
+    st::ReportOptions opt;
+    opt.quality = false;
+    an::Filters b;
+    b.methods = {"B"};
+    const auto rep = st::buildReport(*store, "method-summary", b, opt);
+    EXPECT_EQ(runsOf(rep), (std::vector<std::int64_t>{run2}));
+    EXPECT_NE(rep.provenance["counting"].get<std::string>().find(an::countingRule()), std::string::npos);
+    const auto all = st::buildReport(*store, "method-summary", {}, opt);
+    EXPECT_EQ(runsOf(all), (std::vector<std::int64_t>{run, run2}));
+    const auto ms = st::methodSummary(an::loadRows(*store, b));
+    ASSERT_EQ(ms.size(), 1u);
+    EXPECT_EQ(ms[0].n, 2);  // not 4: the re-evaluations replace the first ones
+    EXPECT_EQ(ms[0].exe.k, 2);
+}

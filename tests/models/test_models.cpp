@@ -140,10 +140,10 @@ TEST_F(BenchDb, TaskTreePassRatesMatchTheDatabase)
     QSignalSpy ready(&model, &TaskTreeModel::statsReady);
     model.setDatabase(db);
     ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !model.isLoading(); }));
-    // Latest evaluation per submission: relu has several fixture variants.
-    const qint64 n = scalar(db, "SELECT count(*) FROM evaluations e JOIN (SELECT max(id) id FROM evaluations GROUP BY submission_id) l "
+    // Latest evaluation per submission and device: relu has several fixture variants.
+    const qint64 n = scalar(db, "SELECT count(*) FROM evaluation_rows e JOIN (SELECT max(id) id FROM evaluation_rows GROUP BY submission_id, gpu) l "
                                 "ON l.id = e.id WHERE task_id = 'Activation/relu'");
-    const qint64 p = scalar(db, "SELECT count(*) FROM evaluations e JOIN (SELECT max(id) id FROM evaluations GROUP BY submission_id) l "
+    const qint64 p = scalar(db, "SELECT count(*) FROM evaluation_rows e JOIN (SELECT max(id) id FROM evaluation_rows GROUP BY submission_id, gpu) l "
                                 "ON l.id = e.id WHERE task_id = 'Activation/relu' AND verdict = 'pass'");
     ASSERT_GT(n, 1);
     const auto relu = model.indexOfTask(QStringLiteral("Activation/relu"));
@@ -659,4 +659,206 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// Issue 24: the task tree counts by the one rule (latest evaluation of every submission per device),
+// so a submission evaluated on the CPU and then on a GPU counts once on each device, re-evaluations on
+// one device replace the earlier ones, and the device filter picks one device.
+TEST(TaskTree, CountsPerSubmissionAndDeviceWithADeviceFilter)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString db = dir.filePath(QStringLiteral("two-devices.sqlite"));
+    { kbx::Store store(db.toStdString()); }  // the schema
+    {
+        SqlConnection c(db, true);
+        for (const char* sql : {
+                 "INSERT INTO methods(id, name) VALUES(1, 'm')",
+                 "INSERT INTO candidates(id, task_id, code_hash, code, created_at) VALUES(1, 'Activation/relu', 'h1', 'x', 'now')",
+                 "INSERT INTO submissions(id, candidate_id, method_id, round) VALUES(1, 1, 1, 0), (2, 1, 1, 1)",
+                 "INSERT INTO runs(id, started_at, status, device, provenance, public_seeds, secret_seed, args) VALUES"
+                 " (1, 'now', 'finished', 'cpu', '{}', '[]', 0, '{}'),"
+                 " (2, 'now', 'finished', 'cuda', '{\"devices\":[{\"name\":\"NVIDIA H200\"}]}', '[]', 0, '{}')",
+                 // submission 1: CPU fail, then GPU pass twice (the second replaces the first);
+                 // submission 2 (round 1): GPU fail.
+                 "INSERT INTO evaluations(id, run_id, submission_id, task_id, verdict, call_ok, exe_ok, evidence, stage_seconds, "
+                 "taxonomy_version, started_at, finished_at) VALUES"
+                 " (1, 1, 1, 'Activation/relu', 'fail', 0, 0, '{}', '{}', 1, 'now', 'now'),"
+                 " (2, 2, 1, 'Activation/relu', 'fail', 1, 0, '{}', '{}', 1, 'now', 'now'),"
+                 " (3, 2, 1, 'Activation/relu', 'pass', 1, 1, '{}', '{}', 1, 'now', 'now'),"
+                 " (4, 2, 2, 'Activation/relu', 'fail', 1, 0, '{}', '{}', 1, 'now', 'now')"}) {
+            SqlStatement st(c, QString::fromLatin1(sql));
+            st.step();
+        }
+    }
+    TaskTreeModel model;
+    Tester tester(&model, kFatal);
+    ASSERT_TRUE(model.loadCatalogue());
+    QSignalSpy ready(&model, &TaskTreeModel::statsReady);
+    model.setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !model.isLoading(); }));
+    EXPECT_EQ(model.devices(), (QStringList{QStringLiteral("CPU (Triton interpreter)"), QStringLiteral("NVIDIA H200")}));
+    // All devices: CPU #1, GPU #3 (not #2), GPU #4 = 3 (the old rule, latest per submission only: 2).
+    auto relu = model.taskStats(QStringLiteral("Activation/relu"));
+    EXPECT_EQ(relu.evaluated, 3);
+    EXPECT_EQ(relu.callOk, 2);
+    EXPECT_EQ(relu.passed, 1);
+    EXPECT_EQ(model.totalStats().evaluated, 3);
+    EXPECT_EQ(model.headerData(TaskTreeModel::EvaluatedColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains(
+                  TaskTreeModel::countingRule()),
+              true);
+
+    ready.clear();
+    model.setGpu(QStringLiteral("CPU (Triton interpreter)"));
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !model.isLoading(); }));
+    relu = model.taskStats(QStringLiteral("Activation/relu"));
+    EXPECT_EQ(relu.evaluated, 1);
+    EXPECT_EQ(relu.passed, 0);
+
+    ready.clear();
+    model.setGpu(QStringLiteral("NVIDIA H200"));
+    model.setRound(0);
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > 0 && !model.isLoading(); }));
+    relu = model.taskStats(QStringLiteral("Activation/relu"));
+    EXPECT_EQ(relu.evaluated, 1);
+    EXPECT_EQ(relu.passed, 1);
+    EXPECT_EQ(model.categoryStats(QStringLiteral("Activation")).evaluated, 1);
+}
+
+// Issue 24, item 8: the windowed results table reaches the last of 200,000 rows (Ctrl+End, the scroll
+// bar) without reading the rows between, keeps a bounded cache, and its Speedup column follows the
+// rule of kbx report (pass only; one shape the ratio itself, more the geometric mean; NULL otherwise).
+TEST(WindowedTable, ReachesTheLastRowAndComputesTheReportsSpeedup)
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("window.sqlite"));
+    QElapsedTimer built;
+    built.start();
+    { kbx::Store store(db.toStdString()); }
+    {
+        SqlConnection c(db, true);
+        c.exec(QStringLiteral(R"SQL(
+BEGIN;
+INSERT INTO methods(id, name) VALUES(1, 'm');
+INSERT INTO runs(id, started_at, status, device, provenance, public_seeds, secret_seed, args) VALUES
+ (1, '2026-01-01T00:00:00Z', 'finished', 'cuda', '{"devices":[{"name":"NVIDIA H200"}]}', '[]', 0, '{}');
+WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 99)
+INSERT INTO candidates(id, task_id, code_hash, code, created_at) SELECT i + 1, 'Math/t' || printf('%02d', i), 'h' || i, 'x', 'now' FROM k;
+INSERT INTO submissions(id, candidate_id, method_id, round) SELECT id, id, 1, 0 FROM candidates;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
+INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, evidence, stage_seconds, taxonomy_version,
+                        started_at, finished_at)
+SELECT 1, 1 + i % 100, 'Math/t' || printf('%02d', i % 100), CASE WHEN i % 2 THEN 'pass' ELSE 'fail' END, 1, i % 2, '{}', '{}', 1,
+       'now', 'now' FROM n;
+-- Run 2, the last five: 200001 (pass): one shape, 2.0 / 0.5 = 4 exactly; 200003 (pass): shapes 2x and 8x,
+-- geometric mean 4; 200002 (fail): timed but no speedup; 200004 (pass) untimed; 200005 (pass): a shape
+-- without a candidate time is left out: 3x.
+INSERT INTO runs(id, started_at, status, device, provenance, public_seeds, secret_seed, args) VALUES
+ (2, '2026-01-02T00:00:00Z', 'finished', 'cuda', '{"devices":[{"name":"NVIDIA H200"}]}', '[]', 0, '{}');
+INSERT INTO evaluations(id, run_id, submission_id, task_id, verdict, call_ok, exe_ok, evidence, stage_seconds, taxonomy_version,
+                        started_at, finished_at) VALUES
+ (200001, 2, 2, 'Math/t01', 'pass', 1, 1, '{}', '{}', 1, 'now', 'now'), (200002, 2, 3, 'Math/t02', 'fail', 1, 0, '{}', '{}', 1, 'now', 'now'),
+ (200003, 2, 4, 'Math/t03', 'pass', 1, 1, '{}', '{}', 1, 'now', 'now'), (200004, 2, 5, 'Math/t04', 'pass', 1, 1, '{}', '{}', 1, 'now', 'now'),
+ (200005, 2, 6, 'Math/t05', 'pass', 1, 1, '{}', '{}', 1, 'now', 'now');
+INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms) VALUES
+ (200001, 's', 0.5, 2.0), (200003, 'a', 1.0, 2.0), (200003, 'b', 1.0, 8.0), (200002, 's', 1.0, 5.0), (200005, 'a', 1.0, 3.0),
+ (200005, 'b', NULL, 3.0);
+COMMIT;
+)SQL"));
+    }
+    std::cerr << "windowed: built 200k rows in " << built.elapsed() << " ms\n";
+    EvaluationTableModel model;
+    // QAbstractItemModelTester walks every row on every signal: it watches the small table below, not
+    // the 200,000 rows (where it alone would take half a second per block).
+    std::unique_ptr<Tester> tester;
+    model.setWindowed(true);
+    QElapsedTimer t;
+    t.start();
+    model.setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] { return model.totalCount() >= 0 && !model.isLoading(); }));
+    std::cerr << "windowed: first block and count in " << t.elapsed() << " ms\n";
+    EXPECT_EQ(model.rowCount(), 200005);  // every row, read or not
+    EXPECT_FALSE(model.canFetchMore({}));
+    EXPECT_TRUE(model.isRowLoaded(0));
+    EXPECT_FALSE(model.isRowLoaded(200004));
+    EXPECT_EQ(model.index(0, EvaluationTableModel::RunColumn).data().toLongLong(), 1);
+
+    // The last row: asked for, read from the end (not 200,000 rows through).
+    t.restart();
+    EXPECT_EQ(model.index(200004, EvaluationTableModel::TaskColumn).data().toString(), QStringLiteral("…"));
+    ASSERT_TRUE(waitUntil([&] { return model.isRowLoaded(200004); }, 5000));
+    std::cerr << "windowed: the last row in " << t.elapsed() << " ms\n";
+    EXPECT_LT(t.elapsed(), 3000);
+    EXPECT_EQ(model.evaluationId(200004), 200005);
+    EXPECT_EQ(model.index(200004, EvaluationTableModel::RunColumn).data().toLongLong(), 2);
+    // Speedups (the rule of kbx report).
+    auto speedup = [&](int row) { return model.index(row, EvaluationTableModel::SpeedupColumn).data(EvaluationTableModel::SpeedupRole); };
+    EXPECT_DOUBLE_EQ(speedup(200000).toDouble(), 4.0);
+    EXPECT_TRUE(speedup(200001).isNull());
+    EXPECT_NEAR(speedup(200002).toDouble(), 4.0, 1e-12);
+    EXPECT_TRUE(speedup(200003).isNull());
+    EXPECT_NEAR(speedup(200004).toDouble(), 3.0, 1e-12);
+    EXPECT_TRUE(speedup(0).isNull());
+    EXPECT_EQ(model.index(200000, EvaluationTableModel::SpeedupColumn).data().toString(), QStringLiteral("4.000×"));
+    // The middle, and the rows just above it (read backwards from the block below).
+    model.prefetch(100000, 100000);
+    ASSERT_TRUE(waitUntil([&] { return model.isRowLoaded(100000) && !model.isLoading(); }, 5000));
+    EXPECT_EQ(model.evaluationId(100000), 100001);
+    ASSERT_FALSE(model.isRowLoaded(99839));  // the block above (rows 99584..99839)
+    model.prefetch(99839, 99839);
+    ASSERT_TRUE(waitUntil([&] { return model.isRowLoaded(99839) && !model.isLoading(); }, 5000));
+    EXPECT_EQ(model.evaluationId(99839), 99840);
+    EXPECT_EQ(model.evaluationId(99584), 99585);
+    // The cache stays bounded however far one scrolls.
+    model.setMaxCachedBlocks(4);
+    for (int row = 0; row < 200000; row += 19997)
+        model.prefetch(row, row);
+    ASSERT_TRUE(waitUntil([&] { return !model.isLoading(); }, 8000));
+    EXPECT_LE(model.cachedBlocks(), 4);
+    std::cerr << "windowed: up to the bounded cache " << t.elapsed() << " ms\n";
+    // Sorted by speedup, descending (run 2, the timed ones): the 4x ones, then 3x, then none.
+    EvaluationFilter run2;
+    run2.runId = 2;
+    model.setFilter(run2);
+    ASSERT_TRUE(waitUntil([&] { return model.totalCount() >= 0 && !model.isLoading(); }));
+    tester = std::make_unique<Tester>(&model, kFatal);
+    model.sort(EvaluationTableModel::SpeedupColumn, Qt::DescendingOrder);
+    ASSERT_TRUE(waitUntil([&] { return model.totalCount() >= 0 && !model.isLoading(); }));
+    ASSERT_EQ(model.rowCount(), 5);
+    EXPECT_EQ(std::min(model.evaluationId(0), model.evaluationId(1)), 200001);  // one of the 4x is a rounded geometric mean
+    EXPECT_EQ(std::max(model.evaluationId(0), model.evaluationId(1)), 200003);
+    EXPECT_EQ(model.evaluationId(2), 200005);
+    EXPECT_TRUE(speedup(3).isNull());
+    model.sort(EvaluationTableModel::RunColumn, Qt::AscendingOrder);
+    ASSERT_TRUE(waitUntil([&] { return model.totalCount() >= 0 && !model.isLoading(); }));
+    EXPECT_EQ(model.evaluationId(4), 200005);
+    tester.reset();
+    model.setFilter({});
+    model.sort(EvaluationTableModel::IdColumn, Qt::AscendingOrder);
+    ASSERT_TRUE(waitUntil([&] { return model.totalCount() >= 0 && !model.isLoading(); }));
+    std::cerr << "windowed: sorted by speedup " << t.elapsed() << " ms\n";
+    // New results: the rows stay (no reset) and the count follows.
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    {
+        SqlConnection c(db, true);
+        c.exec(QStringLiteral("INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, evidence, stage_seconds, "
+                              "taxonomy_version, started_at, finished_at) SELECT run_id, submission_id, task_id, verdict, call_ok, exe_ok, "
+                              "evidence, stage_seconds, taxonomy_version, started_at, finished_at FROM evaluations WHERE id <= 10"));
+    }
+    model.refresh();
+    ASSERT_TRUE(waitUntil([&] { return model.totalCount() == 200015 && !model.isLoading(); }));
+    EXPECT_EQ(model.rowCount(), 200015);
+    EXPECT_EQ(reset.count(), 0);
+    // The CSV export of the same rows and speedups.
+    const QString csv = dir.filePath(QStringLiteral("top.csv"));
+    QString err;
+    EXPECT_EQ(EvaluationTableModel::writeCsv(db, {}, EvaluationTableModel::IdColumn, Qt::AscendingOrder, {200003, 200001}, csv, &err), 2)
+        << err.toStdString();
+    QFile f(csv);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    const auto lines = f.readAll().trimmed().split('\n');
+    ASSERT_EQ(lines.size(), 3);
+    EXPECT_TRUE(lines[1].startsWith("200003,Math/t03,m,0,NVIDIA H200,pass,pass,")) << lines[1].toStdString();
+    EXPECT_TRUE(lines[1].contains(",2,4,")) << lines[1].toStdString();  // run 2, speedup 4
+    EXPECT_TRUE(lines[2].startsWith("200001,"));
 }

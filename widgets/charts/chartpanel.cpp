@@ -52,6 +52,7 @@ Provenance provenanceFor(const QString& db, const an::Datasets& d)
     Provenance p;
     p.database = QFileInfo(db).absoluteFilePath();
     p.filters = QString::fromStdString(d.filters.describe());
+    p.counting = countingText(d);
     for (auto id : d.runs)
         p.runs << qint64(id);
     p.version = kbxVersion();
@@ -87,8 +88,11 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     auto* bar = new QHBoxLayout;
     d->figureBox = new QComboBox(this);
     d->figureBox->setObjectName(QStringLiteral("figureChooser"));
+    // One entry per figure: the report names that draw another figure (category-method, rounds,
+    // taxonomy) are not listed twice under the same title; setCurrentFigure() maps them.
     for (const auto& n : figureNames())
-        d->figureBox->addItem(figureTitle(n), n);
+        if (figureKind(n) == n)
+            d->figureBox->addItem(figureTitle(n), n);
     bar->addWidget(new QLabel(tr("Figure:"), this));
     bar->addWidget(d->figureBox, 1);
 
@@ -189,7 +193,7 @@ QString ChartPanel::currentFigure() const { return d->figure; }
 
 void ChartPanel::setCurrentFigure(const QString& name)
 {
-    const int i = d->figureBox->findData(name);
+    const int i = d->figureBox->findData(figureKind(name));
     if (i >= 0)
         d->figureBox->setCurrentIndex(i);
 }
@@ -243,10 +247,8 @@ void ChartPanel::reload()
         }
         d->data = r.data;
         d->haveData = true;
-        d->status->setText(tr("%1 evaluations from %2 run(s) · %3")
-                               .arg(r.data.rowCount)
-                               .arg(r.data.runs.size())
-                               .arg(QString::fromStdString(r.data.filters.describe())));
+        d->status->setText(footerText(r.data));
+        d->status->setToolTip(countingToolTip());
         for (auto* b : d->exportButtons)
             b->setEnabled(true);
         d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
@@ -268,6 +270,24 @@ void ChartPanel::exportCurrent(const QString& suffix)
         d->status->setText(error);
     else
         d->status->setText(tr("Exported %1").arg(file));
+}
+
+QString ChartPanel::footerText(const kbx::analysis::Datasets& data)
+{
+    // "327 of 349 evaluations counted (latest evaluation of every submission ... per device) from 6 run(s) · filters"
+    const QString counted = data.storedCount > 0 ? tr("%L1 of %L2 evaluations counted").arg(data.rowCount).arg(data.storedCount)
+                                                 : tr("%L1 evaluations counted").arg(data.rowCount);
+    return tr("%1 (%2) from %n run(s) · %3", nullptr, int(data.runs.size()))
+        .arg(counted, QString::fromStdString(kbx::analysis::countingRule()), QString::fromStdString(data.filters.describe()));
+}
+
+QString ChartPanel::countingToolTip()
+{
+    return tr("Every figure, table and view counts the latest evaluation of every submission (task code, method, round) "
+              "on each device once, as kbx report does: re-evaluations of the same submission on the same device "
+              "replace the earlier ones, a submission evaluated on two devices counts once per device, and rounds "
+              "count separately. The first number is what is counted, the second every stored evaluation under "
+              "these filters.");
 }
 
 QStringList figureNames()

@@ -10,8 +10,10 @@
 
 namespace kbx::gui {
 
-/// The figures panel of the workbench: a figure chooser, filters (method, round, GPU, category),
-/// the figure itself and export buttons (SVG, PDF, PNG, CSV, LaTeX). Datasets are computed off the
+/// The figures panel of the workbench: a figure chooser (one entry per figure), filters (method,
+/// round, GPU, category), the figure itself, a footer stating what is counted (the counting rule of
+/// kbx report: latest evaluation of every submission per device) and export buttons (SVG, PDF, PNG,
+/// CSV, LaTeX). Datasets are computed off the
 /// GUI thread (QtConcurrent); the panel stays responsive while a large database is read.
 class ChartPanel : public QWidget {
     Q_OBJECT
@@ -29,6 +31,12 @@ public:
 
     /// True while a dataset is being computed in the background.
     bool isLoading() const;
+
+    /// The footer under the figure: how many evaluations the figures count, of how many stored under
+    /// the filters, by which rule (kbx::analysis::countingRule()), from how many runs, and the filters.
+    static QString footerText(const kbx::analysis::Datasets& data);
+    /// The footer's tooltip: the counting rule explained.
+    static QString countingToolTip();
 
 signals:
     /// Emitted on the GUI thread once the current figure has been (re)drawn from fresh data.

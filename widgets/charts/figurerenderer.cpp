@@ -12,9 +12,18 @@ QString Provenance::text() const
     QStringList r;
     for (qint64 id : runs)
         r << QString::number(id);
-    return QStringLiteral("database=%1; runs=%2; filters: %3; kbx %4; %5")
-        .arg(database, r.isEmpty() ? QStringLiteral("none") : r.join(QLatin1Char(',')), filters, version,
+    return QStringLiteral("database=%1; runs=%2; filters: %3; counted: %4; kbx %5; %6")
+        .arg(database, r.isEmpty() ? QStringLiteral("none") : r.join(QLatin1Char(',')), filters,
+             counting.isEmpty() ? QString::fromStdString(kbx::analysis::countingRule()) : counting, version,
              date.toUTC().toString(Qt::ISODate));
+}
+
+QString countingText(const kbx::analysis::Datasets& d)
+{
+    const QString rule = QString::fromStdString(kbx::analysis::countingRule());
+    if (d.storedCount > 0)
+        return QStringLiteral("%1: %2 of %3 evaluations").arg(rule).arg(d.rowCount).arg(d.storedCount);
+    return QStringLiteral("%1: %2 evaluations").arg(rule).arg(d.rowCount);
 }
 
 QString figureKind(const QString& name)

@@ -23,12 +23,19 @@ namespace kbx::gui {
 struct Provenance {
     QString database;
     QString filters;
-    QList<qint64> runs;
+    /// The counting rule with the counts, e.g. "latest evaluation of every submission (task code,
+    /// method, round) per device: 327 of 349 evaluations" (countingText()).
+    QString counting;
+    QList<qint64> runs;  ///< only the runs with a counted evaluation
     QString version;  ///< kbx version
     QDateTime date;
-    /// "database=...; runs=1,2; filters=...; kbx 0.1.0; 2026-...Z"
+    /// "database=...; runs=1,2; filters: ...; counted: ...; kbx 0.1.0; 2026-...Z"
     QString text() const;
 };
+
+/// The counting rule (kbx::analysis::countingRule()) with the datasets' counts: "<rule>: 327 of 349
+/// evaluations" (or "<rule>: 327 evaluations" when the stored count is unknown).
+QString countingText(const kbx::analysis::Datasets& data);
 
 /// One figure to draw: its stable name and the datasets.
 struct FigureInput {
