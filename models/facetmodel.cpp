@@ -62,6 +62,13 @@ void FacetListModel::reload()
         case Category:
             sql = QStringLiteral("SELECT DISTINCT substr(task_id, 1, instr(task_id, '/') - 1) AS c FROM evaluations ORDER BY c");
             break;
+        case Run:
+            // "#12 · 2026-11-30 14:02 · NVIDIA H200 · 176": id, start, where, evaluations (index evaluations_run).
+            sql = QStringLiteral("SELECT r.id, substr(replace(r.started_at, 'T', ' '), 1, 16), "
+                                 "CASE WHEN r.device = 'cuda' THEN coalesce(json_extract(r.provenance, '$.devices[0].name'), 'cuda') "
+                                 "WHEN r.device = 'imported' THEN 'imported ' || coalesce(json_extract(r.provenance, '$.gpu'), '') "
+                                 "ELSE 'CPU' END, (SELECT count(*) FROM evaluations e WHERE e.run_id = r.id) FROM runs r ORDER BY r.id DESC");
+            break;
         default: break;
         }
         try {
@@ -69,7 +76,12 @@ void FacetListModel::reload()
             SqlStatement st(conn, sql);
             while (st.step()) {
                 const QVariant v = st.value(0);
-                e.append({v.toString(), v});
+                if (kind == Run)
+                    e.append({QObject::tr("#%1 · %2 · %3 · %n evaluation(s)", nullptr, int(st.int64(3)))
+                                  .arg(v.toString(), st.text(1), st.text(2)),
+                              v});
+                else
+                    e.append({v.toString(), v});
             }
         } catch (const std::exception&) {
         }

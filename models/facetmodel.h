@@ -9,12 +9,12 @@
 namespace kbx::gui {
 
 /// The values one can filter evaluations by (methods, rounds, GPUs, categories, stages, failure
-/// classes), read from a database, with an "All" entry first whose value is invalid. Loading runs on a
+/// classes, runs), read from a database, with an "All" entry first whose value is invalid. Loading runs on a
 /// worker thread (the category list scans the evaluations' task index); loaded() says when done.
 class FacetListModel : public QAbstractListModel {
     Q_OBJECT
 public:
-    enum Kind { Method, Round, Gpu, Category, Stage, FailureClass };
+    enum Kind { Method, Round, Gpu, Category, Stage, FailureClass, Run };  ///< Run: newest first, value runs.id
     enum Role { ValueRole = Qt::UserRole + 1 };
 
     explicit FacetListModel(Kind kind, QObject* parent = nullptr);

@@ -187,6 +187,12 @@ FailureInspector::FailureInspector(QWidget* parent)
     m_detail->setWordWrap(true);
     m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_seeds->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Long details, seeds and headers wrap and never set the window's width (issue 24: laptop
+    // screens): an explicit minimum width overrides a label's minimum size hint, which is its longest
+    // unbreakable word (a path in a traceback).
+    m_seeds->setWordWrap(true);
+    for (QLabel* l : {m_header, m_detail, m_seeds})
+        l->setMinimumWidth(120);
 
     m_evidence->setHorizontalHeaderLabels({tr("Evidence"), tr("Value")});
     m_evidence->horizontalHeader()->setStretchLastSection(true);
@@ -207,6 +213,7 @@ FailureInspector::FailureInspector(QWidget* parent)
     m_evidenceOf = new QLabel;
     m_evidenceOf->setObjectName(QStringLiteral("evidenceSource"));
     m_evidenceOf->setWordWrap(true);
+    m_evidenceOf->setMinimumWidth(120);
     m_cases->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_traceback->setReadOnly(true);
     m_traceback->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -218,6 +225,10 @@ FailureInspector::FailureInspector(QWidget* parent)
     for (const auto& id : failureClassIds())
         m_label->addItem(QStringLiteral("%1 — %2").arg(id, failureClassTitle(id)), id);
     m_label->setObjectName(QStringLiteral("manualLabel"));
+    // The class titles are long: the box is as wide as the group allows, its list as wide as they are.
+    m_label->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_label->setMinimumContentsLength(16);
+    m_label->view()->setMinimumWidth(m_label->view()->sizeHintForColumn(0) + 24);
     m_note->setPlaceholderText(tr("Why (stored with the label)"));
 
     auto* facts = new QFormLayout;

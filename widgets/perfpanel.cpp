@@ -76,6 +76,11 @@ PerfPanel::PerfPanel(QWidget* parent)
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setObjectName(QStringLiteral("perfSummary"));
+    // Wrapped, and never the window's minimum width (issue 24: laptop screens; a flag or a kernel
+    // name is one long word).
+    m_kernelsTitle->setWordWrap(true);
+    for (QLabel* l : {m_summary, m_shapeDetail, m_kernelsTitle})
+        l->setMinimumWidth(120);
     const int rowHeight = fontMetrics().height() + 6;
     setupTable(m_shapes,
                {tr("Shape"), tr("Candidate"), tr("Eager"), tr("Speedup [95 % interval]"), tr("Sample CV"), tr("Pairs"), tr("Achieved (of peak)"),

@@ -5,9 +5,11 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QPushButton;
 class QTableView;
 class QTimer;
+class QToolButton;
 
 namespace kbx::gui {
 
@@ -15,8 +17,12 @@ class EvaluationTableModel;
 class FacetListModel;
 struct EvaluationFilter;
 
-/// The results table: every evaluation of the database, filterable by method, round, category, GPU,
-/// stage, failure class and text, sortable by any column (in SQL), loaded page by page.
+/// The results table: every evaluation of the database (not only the latest of each submission: that
+/// is the rule of the reports and of the task tree), filterable by method, round, category, GPU, run,
+/// stage, failure class, task and text, sortable by any column (in SQL). The model is windowed: the
+/// scroll bar and Ctrl+End reach the last of a million rows, read block by block as they are shown.
+/// The filter bar wraps onto more lines in a narrow window. Context menu: copy, open in the inspector,
+/// show the code, diff, re-run, export (CSV) of the selection or of every matching row.
 class ResultsView : public QWidget {
     Q_OBJECT
 public:
@@ -32,9 +38,23 @@ public:
     /// New results landed: reload facets and rows, keeping the filter.
     void refresh();
     void setFilter(const EvaluationFilter& f);
+    /// Every evaluation of one task (the other filters cleared); a category name (no '/') filters
+    /// by category instead.
+    void showTask(const QString& taskId);
+    /// The "Task: … ✕" button that shows (and clears) a task filter; hidden when there is none.
+    QToolButton* taskChip() const { return m_taskChip; }
     qint64 currentEvaluationId() const;
     /// The evaluation ids of the selected rows, in row order.
     QList<qint64> selectedEvaluationIds() const;
+    /// Rows selected (counted from the selection ranges: a million selected rows are not read for it).
+    qint64 selectedRowCount() const;
+    /// The selected rows as tab-separated text with a header line (what Copy puts on the clipboard).
+    QString selectedRowsText() const;
+    /// The context menu of the table for its current selection (tests; shown on right click).
+    QMenu* createContextMenu();
+    /// Writes the selected rows (or, with `all`, every row matching the filter, in the table's order)
+    /// as CSV; runs off the GUI thread and says when done (exportFinished). False when nothing to do.
+    bool exportCsv(const QString& path, bool all);
 
 signals:
     void evaluationSelected(qint64 id);
@@ -43,10 +63,16 @@ signals:
     void diffRequested(qint64 a, qint64 b);
     /// The user asked to evaluate the selected evaluations' candidates again (a new run).
     void rerunRequested(const QList<qint64>& ids);
+    /// The user asked for an evaluation's code beside the reference.
+    void showCodeRequested(qint64 id);
+    /// A CSV export ended: rows written, or -1 and why.
+    void exportFinished(const QString& path, qint64 rows, const QString& error);
 
 private:
     void applyFilter();
     void updateCount();
+    void updateTaskChip();
+    void copySelection();
 
     EvaluationTableModel* m_model;
     QList<FacetListModel*> m_facets;
@@ -57,6 +83,9 @@ private:
     QLabel* m_count;
     QPushButton* m_diff;
     QPushButton* m_rerun;
+    QToolButton* m_taskChip;
+    QString m_task;           ///< the task filter (EvaluationFilter::taskId)
+    int m_pendingRow = -1;    ///< current row whose block is still being read: evaluationSelected when it is
     bool m_restoring = false;
     qint64 m_restoreId = 0;   ///< selection to put back after a refresh
     int m_restoreScroll = -1;

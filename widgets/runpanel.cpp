@@ -19,6 +19,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
+#include <QApplication>
+#include <QClipboard>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -73,6 +76,9 @@ RunPanel::RunPanel(QWidget* parent)
     m_status->verticalHeader()->hide();
     m_status->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_status->setObjectName(QStringLiteral("runStatus"));
+    m_status->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_status->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_status->setToolTip(tr("Double click or Enter: the candidate's evaluation in the inspector"));
     m_log->setReadOnly(true);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_log->setMaximumBlockCount(5000);
@@ -84,6 +90,9 @@ RunPanel::RunPanel(QWidget* parent)
     srcButtons->addWidget(remove);
     srcButtons->addStretch(1);
     auto* form = new QFormLayout;
+    // A narrow dock (a laptop screen, issue 24): a row that does not fit puts its field under its label.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow(tr("Database:"), m_db);
     m_tasks->setPlaceholderText(tr("all tasks in the sources (or e.g. Activation/relu, Math)"));
     m_tasks->setClearButtonEnabled(true);
@@ -227,6 +236,17 @@ RunPanel::RunPanel(QWidget* parent)
     connect(m_controller, &RunController::slurmProgress, this, &RunPanel::onSlurmProgress);
     connect(m_controller, &RunController::shardMerged, this, [this] { emit resultsMerged(); });
     connect(m_backend, &QComboBox::currentIndexChanged, this, [this] { updateBackendWidgets(); });
+    connect(m_status, &QTableWidget::activated, this, [this](const QModelIndex& idx) {
+        if (const qint64 id = evaluationIdAt(idx.row()); id > 0)
+            emit evaluationActivated(id);
+    });
+    connect(m_status, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        if (const QModelIndex idx = m_status->indexAt(pos); idx.isValid())
+            m_status->setCurrentCell(idx.row(), idx.column());
+        QMenu* menu = createStatusMenu();
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_status->viewport()->mapToGlobal(pos));
+    });
     connect(m_resubmit, &QPushButton::clicked, this, &RunPanel::resubmit);
     connect(m_workDir, &QLineEdit::textChanged, this, [this] { updateButtons(); });
     connect(browseWork, &QToolButton::clicked, this, [this] {
@@ -427,7 +447,9 @@ void RunPanel::onCandidate(const CandidateResult& c)
 {
     const int row = m_status->rowCount();
     m_status->insertRow(row);
-    m_status->setItem(row, 0, new QTableWidgetItem(QString::number(c.index)));
+    auto* first = new QTableWidgetItem(QString::number(c.index));
+    first->setData(Qt::UserRole, c.evaluationId);  // the row opens this evaluation in the inspector
+    m_status->setItem(row, 0, first);
     m_status->setItem(row, 1, new QTableWidgetItem(c.taskId));
     auto* v = new QTableWidgetItem(c.verdict);
     v->setForeground(c.verdict == QLatin1String("pass") ? QColor(40, 150, 60)
@@ -529,6 +551,35 @@ void RunPanel::onSlurmProgress(const SlurmProgress& p)
                        .arg(p.done)
                        .arg(p.failed) +
                    tr(" · %1").arg(formatDuration(p.elapsedSeconds)));
+}
+
+qint64 RunPanel::evaluationIdAt(int row) const
+{
+    const auto* it = m_slurmRun ? nullptr : m_status->item(row, 0);
+    return it ? it->data(Qt::UserRole).toLongLong() : 0;
+}
+
+QMenu* RunPanel::createStatusMenu()
+{
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("runStatusMenu"));
+    const int row = m_status->currentRow();
+    const qint64 id = row >= 0 ? evaluationIdAt(row) : 0;
+    auto* open = menu->addAction(tr("Open in &inspector"), this, [this, id] { emit evaluationActivated(id); });
+    open->setEnabled(id > 0);
+    auto* code = menu->addAction(tr("Show &code beside the reference"), this, [this, id] { emit showCodeRequested(id); });
+    code->setEnabled(id > 0);
+    menu->addSeparator();
+    auto* copy = menu->addAction(tr("&Copy the row"), this, [this, row] {
+        QStringList f;
+        for (int c = 0; c < m_status->columnCount(); ++c)
+            f << (m_status->item(row, c) ? m_status->item(row, c)->text() : QString());
+        QApplication::clipboard()->setText(f.join(QLatin1Char('\t')));
+    });
+    copy->setEnabled(row >= 0);
+    auto* copyLog = menu->addAction(tr("Copy the &log"), this, [this] { QApplication::clipboard()->setText(m_log->toPlainText()); });
+    copyLog->setEnabled(!m_log->toPlainText().isEmpty());
+    return menu;
 }
 
 void RunPanel::appendLog(const QString& line)

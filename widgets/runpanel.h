@@ -10,6 +10,7 @@ class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
@@ -52,6 +53,10 @@ public:
     QPushButton* startButton() const { return m_start; }
     QPushButton* cancelButton() const { return m_cancel; }
     QLabel* etaLabel() const { return m_eta; }
+    /// The evaluation a row of the status table stored (local runs), 0 for none (Slurm shards).
+    qint64 evaluationIdAt(int row) const;
+    /// The status table's context menu for its current row (tests; shown on right click).
+    QMenu* createStatusMenu();
 
     // The backend and the Slurm options.
     QComboBox* backendBox() const { return m_backend; }
@@ -89,6 +94,11 @@ signals:
     void runFinished(const kbx::gui::RunResult& result);
     /// A Slurm shard's results were merged into the database (the views may refresh).
     void resultsMerged();
+    /// A row of the status table was opened (double click, Enter, its context menu): that
+    /// candidate's evaluation in the inspector.
+    void evaluationActivated(qint64 evaluationId);
+    /// The context menu asked for an evaluation's code beside the reference.
+    void showCodeRequested(qint64 evaluationId);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* e) override;

@@ -12,6 +12,7 @@
 #include "taskbrowser.h"
 #include "tasktreemodel.h"
 
+#include "analysis.h"
 #include "catalogue.h"
 
 #ifdef KBX_HAVE_CHARTS
@@ -20,6 +21,12 @@
 
 #include <QAction>
 #include <QDateTime>
+#include <climits>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -41,6 +48,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -54,12 +62,44 @@ bool isDatabaseFile(const QString& path)
     const QString s = QFileInfo(path).suffix().toLower();
     return s == QLatin1String("sqlite") || s == QLatin1String("sqlite3") || s == QLatin1String("db");
 }
+
+/// A label that shows as much of its text as fits, the middle elided ("/home/…/kbx.sqlite"), the whole
+/// text in its tooltip: a long database path in the status bar no longer sets the window's minimum
+/// width (issue 24: laptop screens).
+class ElidedLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+    void setFullText(const QString& t)
+    {
+        m_full = t;
+        setToolTip(t);
+        updateGeometry();
+        elide();
+    }
+    QString fullText() const { return m_full; }
+    QSize sizeHint() const override
+    {
+        return {qMin(fontMetrics().horizontalAdvance(m_full) + 8, 520), QLabel::sizeHint().height()};
+    }
+    QSize minimumSizeHint() const override { return {60, QLabel::minimumSizeHint().height()}; }
+
+protected:
+    void resizeEvent(QResizeEvent* e) override
+    {
+        QLabel::resizeEvent(e);
+        elide();
+    }
+
+private:
+    void elide() { QLabel::setText(fontMetrics().elidedText(m_full, Qt::ElideMiddle, qMax(0, width() - 4))); }
+    QString m_full;
+};
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_tabs(new QTabWidget), m_tasks(new TaskBrowser), m_results(new ResultsView), m_code(new CodeCompareView),
       m_diff(new DiffView), m_inspector(new FailureInspector), m_run(new RunPanel), m_runDock(new QDockWidget(tr("Run"))),
-      m_dbLabel(new QLabel), m_refreshTimer(new QTimer(this))
+      m_dbLabel(new ElidedLabel), m_refreshTimer(new QTimer(this))
 {
     setObjectName(QStringLiteral("kbxMainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/kbx/icons/kbx-workbench.svg")));
@@ -78,7 +118,14 @@ MainWindow::MainWindow(QWidget* parent)
     charts->setAlignment(Qt::AlignCenter);
     m_charts = charts;
 #endif
-    m_tabs->addTab(m_charts, tr("C&harts"));
+    // The figures need more width than a laptop screen leaves beside the run dock: they scroll there
+    // instead of widening the window past the screen (issue 24: fit 1366×768 with every dock shown).
+    auto* chartsScroll = new QScrollArea;
+    chartsScroll->setObjectName(QStringLiteral("chartsScroll"));
+    chartsScroll->setWidget(m_charts);
+    chartsScroll->setWidgetResizable(true);
+    chartsScroll->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(chartsScroll, tr("C&harts"));
     // A database whose queries fail (a damaged file) says so once, in a window-modal box that does
     // not stop the event loop (issue 24: it showed "counting…" and nothing else).
     connect(m_results->model(), &EvaluationTableModel::errorOccurred, this, [this](const QString& e) {
@@ -102,6 +149,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_runDock->setAllowedAreas(Qt::AllDockWidgetAreas);
     addDockWidget(Qt::RightDockWidgetArea, m_runDock);
 
+    m_dbLabel->setObjectName(QStringLiteral("databaseLabel"));
     statusBar()->addPermanentWidget(m_dbLabel);
     m_refreshTimer->setSingleShot(true);
     m_refreshTimer->setInterval(600);
@@ -115,9 +163,19 @@ MainWindow::MainWindow(QWidget* parent)
         showEvaluation(id);
         showTab(InspectorTab);
     });
+    connect(m_results, &ResultsView::showCodeRequested, this, [this](qint64 id) {
+        showEvaluation(id);
+        showTab(CodeTab);
+    });
+    connect(m_results, &ResultsView::exportFinished, this, [this](const QString& path, qint64 rows, const QString& error) {
+        statusBar()->showMessage(rows < 0 ? tr("Export failed: %1").arg(error) : tr("%n evaluation(s) written to %1", nullptr, int(qMin<qint64>(rows, INT_MAX))).arg(path),
+                                 8000);
+    });
     connect(m_results, &ResultsView::diffRequested, this, &MainWindow::diffEvaluations);
     connect(m_results, &ResultsView::rerunRequested, this, &MainWindow::rerunEvaluations);
     connect(m_tasks, &TaskBrowser::showReferenceRequested, this, &MainWindow::showReference);
+    // From a task (double click, Enter) to its evaluations.
+    connect(m_tasks, &TaskBrowser::evaluationsRequested, this, &MainWindow::showTaskEvaluations);
     connect(m_inspector, &FailureInspector::labelChanged, this, [this] { m_results->refresh(); });
     connect(m_inspector, &FailureInspector::showCodeRequested, this, [this](qint64) { showTab(CodeTab); });
     connect(m_run, &RunPanel::runStarted, this, [this](const QString& db) {
@@ -128,6 +186,15 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_run, &RunPanel::evaluationStored, this, [this] { m_refreshTimer->start(); });
     connect(m_run, &RunPanel::resultsMerged, this, [this] { m_refreshTimer->start(); });  // a Slurm shard merged
     connect(m_run, &RunPanel::runFinished, this, &MainWindow::onRunFinished);
+    // A row of the run panel opens its evaluation (the views may not have read it yet: a run in progress).
+    connect(m_run, &RunPanel::evaluationActivated, this, [this](qint64 id) {
+        showEvaluation(id);
+        showTab(InspectorTab);
+    });
+    connect(m_run, &RunPanel::showCodeRequested, this, [this](qint64 id) {
+        showEvaluation(id);
+        showTab(CodeTab);
+    });
 
     buildMenus();
     restoreSettings();
@@ -199,6 +266,9 @@ void MainWindow::buildMenus()
     cancel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
 
     auto* help = menuBar()->addMenu(tr("&Help"));
+    auto* columns = help->addAction(tr("&Columns and counting"), this, &MainWindow::showColumnsHelp);
+    columns->setShortcut(QKeySequence::HelpContents);
+    columns->setObjectName(QStringLiteral("helpColumnsAction"));
     help->addAction(tr("&About"), this, [this] {
         QMessageBox::about(this, tr("KernelBench-X Workbench"),
                            tr("<h3>KernelBench-X Workbench</h3><p>Browse the benchmark's tasks, run and inspect LLM-generated "
@@ -211,7 +281,9 @@ void MainWindow::restoreSettings()
 {
     QSettings s;
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    if (!restoreState(s.value(QStringLiteral("window/state")).toByteArray()))
+        // First start: a run dock that leaves the figures their width on a 1366 px laptop screen.
+        resizeDocks({m_runDock}, {420}, Qt::Horizontal);
     const bool dark = s.value(QStringLiteral("view/dark"), false).toBool();
     m_darkAction->setChecked(dark);
     setDarkMode(dark);
@@ -328,7 +400,7 @@ void MainWindow::updateTitle()
 {
     setWindowTitle(m_db.isEmpty() ? tr("KernelBench-X Workbench")
                                   : tr("%1 — KernelBench-X Workbench").arg(QFileInfo(m_db).fileName()));
-    m_dbLabel->setText(m_db.isEmpty() ? tr("no database") : m_db);
+    static_cast<ElidedLabel*>(m_dbLabel)->setFullText(m_db.isEmpty() ? tr("no database") : m_db);
 }
 
 void MainWindow::showTab(Tab tab)
@@ -349,6 +421,86 @@ void MainWindow::showEvaluation(qint64 id)
         m_code->setReference(tr("Reference"), tr("# %1 is not in this benchmark's catalogue").arg(d.taskId));
     m_code->setCandidate(tr("Candidate: evaluation #%1, %2 round %3 — %4").arg(d.id).arg(d.method).arg(d.round).arg(d.verdict), d.code,
                          d.markers);
+}
+
+void MainWindow::showTaskEvaluations(const QString& taskId)
+{
+    if (taskId.isEmpty())
+        return;
+    m_results->showTask(taskId);
+    showTab(ResultsTab);
+    m_results->table()->setFocus();
+    statusBar()->showMessage(tr("Every evaluation of %1 (the task button above the table shows all tasks again)").arg(taskId), 5000);
+}
+
+QString MainWindow::columnsHelpHtml()
+{
+    return tr(
+        "<h3>Columns and counting</h3>"
+        "<h4>The counting rule</h4>"
+        "<p>A <i>submission</i> is one candidate code of a method for a task in a round. It can be evaluated more than "
+        "once (a run repeated, another GPU, a re-run). Every count of the workbench (Tasks tab, Charts) and of "
+        "<b>kbx report</b> takes the <b>%1</b>: re-evaluations on the same device replace the earlier ones, a submission "
+        "evaluated on two devices counts once per device (never pooled), rounds count separately, and a speedup is only "
+        "counted for a correct (pass) evaluation.</p>"
+        "<p>The <b>Results</b> tab is the exception: it lists <b>every evaluation</b>, older ones and re-evaluations "
+        "included, so its count can be larger than a report's; filter by <i>Run</i> to see one run alone.</p>"
+        "<h4>Tasks tab</h4>"
+        "<table cellspacing='4'>"
+        "<tr><td><b>Tasks</b></td><td>tasks of the category in the benchmark</td></tr>"
+        "<tr><td><b>Evaluated</b></td><td>evaluations counted by the rule above for the chosen method, round and device: "
+        "one per submission and device, not every evaluation stored; with all devices a submission evaluated on two "
+        "devices counts twice</td></tr>"
+        "<tr><td><b>Call</b></td><td>share of the counted evaluations whose candidate ran (call stage passed)</td></tr>"
+        "<tr><td><b>Pass</b></td><td>share of the counted evaluations that are correct (verdict pass)</td></tr>"
+        "</table>"
+        "<p>Double click or Enter on a task: all its evaluations in the Results tab.</p>"
+        "<h4>Results tab</h4>"
+        "<table cellspacing='4'>"
+        "<tr><td><b>ID</b></td><td>the evaluation's number in the database</td></tr>"
+        "<tr><td><b>Run</b></td><td>the run (kbx eval, a run from the window, an import) that produced it</td></tr>"
+        "<tr><td><b>Task, Method, Round</b></td><td>what was evaluated: the submission</td></tr>"
+        "<tr><td><b>GPU</b></td><td>where it ran (CPU: the Triton interpreter)</td></tr>"
+        "<tr><td><b>Verdict, Stage</b></td><td>pass or fail; the stage it reached: call (did not run), exe (ran, "
+        "wrong output), pass</td></tr>"
+        "<tr><td><b>Speedup</b></td><td>eager time / candidate time, geometric mean over the timed shapes (one shape: the "
+        "ratio itself), as kbx report computes it; only passing evaluations timed with --perf have one; green ≥ 1×, red "
+        "below</td></tr>"
+        "<tr><td><b>Failure class</b></td><td>the automatic class of a failure; <b>Manual label</b> the one set by hand "
+        "in the inspector</td></tr>"
+        "<tr><td><b>Finished</b></td><td>when the evaluation ended (UTC)</td></tr>"
+        "<tr><td><b>Extended</b></td><td>extended-tier cases passed / run (empty where none ran)</td></tr>"
+        "<tr><td><b>Detail</b></td><td>first line of the failure detail (the inspector shows all of it)</td></tr>"
+        "</table>"
+        "<p>Double click or Enter on a row opens it in the inspector; the right-click menu copies rows or ids, shows the "
+        "code beside the reference, diffs two rows, re-runs candidates and exports the selection or every matching row "
+        "as CSV. The scroll bar and Ctrl+End reach the last row of any table size: rows are read as they come into "
+        "view.</p>"
+        "<h4>Run panel</h4>"
+        "<p>Each finished candidate is a row; double click or Enter opens its evaluation in the inspector.</p>")
+        .arg(QString::fromStdString(kbx::analysis::countingRule()).toHtmlEscaped());
+}
+
+void MainWindow::showColumnsHelp()
+{
+    auto* dlg = findChild<QDialog*>(QStringLiteral("helpColumnsDialog"));
+    if (!dlg) {
+        dlg = new QDialog(this);
+        dlg->setObjectName(QStringLiteral("helpColumnsDialog"));
+        dlg->setWindowTitle(tr("Columns and counting"));
+        auto* text = new QTextBrowser;
+        text->setObjectName(QStringLiteral("helpColumnsText"));
+        text->setHtml(columnsHelpHtml());
+        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+        connect(buttons, &QDialogButtonBox::rejected, dlg, &QDialog::close);
+        auto* l = new QVBoxLayout(dlg);
+        l->addWidget(text);
+        l->addWidget(buttons);
+        dlg->resize(620, 560);
+    }
+    dlg->show();
+    dlg->raise();
+    dlg->activateWindow();
 }
 
 void MainWindow::showReference(const QString& taskId)

@@ -43,6 +43,12 @@ public:
     /// Shows an evaluation everywhere: inspector, code beside reference.
     void showEvaluation(qint64 id);
     void showReference(const QString& taskId);
+    /// Every evaluation of a task (or, without '/', of a category) in the Results tab.
+    void showTaskEvaluations(const QString& taskId);
+    /// Help ▸ Columns and counting: what the columns of the Tasks and Results tabs mean, and which
+    /// evaluations the counts count (the rule of kbx report).
+    void showColumnsHelp();
+    static QString columnsHelpHtml();
     void diffEvaluations(qint64 a, qint64 b);
     /// Writes the candidates of these evaluations as a seed JSONL and adds it to the run panel.
     QString rerunEvaluations(const QList<qint64>& ids);
