@@ -14,6 +14,7 @@
 
 #ifdef KBX_HAVE_CHARTS
 #include "chartpanel.h"
+#include "figureexport.h"
 #endif
 
 #include <QApplication>
@@ -80,6 +81,15 @@ int main(int argc, char** argv)
     p.addOption(categoryOpt);
     p.addOption(allTasksOpt);
     p.addOption(provenanceOpt);
+    // Size and type of --export-figure (issue 24).
+    QCommandLineOption widthOpt(QStringLiteral("width"), QStringLiteral("--export-figure: width, e.g. 3.5in, 88mm, 252pt, 800 (px)."), QStringLiteral("LEN"));
+    QCommandLineOption heightOpt(QStringLiteral("height"), QStringLiteral("--export-figure: height (as --width)."), QStringLiteral("LEN"));
+    QCommandLineOption aspectOpt(QStringLiteral("aspect"), QStringLiteral("--export-figure: width/height where one of them is not given (1.6, 16:9)."),
+                                 QStringLiteral("W:H"));
+    QCommandLineOption fontOpt(QStringLiteral("font-size"), QStringLiteral("--export-figure: base font size in pt (default 9)."), QStringLiteral("PT"));
+    QCommandLineOption noTitleOpt(QStringLiteral("no-title"), QStringLiteral("--export-figure: leave the title out (for a caption)."));
+    for (const auto* o : {&widthOpt, &heightOpt, &aspectOpt, &fontOpt, &noTitleOpt})
+        p.addOption(*o);
     p.addPositionalArgument(QStringLiteral("DATABASE"), QStringLiteral("A kbx database to open (same as --db)."), QStringLiteral("[DATABASE]"));
     p.process(app);
 
@@ -141,7 +151,21 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
             return 1;
         }
-        if (!kbx::gui::exportFigure(name, db, out, filters, p.isSet(provenanceOpt), &error)) {
+        kbx::gui::FigureOptions figure;
+        if (p.isSet(widthOpt) && (figure.widthPx = kbx::gui::parseLength(p.value(widthOpt), &error)) < 0)
+            return std::fprintf(stderr, "kbx-workbench: --width: %s\n", qPrintable(error)), 2;
+        if (p.isSet(heightOpt) && (figure.heightPx = kbx::gui::parseLength(p.value(heightOpt), &error)) < 0)
+            return std::fprintf(stderr, "kbx-workbench: --height: %s\n", qPrintable(error)), 2;
+        if (p.isSet(aspectOpt) && (figure.aspect = kbx::gui::parseAspect(p.value(aspectOpt), &error)) < 0)
+            return std::fprintf(stderr, "kbx-workbench: --aspect: %s\n", qPrintable(error)), 2;
+        if (p.isSet(fontOpt)) {
+            bool ok = false;
+            figure.fontPt = p.value(fontOpt).toDouble(&ok);
+            if (!ok || figure.fontPt < 4 || figure.fontPt > 48)
+                return std::fprintf(stderr, "kbx-workbench: --font-size wants points from 4 to 48, got '%s'\n", qPrintable(p.value(fontOpt))), 2;
+        }
+        figure.title = !p.isSet(noTitleOpt);
+        if (!kbx::gui::exportFigure(name, db, out, filters, p.isSet(provenanceOpt), figure, &error)) {
             std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
             return 1;
         }

@@ -11,10 +11,13 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QGraphicsRectItem>
+#include <QGraphicsView>
 #include <QLabel>
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QRegularExpression>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTest>
@@ -527,4 +530,361 @@ TEST(ChartsCross, CrossHardwareFigureFromTwoGpusAndGoldenTimings)
     EXPECT_GT(chromatic, 3000);
     for (const char* x : {"", "-wal", "-shm"})
         QFile::remove(path + QLatin1String(x));
+}
+
+// ---- figures at scale (issue 24) ----------------------------------------------------------------
+
+namespace {
+
+/// methods methods (names of different lengths) x rounds rounds x cats categories x 2 tasks on one
+/// GPU, every failure class of the taxonomy, timings for the correct kernels.
+QString makeScaleDb(const QString& name, int methods, int rounds, int cats)
+{
+    const QString path = tempDbPath(name);
+    kbx::Store s(path.toStdString());
+    static const std::vector<std::string> classes = {
+        "syntax_error",  "no_entry_point", "import_error", "quant_contract_violated", "triton_compile_error", "runtime_error",
+        "cuda_error",    "crash",          "timeout",      "out_of_memory",           "shape_mismatch",       "dtype_mismatch",
+        "nan_inf_mismatch", "value_mismatch", "input_mutated", "not_triton_kernel", "empty"};
+    std::mt19937 rng(24);
+    const auto gpu = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 1, {});
+    int k = 0;
+    for (int mi = 0; mi < methods; ++mi) {
+        const std::string method = "method-" + std::to_string(mi) + (mi % 3 == 0 ? "-with-a-longer-name" : "");
+        const auto m = s.ensureMethod(method);
+        for (int round = 0; round < rounds; ++round)
+            for (int c = 0; c < cats; ++c)
+                for (int t = 0; t < 2; ++t) {
+                    const std::string task = "Category" + std::to_string(c) + "/task" + std::to_string(t);
+                    const auto cand = s.ensureCandidate(task, method + task + std::to_string(round)).first;
+                    const auto sub = s.ensureSubmission(cand, m, round, "t");
+                    const bool pass = std::uniform_real_distribution<double>(0, 1)(rng) < 0.2 + 0.05 * (mi % 8) + 0.1 * round;
+                    const auto e = addEval(s, gpu, sub, task, pass ? "pass" : classes[std::size_t(k++) % classes.size()]);
+                    if (pass)
+                        addTiming(s, e, "a", 1.0, std::lognormal_distribution<double>(0.1 * (mi % 8), 0.7)(rng));
+                }
+    }
+    return path;
+}
+
+kbx::gui::FigureInput figureInput(const QString& name, const QString& db)
+{
+    kbx::Store s(db.toStdString());
+    kbx::gui::FigureInput in;
+    in.name = name;
+    in.data = an::compute(s, {});
+    in.provenance.database = db;
+    return in;
+}
+
+class ChartsScale : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        eight = new QString(makeScaleDb(QStringLiteral("eight"), 8, 3, 4));
+        many = new QString(makeScaleDb(QStringLiteral("many"), 28, 2, 3));
+    }
+    static void TearDownTestSuite()
+    {
+        for (QString* p : {eight, many}) {
+            for (const char* s : {"", "-wal", "-shm"})
+                QFile::remove(*p + QLatin1String(s));
+            delete p;
+        }
+    }
+    static QString* eight;
+    static QString* many;
+};
+QString* ChartsScale::eight = nullptr;
+QString* ChartsScale::many = nullptr;
+
+/// Every text of the figure lies inside it, none is elided.
+void expectTextsInside(const QList<kbx::gui::TextBox>& texts, const QSize& size)
+{
+    const QRectF figure = QRectF(QPointF(0, 0), QSizeF(size)).adjusted(-0.5, -0.5, 0.5, 0.5);
+    for (const auto& t : texts) {
+        EXPECT_TRUE(figure.contains(t.rect)) << t.role.toStdString() << " '" << t.text.toStdString() << "' at " << t.rect.x() << ","
+                                             << t.rect.y() << " " << t.rect.width() << "x" << t.rect.height() << " outside "
+                                             << size.width() << "x" << size.height();
+        EXPECT_FALSE(t.text.contains(QChar(0x2026)) || t.text.contains(QStringLiteral("..."))) << "elided: " << t.text.toStdString();
+    }
+}
+
+}  // namespace
+
+TEST(ChartsStyle, TwelveDistinctColoursThenHatchesAndDashes)
+{
+    namespace st = kbx::gui::style;
+    QSet<QRgb> colours;
+    for (int i = 0; i < st::kPaletteSize; ++i)
+        colours.insert(st::categorical(i).rgb());
+    EXPECT_EQ(colours.size(), 12);
+    for (int i = 0; i < st::kPaletteSize; ++i) {
+        EXPECT_EQ(st::categoricalBrush(i).style(), Qt::SolidPattern) << i;
+        EXPECT_EQ(st::linePen(i).style(), Qt::SolidLine) << i;
+    }
+    // Beyond the palette: the colour again, told apart by a hatch (bars) or dash (lines).
+    for (int i = 12; i < 17; ++i) {
+        EXPECT_EQ(st::categorical(i), st::categorical(i - 12));
+        EXPECT_EQ(st::categoricalBrush(i).style(), Qt::TexturePattern) << i;
+        EXPECT_NE(st::linePen(i).style(), Qt::SolidLine) << i;
+    }
+    // The font size option scales every font.
+    const int base = st::labelFont().pixelSize();
+    {
+        st::FontSizeGuard big(18);
+        EXPECT_EQ(st::labelFont().pixelSize(), 2 * base);
+    }
+    EXPECT_EQ(st::labelFont().pixelSize(), base);
+}
+
+TEST(ChartsStyle, LengthsAndAspects)
+{
+    EXPECT_DOUBLE_EQ(kbx::gui::parseLength(QStringLiteral("3.5in")), 336.0);
+    EXPECT_DOUBLE_EQ(kbx::gui::parseLength(QStringLiteral("252pt")), 336.0);
+    EXPECT_NEAR(kbx::gui::parseLength(QStringLiteral("88.9 mm")), 336.0, 1e-9);
+    EXPECT_DOUBLE_EQ(kbx::gui::parseLength(QStringLiteral("640")), 640.0);
+    QString error;
+    EXPECT_LT(kbx::gui::parseLength(QStringLiteral("wide"), &error), 0);
+    EXPECT_TRUE(error.contains(QStringLiteral("not a length")));
+    EXPECT_LT(kbx::gui::parseLength(QStringLiteral("1px")), 0);
+    EXPECT_DOUBLE_EQ(kbx::gui::parseAspect(QStringLiteral("16:9")), 16.0 / 9.0);
+    EXPECT_DOUBLE_EQ(kbx::gui::parseAspect(QStringLiteral("1.6")), 1.6);
+    EXPECT_LT(kbx::gui::parseAspect(QStringLiteral("0:1")), 0);
+    kbx::gui::FigureOptions o;
+    EXPECT_EQ(o.resolve({800, 500}), QSize(800, 500));
+    o.widthPx = 400;
+    EXPECT_EQ(o.resolve({800, 500}), QSize(400, 250));  // the figure's own shape
+    o.aspect = 2;
+    EXPECT_EQ(o.resolve({800, 500}), QSize(400, 200));
+    o.heightPx = 300;
+    EXPECT_EQ(o.resolve({800, 500}), QSize(400, 300));  // both given: the aspect is not needed
+}
+
+TEST_F(ChartsScale, EightMethodsLegendWholeDistinctColoursTextsInside)
+{
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    for (const QString name : {"fast_p", "speedup_ecdf", "round_trajectories", "compile_vs_correct", "taxonomy_by_method",
+                               "correctness_heatmap", "method-summary", "speedup_box"}) {
+        SCOPED_TRACE(name.toStdString());
+        const auto in = figureInput(name, *eight);
+        const QSize size = renderer->preferredSize(in);
+        const auto texts = renderer->textBoxes(in, size);
+        expectTextsInside(texts, size);
+        QString error;
+        ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/scale8_%1.png").arg(name), &error))
+            << error.toStdString();
+    }
+    // fast_p: one line per method and round (24), every name in the legend, whole.
+    const auto in = figureInput(QStringLiteral("fast_p"), *eight);
+    ASSERT_EQ(in.data.fastp.size(), 24u);
+    QStringList legend;
+    for (const auto& t : renderer->textBoxes(in, renderer->preferredSize(in)))
+        if (t.role == QLatin1String("legend"))
+            legend << t.text;
+    for (const auto& c : in.data.fastp)
+        EXPECT_TRUE(legend.contains(QStringLiteral("%1 (n=%2)").arg(QString::fromStdString(c.method)).arg(c.n))) << c.method;
+    // The lines of the first twelve are drawn in twelve different colours.
+    const QImage img(outDir() + QStringLiteral("/scale8_fast_p.png"));
+    ASSERT_FALSE(img.isNull());
+    QSet<QRgb> present;
+    const QImage rgb = img.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y)
+        for (int x = 0; x < rgb.width(); ++x)
+            present.insert(rgb.pixel(x, y) & 0xffffff);
+    int found = 0;
+    for (int i = 0; i < kbx::gui::style::kPaletteSize; ++i)
+        found += present.contains(kbx::gui::style::categorical(i).rgb() & 0xffffff);
+    EXPECT_EQ(found, 12);
+}
+
+TEST_F(ChartsScale, TaxonomyOfSeventeenClassesHasAWholeLegend)
+{
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    const auto in = figureInput(QStringLiteral("taxonomy_by_method"), *eight);
+    ASSERT_EQ(in.data.taxonomyByMethod.classes.size(), 17u);
+    const QSize size = renderer->preferredSize(in);
+    QStringList legend;
+    QList<QRectF> rects;
+    for (const auto& t : renderer->textBoxes(in, size))
+        if (t.role == QLatin1String("legend")) {
+            legend << t.text;
+            rects << t.rect;
+        }
+    for (const auto& c : in.data.taxonomyByMethod.classes)
+        EXPECT_TRUE(legend.contains(QString::fromStdString(c))) << c;
+    for (int i = 0; i < rects.size(); ++i)
+        for (int j = i + 1; j < rects.size(); ++j)
+            EXPECT_FALSE(rects[i].intersects(rects[j])) << legend[i].toStdString() << " overlaps " << legend[j].toStdString();
+}
+
+TEST_F(ChartsScale, ManyMethodsHeatmapCellTextFitsOrHides)
+{
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    const auto in = figureInput(QStringLiteral("correctness_heatmap"), *many);
+    ASSERT_EQ(in.data.correctness.methods.size(), 56u);  // 28 methods x 2 rounds
+    const QSize size = renderer->preferredSize(in);
+    const auto texts = renderer->textBoxes(in, size);
+    expectTextsInside(texts, size);
+    int cells = 0;
+    QList<QRectF> columnLabels;
+    for (const auto& t : texts) {
+        if (t.role == QLatin1String("cell")) {
+            ++cells;
+            EXPECT_TRUE(t.container.adjusted(-0.5, -0.5, 0.5, 0.5).contains(t.rect)) << "cell text wider than its cell: " << t.text.toStdString();
+        }
+        if (t.role == QLatin1String("axis") && (t.text.endsWith(QStringLiteral(" · call")) || t.text.endsWith(QStringLiteral(" · exe"))))
+            columnLabels << t.rect;
+    }
+    EXPECT_EQ(columnLabels.size(), 112);
+    for (int i = 0; i + 1 < columnLabels.size(); ++i)
+        for (int j = i + 1; j < columnLabels.size(); ++j)
+            EXPECT_FALSE(columnLabels[i].adjusted(0.5, 0.5, -0.5, -0.5).intersects(columnLabels[j])) << "column labels overlap: " << i << ", " << j;
+    QString error;
+    ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/scale28_heatmap.png"), &error)) << error.toStdString();
+    // At a figure half as wide, the cells are narrower: their text fits or is left out, never overflows.
+    auto narrow = in;
+    narrow.options.widthPx = size.width() / 2;
+    narrow.options.heightPx = size.height();
+    const QSize nsize = narrow.options.resolve(size);
+    int shown = 0;
+    for (const auto& t : renderer->textBoxes(narrow, nsize))
+        if (t.role == QLatin1String("cell")) {
+            ++shown;
+            EXPECT_TRUE(t.container.adjusted(-0.5, -0.5, 0.5, 0.5).contains(t.rect)) << t.text.toStdString();
+        }
+    EXPECT_LE(shown, cells);
+    for (const QString name : {"compile_vs_correct", "method-summary", "fast_p", "round_trajectories", "speedup_box", "taxonomy_by_method"}) {
+        SCOPED_TRACE(name.toStdString());
+        const auto fin = figureInput(name, *many);
+        expectTextsInside(renderer->textBoxes(fin, renderer->preferredSize(fin)), renderer->preferredSize(fin));
+        ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, fin, outDir() + QStringLiteral("/scale28_%1.png").arg(name), &error))
+            << error.toStdString();
+    }
+}
+
+TEST_F(ChartsScale, MethodSummaryOverRoundsShowsTheLastRoundOfEach)
+{
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    const auto in = figureInput(QStringLiteral("method-summary"), *eight);
+    ASSERT_TRUE(in.data.stats);
+    ASSERT_EQ(in.data.stats->methods.size(), 24u);  // 8 methods x 3 rounds
+    int groups = 0;
+    bool titled = false;
+    for (const auto& t : renderer->textBoxes(in, renderer->preferredSize(in))) {
+        if (t.role == QLatin1String("axis") && t.text.contains(QStringLiteral("(n=")))
+            ++groups;
+        titled = titled || t.text.contains(QStringLiteral("last of each"));
+    }
+    EXPECT_EQ(groups, 8);
+    EXPECT_TRUE(titled) << "the axis title should say which round is drawn";
+    // The CSV keeps every round.
+    const QString csv = outDir() + QStringLiteral("/scale8_summary.csv");
+    QString error;
+    ASSERT_TRUE(exportFigure(QStringLiteral("method-summary"), *eight, csv, &error)) << error.toStdString();
+    EXPECT_EQ(QString::fromUtf8(readAll(csv)).count(QLatin1Char('\n')), 25);
+}
+
+TEST_F(ChartsScale, ValuesOverBarsStayOffTheWhiskers)
+{
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    for (const QString db : {*eight, *many}) {
+        const auto in = figureInput(QStringLiteral("compile_vs_correct"), db);
+        for (const auto& t : renderer->textBoxes(in, renderer->preferredSize(in)))
+            if (t.role == QLatin1String("value"))
+                EXPECT_LE(t.rect.width(), t.container.width() + 0.5) << "value wider than its bar: " << t.text.toStdString();
+    }
+}
+
+TEST_F(ChartsScale, ExportSizeAndFontOptionsAreHonoured)
+{
+    kbx::analysis::Filters none;
+    kbx::gui::FigureOptions o;
+    o.widthPx = kbx::gui::parseLength(QStringLiteral("3.5in"));
+    o.aspect = 1.4;
+    o.fontPt = 8;
+    o.title = false;
+    QString error;
+    const QString svg = outDir() + QStringLiteral("/sized.svg"), pdf = outDir() + QStringLiteral("/sized.pdf"),
+                  png = outDir() + QStringLiteral("/sized.png");
+    for (const auto& f : {svg, pdf, png})
+        ASSERT_TRUE(exportFigure(QStringLiteral("compile_vs_correct"), *eight, f, none, false, o, &error)) << error.toStdString();
+    const QString s = QString::fromUtf8(readAll(svg));
+    EXPECT_TRUE(s.contains(QStringLiteral("viewBox=\"0 0 336 240\""))) << s.left(600).toStdString();
+    EXPECT_FALSE(s.contains(kbx::gui::figureTitle(QStringLiteral("compile_vs_correct")) + QStringLiteral("</text>")));
+    // 336 x 240 px = 252 x 180 pt.
+    const QByteArray p = readAll(pdf);
+    const auto box = QRegularExpression(QStringLiteral("/MediaBox \\[0 0 ([0-9.]+) ([0-9.]+)\\]")).match(QString::fromLatin1(p));
+    ASSERT_TRUE(box.hasMatch());
+    EXPECT_DOUBLE_EQ(box.captured(1).toDouble(), 252.0);
+    EXPECT_DOUBLE_EQ(box.captured(2).toDouble(), 180.0);
+    EXPECT_EQ(QImage(png).size(), QSize(672, 480));
+    // Defaults: the preferred size.
+    const QString plain = outDir() + QStringLiteral("/unsized.svg");
+    ASSERT_TRUE(exportFigure(QStringLiteral("compile_vs_correct"), *eight, plain, &error));
+    const QSize preferred = kbx::gui::makeDefaultRenderer()->preferredSize(figureInput(QStringLiteral("compile_vs_correct"), *eight));
+    EXPECT_TRUE(QString::fromUtf8(readAll(plain)).contains(QStringLiteral("viewBox=\"0 0 %1 %2\"").arg(preferred.width()).arg(preferred.height())));
+}
+
+// Drill-down: hovering a heatmap cell gives its numbers, a click asks for its evaluations.
+TEST_F(Charts, ClickOnACellRequestsItsFilter)
+{
+    kbx::gui::ChartPanel panel;
+    panel.resize(1300, 800);
+    panel.show();
+    QSignalSpy ready(&panel, &kbx::gui::ChartPanel::figureReady);
+    QSignalSpy requested(&panel, &kbx::gui::ChartPanel::filterRequested);
+    panel.setDatabase(*rich);
+    ASSERT_TRUE(ready.wait(20000));
+    auto* view = panel.findChild<QGraphicsView*>(QStringLiteral("figureView"));
+    ASSERT_NE(view, nullptr);
+    QGraphicsItem* cell = nullptr;
+    for (auto* item : view->scene()->items())
+        if (item->type() == QGraphicsRectItem::Type && item->toolTip().contains(QStringLiteral("correct (exe)")) &&
+            item->toolTip().contains(QStringLiteral("Fusion"))) {
+            cell = item;
+            break;
+        }
+    ASSERT_NE(cell, nullptr) << "no hover region on the heatmap cells";
+    EXPECT_TRUE(cell->toolTip().contains(QStringLiteral("95% CI"))) << cell->toolTip().toStdString();
+    const QPoint at = view->mapFromScene(cell->sceneBoundingRect().center());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+    ASSERT_EQ(requested.count(), 1);
+    const QVariantMap f = requested.first().at(0).toMap();
+    EXPECT_EQ(f.value(QStringLiteral("figure")).toString(), QStringLiteral("correctness_heatmap"));
+    EXPECT_EQ(f.value(QStringLiteral("category")).toString(), QStringLiteral("Fusion"));
+    EXPECT_EQ(f.value(QStringLiteral("stage")).toString(), QStringLiteral("exe"));
+    EXPECT_TRUE(QStringList({"zero-shot", "reflexion", "kbx-agent"}).contains(f.value(QStringLiteral("method")).toString()));
+    EXPECT_TRUE(f.contains(QStringLiteral("round")));
+    EXPECT_TRUE(cell->toolTip().startsWith(f.value(QStringLiteral("method")).toString()));
+    // A bar of compile_vs_correct: method and stage.
+    panel.setCurrentFigure(QStringLiteral("compile_vs_correct"));
+    QGraphicsItem* bar = nullptr;
+    for (auto* item : view->scene()->items())
+        if (item->type() == QGraphicsRectItem::Type && item->toolTip().contains(QStringLiteral("compiles and runs (call)")))
+            bar = item;
+    ASSERT_NE(bar, nullptr);
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(bar->sceneBoundingRect().center()));
+    ASSERT_EQ(requested.count(), 2);
+    EXPECT_EQ(requested.last().at(0).toMap().value(QStringLiteral("stage")).toString(), QStringLiteral("call"));
+    panel.grab().save(outDir() + QStringLiteral("/panel_compile_hover.png"));
+}
+
+// A one-column paper figure (3.5 x 2.8 in, 7 pt) of three methods in three rounds: every text inside, none elided.
+TEST_F(Charts, OneColumnFigureKeepsEveryTextInside)
+{
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    for (const QString name : {"compile_vs_correct", "speedup_box", "speedup_ecdf", "fast_p", "round_trajectories", "method-summary",
+                               "slow-fraction", "deviance"}) {
+        SCOPED_TRACE(name.toStdString());
+        auto in = figureInput(name, *rich);
+        in.options.widthPx = kbx::gui::parseLength(QStringLiteral("3.5in"));
+        in.options.heightPx = kbx::gui::parseLength(QStringLiteral("2.8in"));
+        in.options.fontPt = 7;
+        const QSize size = in.options.resolve(renderer->preferredSize(in));
+        expectTextsInside(renderer->textBoxes(in, size), size);
+        QString error;
+        ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/onecol_%1.png").arg(name), &error))
+            << error.toStdString();
+    }
 }

@@ -79,6 +79,7 @@ struct ChartPanel::Private {
     QComboBox* gpuBox = nullptr;
     QLabel* status = nullptr;
     QList<QPushButton*> exportButtons;
+    FigureOptions exportOptions;  ///< the export dialog's last choices
     bool updatingChoices = false;
 };
 
@@ -122,6 +123,14 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     d->view = d->renderer->createView(this);
     d->view->setObjectName(QStringLiteral("figureView"));
     d->view->setMinimumSize(480, 320);
+    d->renderer->setActivationHandler(d->view, [this](const QVariantMap& mark) {
+        QVariantMap f = mark;
+        if (!f.contains(QStringLiteral("gpu")) && d->filters.gpus.size() == 1)
+            f.insert(QStringLiteral("gpu"), QString::fromStdString(d->filters.gpus.front()));
+        if (!f.contains(QStringLiteral("round")) && d->filters.rounds.size() == 1)
+            f.insert(QStringLiteral("round"), d->filters.rounds.front());
+        emit filterRequested(f);
+    });
     lay->addWidget(d->view, 1);
 
     auto* bottom = new QHBoxLayout;
@@ -261,12 +270,18 @@ void ChartPanel::exportCurrent(const QString& suffix)
 {
     if (!d->haveData)
         return;
+    FigureInput input{d->figure, d->data, provenanceFor(d->db, d->data)};
+    if (suffix == QLatin1String("svg") || suffix == QLatin1String("pdf") || suffix == QLatin1String("png")) {
+        if (!askFigureOptions(this, d->renderer->preferredSize(input), &d->exportOptions))
+            return;
+        input.options = d->exportOptions;
+    }
     const QString file = QFileDialog::getSaveFileName(this, tr("Export figure"), d->figure + QLatin1Char('.') + suffix,
                                                       QStringLiteral("*.") + suffix);
     if (file.isEmpty())
         return;
     QString error;
-    if (!exportFigureInput(*d->renderer, {d->figure, d->data, provenanceFor(d->db, d->data)}, file, &error))
+    if (!exportFigureInput(*d->renderer, input, file, &error))
         d->status->setText(error);
     else
         d->status->setText(tr("Exported %1").arg(file));
@@ -313,6 +328,12 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
                   bool provenanceLine, QString* error)
 {
+    return exportFigure(name, dbPath, outFile, filters, provenanceLine, FigureOptions{}, error);
+}
+
+bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
+                  bool provenanceLine, const FigureOptions& options, QString* error)
+{
     auto fail = [error](const QString& m) {
         if (error)
             *error = m;
@@ -328,7 +349,7 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
     if (!r.ok)
         return fail(r.error);
     auto renderer = makeDefaultRenderer();
-    return exportFigureInput(*renderer, {name, r.data, provenanceFor(dbPath, r.data), provenanceLine}, outFile, error);
+    return exportFigureInput(*renderer, {name, r.data, provenanceFor(dbPath, r.data), provenanceLine, options}, outFile, error);
 }
 
 }  // namespace kbx::gui

@@ -2,6 +2,7 @@
 #pragma once
 #include <QString>
 #include <QStringList>
+#include <QVariantMap>
 #include <QWidget>
 
 #include "analysis.h"
@@ -43,6 +44,12 @@ signals:
     void figureReady(const QString& name);
     /// Emitted when the database cannot be read; the panel shows the message too.
     void loadFailed(const QString& message);
+    /// Drill-down (issue 24): a click on a bar, heatmap cell, box, point or line asks Results to show
+    /// those evaluations. Keys (each only where the mark has it): "figure" (always), "method" (plain,
+    /// without " · rN"), "round" (int), "gpu", "category", "failureClass", "stage" ("call"/"exe"),
+    /// "reviewed" (bool). The panel's own single-valued filters (GPU, round) are added where the mark
+    /// has none.
+    void filterRequested(const QVariantMap& filter);
 
 private:
     struct Private;
@@ -67,5 +74,9 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
 /// The same, with the provenance printed as a line under the figure when provenanceLine.
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
                   bool provenanceLine, QString* error);
+struct FigureOptions;
+/// The same at a size and font size (kbx-workbench --width --height --aspect --font-size --no-title).
+bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
+                  bool provenanceLine, const FigureOptions& options, QString* error);
 
 }  // namespace kbx::gui

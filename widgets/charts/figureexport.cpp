@@ -15,6 +15,16 @@
 #include <QSaveFile>
 #include <QSvgGenerator>
 
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QRegularExpression>
+
 #include <cmath>
 
 #ifndef KBX_VERSION
@@ -339,7 +349,7 @@ bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QS
     if (suffix == QLatin1String("tex"))
         return writeText(file, toLatex(in), error);
 
-    const QSize size = renderer.preferredSize(in);
+    const QSize size = in.options.resolve(renderer.preferredSize(in));
     const QRectF target(QPointF(0, 0), QSizeF(size));
     if (suffix == QLatin1String("svg")) {
         QSvgGenerator gen;
@@ -416,6 +426,153 @@ bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QS
     if (error)
         *error = QStringLiteral("unknown export format '.%1' (use .svg, .pdf, .png, .csv or .tex)").arg(suffix);
     return false;
+}
+
+double parseLength(const QString& text, QString* error)
+{
+    static const QRegularExpression re(QStringLiteral("^\\s*([0-9]*\\.?[0-9]+)\\s*(px|pt|in|cm|mm)?\\s*$"),
+                                       QRegularExpression::CaseInsensitiveOption);
+    const auto m = re.match(text);
+    if (!m.hasMatch()) {
+        if (error)
+            *error = QStringLiteral("'%1' is not a length (a number with px, pt, in, cm or mm, e.g. 3.5in)").arg(text);
+        return -1;
+    }
+    const double v = m.captured(1).toDouble();
+    const QString unit = m.captured(2).toLower();
+    const double px = unit == QLatin1String("pt")   ? v * 96.0 / 72.0
+                      : unit == QLatin1String("in") ? v * 96.0
+                      : unit == QLatin1String("cm") ? v * 96.0 / 2.54
+                      : unit == QLatin1String("mm") ? v * 96.0 / 25.4
+                                                    : v;
+    if (px < 64 || px > 20000) {
+        if (error)
+            *error = QStringLiteral("'%1' is outside 64 to 20000 pixels (0.67 to 208 in)").arg(text);
+        return -1;
+    }
+    return px;
+}
+
+double parseAspect(const QString& text, QString* error)
+{
+    static const QRegularExpression re(QStringLiteral("^\\s*([0-9]*\\.?[0-9]+)\\s*(?:[:/]\\s*([0-9]*\\.?[0-9]+))?\\s*$"));
+    const auto m = re.match(text);
+    double a = -1;
+    if (m.hasMatch()) {
+        a = m.captured(1).toDouble();
+        if (!m.captured(2).isEmpty())
+            a = m.captured(2).toDouble() > 0 ? a / m.captured(2).toDouble() : -1;
+    }
+    if (!(a >= 0.1 && a <= 10)) {
+        if (error)
+            *error = QStringLiteral("'%1' is not an aspect between 0.1 and 10 (width/height: 1.6, 16:9, 4/3)").arg(text);
+        return -1;
+    }
+    return a;
+}
+
+bool askFigureOptions(QWidget* parent, const QSize& preferred, FigureOptions* opts)
+{
+    QDialog dlg(parent);
+    dlg.setObjectName(QStringLiteral("figureOptionsDialog"));
+    dlg.setWindowTitle(QObject::tr("Figure size"));
+    auto* form = new QFormLayout(&dlg);
+    struct Unit {
+        const char* name;
+        double px;
+        int decimals;
+    };
+    static const Unit units[] = {{"px", 1.0, 0}, {"pt", 96.0 / 72.0, 1}, {"in", 96.0, 2}, {"cm", 96.0 / 2.54, 2}, {"mm", 96.0 / 25.4, 1}};
+    auto* unit = new QComboBox(&dlg);
+    unit->setObjectName(QStringLiteral("unit"));
+    for (const auto& u : units)
+        unit->addItem(QString::fromLatin1(u.name), u.px);
+    auto* preset = new QComboBox(&dlg);
+    preset->setObjectName(QStringLiteral("preset"));
+    preset->addItem(QObject::tr("The figure's own (%1 × %2 px)").arg(preferred.width()).arg(preferred.height()), 0.0);
+    preset->addItem(QObject::tr("One column (3.5 in wide)"), 3.5 * 96);
+    preset->addItem(QObject::tr("Two columns (7 in wide)"), 7.0 * 96);
+    preset->addItem(QObject::tr("Slide (13.3 in wide)"), 13.33 * 96);
+    auto* width = new QDoubleSpinBox(&dlg);
+    auto* height = new QDoubleSpinBox(&dlg);
+    width->setObjectName(QStringLiteral("width"));
+    height->setObjectName(QStringLiteral("height"));
+    auto* lock = new QCheckBox(QObject::tr("Keep the aspect"), &dlg);
+    lock->setChecked(true);
+    auto* font = new QDoubleSpinBox(&dlg);
+    font->setObjectName(QStringLiteral("fontSize"));
+    font->setRange(4, 48);
+    font->setDecimals(1);
+    font->setSingleStep(0.5);
+    font->setSuffix(QStringLiteral(" pt"));
+    font->setValue(opts->fontPt > 0 ? opts->fontPt : 9.0);
+    auto* title = new QCheckBox(QObject::tr("Draw the title (papers put it in the caption)"), &dlg);
+    title->setChecked(opts->title);
+    const QSize start = opts->resolve(preferred);
+    double wPx = start.width(), hPx = start.height();
+    bool updating = false;
+    auto show = [&] {
+        updating = true;
+        const double per = unit->currentData().toDouble();
+        const int dec = units[unit->currentIndex()].decimals;
+        for (auto* s : {width, height}) {
+            s->setDecimals(dec);
+            s->setRange(64 / per, 20000 / per);
+        }
+        width->setValue(wPx / per);
+        height->setValue(hPx / per);
+        updating = false;
+    };
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(width);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×"), &dlg));
+    sizeRow->addWidget(height);
+    sizeRow->addWidget(unit);
+    form->addRow(QObject::tr("Preset:"), preset);
+    form->addRow(QObject::tr("Size:"), sizeRow);
+    form->addRow(QString(), lock);
+    form->addRow(QObject::tr("Font size:"), font);
+    form->addRow(QString(), title);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dlg);
+    form->addRow(buttons);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dlg, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dlg, &QDialog::reject);
+    QObject::connect(unit, &QComboBox::currentIndexChanged, &dlg, [&](int) { show(); });
+    QObject::connect(width, &QDoubleSpinBox::valueChanged, &dlg, [&](double v) {
+        if (updating)
+            return;
+        const double ratio = hPx / wPx;
+        wPx = v * unit->currentData().toDouble();
+        if (lock->isChecked())
+            hPx = wPx * ratio;
+        show();
+    });
+    QObject::connect(height, &QDoubleSpinBox::valueChanged, &dlg, [&](double v) {
+        if (updating)
+            return;
+        const double ratio = wPx / hPx;
+        hPx = v * unit->currentData().toDouble();
+        if (lock->isChecked())
+            wPx = hPx * ratio;
+        show();
+    });
+    QObject::connect(preset, &QComboBox::currentIndexChanged, &dlg, [&](int i) {
+        const double w = preset->itemData(i).toDouble();
+        const double ratio = double(preferred.height()) / preferred.width();
+        wPx = w > 0 ? w : preferred.width();
+        hPx = wPx * ratio;
+        if (w > 0)
+            unit->setCurrentIndex(2);  // inches
+        show();
+    });
+    show();
+    if (dlg.exec() != QDialog::Accepted)
+        return false;
+    opts->widthPx = wPx;
+    opts->heightPx = hPx;
+    opts->fontPt = font->value();
+    opts->title = title->isChecked();
+    return true;
 }
 
 }  // namespace kbx::gui

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 
+class QWidget;
+
 namespace kbx::gui {
 
 /// A figure's numbers as a table. csv: tidy (one observation per row, full precision rates and
@@ -23,7 +25,19 @@ QString toCsv(const Table& t);
 QString toLatex(const FigureInput& in);
 
 /// Writes in to file, the format by suffix (.svg .pdf .png .csv .tex). False + *error on failure.
+/// Figures take their size from in.options (FigureOptions::resolve of the preferred size): the SVG's
+/// viewBox and the PDF page (at 72 pt per 96 px) are exactly that size, the PNG twice it.
 bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QString& file, QString* error);
+
+/// A length for --width/--height: a number with an optional unit, px (the default, 96 per inch),
+/// pt, in, cm or mm ("3.5in", "88mm", "640"). Returns logical pixels, or -1 (and *error) when invalid.
+double parseLength(const QString& text, QString* error = nullptr);
+/// An aspect for --aspect: "1.6", "16:9" or "16/9" (width over height); -1 (and *error) when invalid.
+double parseAspect(const QString& text, QString* error = nullptr);
+
+/// The export dialog's size and type choices (width, height, unit, lock of the aspect, font size,
+/// title), starting from opts and the figure's preferred size. False when cancelled.
+bool askFigureOptions(QWidget* parent, const QSize& preferred, FigureOptions* opts);
 
 /// The kbx version string compiled in.
 QString kbxVersion();

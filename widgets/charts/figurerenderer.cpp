@@ -4,6 +4,7 @@
 #include "stats_tables.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kbx::gui {
 
@@ -24,6 +25,23 @@ QString countingText(const kbx::analysis::Datasets& d)
     if (d.storedCount > 0)
         return QStringLiteral("%1: %2 of %3 evaluations").arg(rule).arg(d.rowCount).arg(d.storedCount);
     return QStringLiteral("%1: %2 evaluations").arg(rule).arg(d.rowCount);
+}
+
+QSize FigureOptions::resolve(const QSize& preferred) const
+{
+    const double pw = std::max(1, preferred.width()), ph = std::max(1, preferred.height());
+    const double a = std::isfinite(aspect) && aspect > 0 ? aspect : pw / ph;
+    double w = std::isfinite(widthPx) && widthPx > 0 ? widthPx : 0;
+    double h = std::isfinite(heightPx) && heightPx > 0 ? heightPx : 0;
+    if (w > 0 && h <= 0)
+        h = w / a;
+    else if (h > 0 && w <= 0)
+        w = h * a;
+    else if (w <= 0 && h <= 0) {
+        w = pw;
+        h = aspect > 0 ? pw / a : ph;
+    }
+    return {int(std::lround(std::clamp(w, 64.0, 20000.0))), int(std::lround(std::clamp(h, 64.0, 20000.0)))};
 }
 
 QString figureKind(const QString& name)

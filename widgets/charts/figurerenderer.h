@@ -7,11 +7,13 @@
 
 #include <QDateTime>
 #include <QList>
+#include <QVariantMap>
 #include <QRectF>
 #include <QSize>
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 class QPainter;
@@ -37,13 +39,42 @@ struct Provenance {
 /// evaluations" (or "<rule>: 327 evaluations" when the stored count is unknown).
 QString countingText(const kbx::analysis::Datasets& data);
 
+/// Size and type of an export (issue 24): the defaults give the renderer's preferred size at 9 pt.
+struct FigureOptions {
+    double widthPx = 0;   ///< logical pixels at 96 dpi (72 pt = 96 px); 0: from height and aspect, or preferred
+    double heightPx = 0;  ///< 0: from width and aspect, or preferred
+    double aspect = 0;    ///< width / height, used where only one of width and height (or neither) is given
+    double fontPt = 0;    ///< base font size (tick labels, legend) in points; 0: 9 pt. Titles scale with it.
+    bool title = true;    ///< draw the figure's title (papers put it in the caption)
+    /// The size to draw at: width and height as given; a missing one from the aspect, else from the
+    /// preferred shape; both missing: the preferred size (reshaped by the aspect when given).
+    QSize resolve(const QSize& preferred) const;
+};
+
 /// One figure to draw: its stable name and the datasets.
 struct FigureInput {
     QString name;
     kbx::analysis::Datasets data;
     Provenance provenance;
     bool provenanceLine = false;  ///< exports: print the provenance as a line under the figure
+    FigureOptions options;
 };
+
+/// A text of a drawn figure and where it is (figure coordinates): for layout checks.
+struct TextBox {
+    QString text;
+    QRectF rect;
+    /// "axis" (tick labels and axis titles), "title", "legend", "cell" (heatmap cell values),
+    /// "value" (numbers over bars) or "annotation".
+    QString role;
+    QRectF container;  ///< cells: the cell; values: the bar's slot; otherwise empty
+};
+
+/// What a click on a bar, cell, box or point asks the Results view to show (issue 24). Keys, each
+/// present only where the mark has it: "figure" (the figure's name, always), "method" (without the
+/// " · rN" suffix), "round" (int), "gpu", "category", "failureClass", "stage" ("call" or "exe"),
+/// "reviewed" (bool: the reviewed taxonomy row).
+using ActivationHandler = std::function<void(const QVariantMap& filter)>;
 
 /// The figure a name draws: the report names that reuse a figure (category-method, rounds,
 /// taxonomy) give that figure's name; every other name is its own kind.
@@ -66,6 +97,10 @@ public:
     /// An interactive view for the panel, and showing a figure in it.
     virtual QWidget* createView(QWidget* parent) = 0;
     virtual void show(QWidget* view, const FigureInput& in) = 0;
+    /// Called with the filter of a clicked mark in view (hover shows its numbers as a tooltip).
+    virtual void setActivationHandler(QWidget* view, ActivationHandler handler) = 0;
+    /// Every visible text of the figure drawn at size, with its box; for tests and layout checks.
+    virtual QList<TextBox> textBoxes(const FigureInput& in, const QSize& size) = 0;
 };
 
 /// The Qt Charts implementation.
