@@ -273,7 +273,7 @@ void MainWindow::buildMenus()
         QMessageBox::about(this, tr("KernelBench-X Workbench"),
                            tr("<h3>KernelBench-X Workbench</h3><p>Browse the benchmark's tasks, run and inspect LLM-generated "
                               "Triton kernels, and chart the results.</p><p>Syntax highlighting: %1</p>")
-                               .arg(syntaxHighlightingAvailable() ? tr("KSyntaxHighlighting") : tr("not in this build (plain text)")));
+                               .arg(syntaxEngineName()));
     });
 }
 
