@@ -259,6 +259,8 @@ public:
 
     void place()
     {
+        fitGroup(true);
+        fitGroup(false);
         for (auto& a : m_annotations)
             placeAnnotation(a);
         for (auto& h : m_hits) {
@@ -301,7 +303,7 @@ public:
         const qreal titleH = fitTitle();
         QMarginsF extra;
         std::vector<QRectF> staleHidden;
-        for (int pass = 0; pass < 4; ++pass) {
+        for (int pass = 0; pass < 8; ++pass) {
             const qreal legendH = layoutLegend();
             setMargins(QMargins(kMargin + int(std::ceil(extra.left())), kMargin + int(std::ceil(extra.top() + titleH)),
                                 kMargin + int(std::ceil(extra.right())),
@@ -326,6 +328,10 @@ public:
             }
             if (!ink.isValid())
                 break;
+            if (relieveCrowding() && layout()) {
+                layout()->activate();
+                continue;
+            }
             const QRectF inside = rect().adjusted(2, 2, -2, -2);
             QMarginsF over(std::max<qreal>(0, inside.left() - ink.left()), std::max<qreal>(0, inside.top() - ink.top()),
                            std::max<qreal>(0, ink.right() - inside.right()), std::max<qreal>(0, ink.bottom() - inside.bottom()));
@@ -385,6 +391,37 @@ private:
     static constexpr int kLegendGap = 6;
     static constexpr int kLegendBelow = 14;  ///< white under the legend, as under the axis title
 
+    /// Turned tick labels that Qt could not give their room (it then gives them one line's) run into
+    /// the axis title or the legend: their type shrinks (to 7 px), and then Qt may shorten them
+    /// ("…"), which reads better than text over text. True when it changed something.
+    bool relieveCrowding()
+    {
+        QList<QRectF> boxes;
+        for (const auto& t : texts())
+            if (t.role == QLatin1String("axis") || t.role == QLatin1String("legend"))
+                boxes << t.rect.adjusted(1, 1, -1, -1);
+        bool crowded = false;
+        for (int i = 0; i < boxes.size() && !crowded; ++i)
+            for (int j = i + 1; j < boxes.size() && !crowded; ++j)
+                crowded = boxes[i].intersects(boxes[j]);
+        if (!crowded)
+            return false;
+        bool changed = false;
+        for (auto* a : axes()) {
+            if (a->orientation() != Qt::Horizontal || a->labelsAngle() == 0 || a->truncateLabels())
+                continue;
+            QFont f = a->labelsFont();
+            if (f.pixelSize() > 7) {
+                f.setPixelSize(std::max(7, int(std::floor(f.pixelSize() * 0.85))));
+                a->setLabelsFont(f);
+            } else {
+                a->setTruncateLabels(true);
+            }
+            changed = true;
+        }
+        return changed;
+    }
+
     /// Axis titles longer than their axis: smaller type (to 70 %), then two lines, never elided.
     bool fitAxisTitles()
     {
@@ -441,42 +478,71 @@ private:
         return m_titleItem->boundingRect().height() + 6;
     }
 
+    /// Where a fitted text must fit, in pixels.
+    QRectF room(const Annotation& a)
+    {
+        if (a.box.isValid())
+            return QRectF(mapToPosition(a.box.topLeft(), a.series), mapToPosition(a.box.bottomRight(), a.series)).normalized().adjusted(2, 1, -2, -1);
+        const double w = std::abs(mapToPosition({a.value.x() + a.slotWidth / 2, a.value.y()}, a.series).x() -
+                                  mapToPosition({a.value.x() - a.slotWidth / 2, a.value.y()}, a.series).x());
+        const QPointF p = mapToPosition(a.value, a.series);
+        return QRectF(p.x() - std::max(0.0, w - 2) / 2, 0, std::max(0.0, w - 2), 1e6);
+    }
+
+    /// One choice for all fitted texts of a kind (cells; values over bars), so that a figure's cells
+    /// read alike: the longest form at full size, else a little smaller, else the short form, down
+    /// to 70 % of the size; a text that does not fit even so is left out (its tooltip has it).
+    void fitGroup(bool cells)
+    {
+        std::vector<Annotation*> group;
+        int alts = 0;
+        for (auto& a : m_annotations)
+            if (!a.alternatives.isEmpty() && a.box.isValid() == cells) {
+                group.push_back(&a);
+                alts = std::max(alts, int(a.alternatives.size()));
+            }
+        if (group.empty())
+            return;
+        std::vector<QRectF> rooms;
+        for (auto* a : group)
+            rooms.push_back(room(*a));
+        auto fontAt = [](const Annotation& a, double f) {
+            QFont font = a.font;
+            font.setPixelSize(std::max(6, int(std::floor(a.font.pixelSize() * f))));
+            return font;
+        };
+        auto fits = [&](std::size_t i, int alt, double f) {
+            const QFontMetricsF fm(fontAt(*group[i], f));
+            const QString& t = group[i]->alternatives[std::min(alt, int(group[i]->alternatives.size()) - 1)];
+            return fm.horizontalAdvance(t) <= rooms[i].width() && fm.height() <= rooms[i].height();
+        };
+        int alt = alts - 1;
+        double factor = 0.7;
+        bool all = false;
+        for (int k = 0; k < alts && !all; ++k)
+            for (double f : k + 1 == alts ? std::vector<double>{1.0, 0.9, 0.8, 0.7} : std::vector<double>{1.0, 0.9}) {
+                bool ok = true;
+                for (std::size_t i = 0; i < group.size() && ok; ++i)
+                    ok = fits(i, k, f);
+                if (ok) {
+                    alt = k;
+                    factor = f;
+                    all = true;
+                    break;
+                }
+            }
+        for (std::size_t i = 0; i < group.size(); ++i) {
+            auto& a = *group[i];
+            a.item->setFont(fontAt(a, factor));
+            a.item->setText(a.alternatives[std::min(alt, int(a.alternatives.size()) - 1)]);
+            a.item->setVisible(fits(i, alt, factor));
+            a.item->setData(kContainerKey, cells ? rooms[i].adjusted(-2, -1, 2, 1) : rooms[i].adjusted(-1, 0, 1, 0));
+        }
+    }
+
     void placeAnnotation(Annotation& a)
     {
         const QPointF p = mapToPosition(a.value, a.series);
-        if (!a.alternatives.isEmpty()) {
-            QRectF room;  // where the text must fit, in pixels
-            if (a.box.isValid())
-                room = QRectF(mapToPosition(a.box.topLeft(), a.series), mapToPosition(a.box.bottomRight(), a.series)).normalized().adjusted(2, 1, -2, -1);
-            else {
-                const double w = std::abs(mapToPosition({a.value.x() + a.slotWidth / 2, a.value.y()}, a.series).x() -
-                                          mapToPosition({a.value.x() - a.slotWidth / 2, a.value.y()}, a.series).x());
-                room = QRectF(0, 0, std::max(0.0, w - 2), 1e6);
-            }
-            bool shown = false;
-            for (double f : {1.0, 0.9, 0.8, 0.7}) {
-                QFont font = a.font;
-                font.setPixelSize(std::max(6, int(std::floor(a.font.pixelSize() * f))));
-                const QFontMetricsF fm(font);
-                for (const auto& t : a.alternatives) {
-                    const QRectF r = fm.boundingRect(t);
-                    if (r.width() <= room.width() && fm.height() <= room.height()) {
-                        a.item->setFont(font);
-                        a.item->setText(t);
-                        shown = true;
-                        break;
-                    }
-                }
-                if (shown)
-                    break;
-            }
-            a.item->setVisible(shown);
-            if (a.box.isValid()) {
-                a.item->setData(kContainerKey, room.adjusted(-2, -1, 2, 1));
-            } else {
-                a.item->setData(kContainerKey, QRectF(p.x() - room.width() / 2 - 1, 0, room.width() + 2, 1e6));
-            }
-        }
         const QRectF r = a.item->boundingRect();
         switch (a.anchor) {
         case Annotation::Anchor::Centre: a.item->setPos(p - QPointF(r.width() / 2, r.height() / 2)); break;
@@ -842,10 +908,11 @@ void correctnessHeatmap(FigureChart* c, const an::CorrectnessMatrix& m)
     if (dense)
         c->setLayoutHook([x, range](FigureChart* ch) {
             const double colPx = ch->plotArea().width() / range;
-            QFont f = style::labelFont();
+            QFont f = x->labelsFont();  // only ever smaller (fit() may have made it smaller already)
             const double room = colPx - 1;
-            if (QFontMetricsF(f).height() > room)
-                f.setPixelSize(std::max(6, int(std::floor(room / 1.2))));
+            if (QFontMetricsF(f).height() <= room)
+                return false;
+            f.setPixelSize(std::max(6, int(std::floor(room / 1.2))));
             if (x->labelsFont() == f)
                 return false;
             x->setLabelsFont(f);
@@ -863,7 +930,7 @@ int widest(const QStringList& texts);
 /// Long labels are also broken in two lines ("method" over "r2 (n=40)"), which halves their length.
 QString brokenLabel(const QString& label)
 {
-    if (label.size() <= 16)
+    if (label.size() <= 12)
         return label;
     int cut = label.indexOf(QStringLiteral(" · "));
     if (cut > 0)
@@ -1241,6 +1308,8 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
     // n and speedup under each point where there are few methods; with more they would pile up (the
     // tooltip of each point has them).
     const bool pointLabels = t.size() <= 3;
+    std::vector<QGraphicsSimpleTextItem*> labels;
+    const int roundsShown = rMax - rMin + 1;
     int idx = 0;
     for (const auto& m : t) {
         const double dx = t.size() > 1 ? -0.06 + jitterStep * idx : 0.0;  // keep intervals apart
@@ -1282,8 +1351,8 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
             // n per point, and the geometric-mean speedup of its timed correct kernels (the paper's figure)
             const QString sp = p.geomeanSpeedup ? QStringLiteral(" · %1x").arg(*p.geomeanSpeedup, 0, 'f', 2) : QString();
             if (pointLabels)
-                c->annotate(line, {p.round + dx, std::max(4.0, 100 * p.pass.ci().lo - 4)}, QStringLiteral("n=%1%2").arg(p.pass.n).arg(sp),
-                            pen.color(), style::labelFont());
+                labels.push_back(c->annotate(line, {p.round + dx, std::max(4.0, 100 * p.pass.ci().lo - 4)},
+                                             QStringLiteral("n=%1%2").arg(p.pass.n).arg(sp), pen.color(), style::labelFont()));
             QVariantMap f{{QStringLiteral("figure"), c->figureName()}, {QStringLiteral("method"), q(m.method)}, {QStringLiteral("round"), p.round}};
             if (!m.gpu.empty())
                 f.insert(QStringLiteral("gpu"), q(m.gpu));
@@ -1303,6 +1372,17 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
     QPen dash(QColor(90, 90, 90), 1.5, Qt::DashLine);
     c->addLegend({LegendEntry::Kind::Line, QStringLiteral("pass rate"), {}, solid, -1});
     c->addLegend({LegendEntry::Kind::Line, QStringLiteral("compile rate"), {}, dash, -1});
+    // The labels under the points only where a round is wide and the plot tall enough for them not
+    // to run into each other (one-column figures: the tooltips have them).
+    c->setLayoutHook([labels, roundsShown, methods = int(t.size())](FigureChart* ch) {
+        const QRectF plot = ch->plotArea();
+        const double perRound = plot.width() / std::max(1, roundsShown);
+        const double need = QFontMetricsF(style::labelFont()).horizontalAdvance(QStringLiteral("n=100 · 1.00x")) * 1.4;
+        const bool room = perRound >= need && plot.height() >= 90.0 * methods;
+        for (auto* l : labels)
+            l->setVisible(room);
+        return false;
+    });
 }
 
 // ---- analysis figures (kbx report --figure; core/stats_tables) ----------------------------------
@@ -1789,8 +1869,9 @@ public:
                 QStringList labels;
                 for (const auto& m : d.correctness.methods)
                     labels << q(m) + QStringLiteral(" · call");
-                const int colW = std::max(22, lineH + 6);
-                return {std::clamp(260 + colW * cols, 640, 8000), std::max(360, 150 + 30 * rows + widest(labels))};
+                // A column as wide as "100%" (the short form of a cell) and a line of its label.
+                const int colW = std::max({22, lineH + 6, widest({QStringLiteral("100%")}) + 8});
+                return {std::clamp(260 + colW * cols, 640, 8000), std::max(360, 200 + 34 * rows + widest(labels))};
             }
             return {std::clamp(220 + 120 * cols, 640, 1800), std::max(360, 170 + 30 * rows)};
         }
