@@ -16,7 +16,7 @@ namespace kbx::analysis {
 namespace {
 
 template <typename T, typename F>
-std::string inList(const char* column, const std::vector<T>& values, F&& fmtValue)
+std::string inList(const std::string& column, const std::vector<T>& values, F&& fmtValue)
 {
     std::string sql = fmt::format(" AND {} IN (", column);
     for (std::size_t i = 0; i < values.size(); ++i)
@@ -112,85 +112,150 @@ std::string countedEvaluationsSql(const std::string& where)
                        where);
 }
 
-std::string filterSql(const Filters& f)
+namespace {
+
+/// filterSql(); with `scan`, every column written as +column, which SQLite does not look up by an
+/// index: loadRows() reads the whole covering index evaluations_counting in one pass rather than
+/// the task index (the benchmark's 176 tasks) and then every evaluation's row.
+std::string filterSqlFor(const Filters& f, bool scan)
 {
+    const std::string p = scan ? "+" : "";
     std::string where = "1";
     if (!f.methods.empty())
-        where += inList("method", f.methods, sqlQuote);
+        where += inList(p + "method", f.methods, sqlQuote);
     if (!f.rounds.empty())
-        where += inList("round", f.rounds, [](int r) { return std::to_string(r); });
+        where += inList(p + "round", f.rounds, [](int r) { return std::to_string(r); });
     if (!f.gpus.empty())
-        where += inList("gpu", f.gpus, sqlQuote);
+        where += inList(p + "gpu", f.gpus, sqlQuote);
     if (!f.categories.empty())
-        where += inList("category", f.categories, sqlQuote);
+        where += inList(p + "category", f.categories, sqlQuote);
     if (!f.tasks.empty())
-        where += inList("task_id", f.tasks, sqlQuote);
+        where += inList(p + "task_id", f.tasks, sqlQuote);
     return where;
 }
 
+}  // namespace
+
+std::string filterSql(const Filters& f) { return filterSqlFor(f, false); }
+
 std::vector<Row> loadRows(const Store& store, const Filters& f)
 {
+    // The counting rule (countedEvaluationsSql) in one pass, for a million evaluations (issue 24):
+    // SQL picks the latest evaluation of every (submission, run), taking the other columns from
+    // that row (SQLite's bare columns beside max()), and C++ keeps the latest of every (submission,
+    // GPU) among those: the same rows as the max(id) per (submission_id, gpu) of the rule, without
+    // joining the view a second time nor evaluating the view's GPU expression (JSON in the run's
+    // provenance) for every evaluation. The GPU is a property of the run: read once per run.
+    std::set<std::string> gpuNames;  // one string per GPU: rows of one GPU share its address
+    std::unordered_map<std::int64_t, const std::string*> gpuOfRun;
+    store.each("SELECT r.id, (SELECT v.gpu FROM evaluation_rows v WHERE v.run_id = r.id LIMIT 1) FROM runs r",
+               [&](const Store::Cursor& c) { gpuOfRun[c.i64(0)] = &*gpuNames.insert(c.isText(1) ? c.text(1) : std::string()).first; });
+    const std::string* noGpu = &*gpuNames.insert(std::string()).first;
     const std::string sql = fmt::format(
-        "SELECT v.id, v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.gpu, v.verdict, "
+        "SELECT max(v.id), v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.verdict, "
         "v.call_ok, v.exe_ok, v.failure_class, v.manual_class, v.candidate_id, v.ext_cases, v.ext_passed FROM evaluation_rows v "
-        "JOIN ({}) counted ON counted.id = v.id ORDER BY v.id",
-        countedEvaluationsSql(filterSql(f)));
+        "WHERE {} GROUP BY v.submission_id, v.run_id",
+        filterSqlFor(f, true));
     std::vector<Row> rows;
-    std::unordered_map<std::int64_t, std::size_t> byId;
-    for (const auto& j : store.query(sql)) {
+    // (submission, GPU) -> index in rows of its latest evaluation so far; rows it no longer points
+    // to (an earlier run's evaluation of the submission on the same GPU) are dropped below.
+    struct KeyHash {
+        std::size_t operator()(const std::pair<std::int64_t, const std::string*>& k) const
+        {
+            return std::hash<std::int64_t>()(k.first) * 1000003u ^ std::hash<const void*>()(k.second);
+        }
+    };
+    std::unordered_map<std::pair<std::int64_t, const std::string*>, std::size_t, KeyHash> latest;
+    store.each(sql, [&](const Store::Cursor& c) {
+        const auto id = c.i64(0);
+        const auto runId = c.i64(1);
+        const auto submissionId = c.i64(2);
+        auto g = gpuOfRun.find(runId);
+        const std::string* gpu = g == gpuOfRun.end() ? noGpu : g->second;
+        auto [it, fresh] = latest.try_emplace({submissionId, gpu}, rows.size());
+        if (!fresh) {
+            if (rows[it->second].id > id)
+                return;
+            it->second = rows.size();
+        }
         Row r;
-        r.id = j["id"].get<std::int64_t>();
-        r.runId = j["run_id"].get<std::int64_t>();
-        r.submissionId = j["submission_id"].get<std::int64_t>();
-        r.candidateId = j["candidate_id"].get<std::int64_t>();
-        r.taskId = j["task_id"].get<std::string>();
-        r.category = j["category"].get<std::string>();
-        r.method = j["method"].get<std::string>();
-        r.round = j["round"].get<int>();
-        r.gpu = j["gpu"].is_string() ? j["gpu"].get<std::string>() : std::string();
-        r.pass = j["verdict"] == "pass";
-        r.callOk = j["call_ok"].get<int>() != 0;
-        r.exeOk = j["exe_ok"].get<int>() != 0;
-        r.failureClass = optText(j["failure_class"]);
-        r.manualClass = optText(j["manual_class"]);
-        if (j.contains("ext_cases") && j["ext_cases"].is_number() && j.contains("ext_passed") && j["ext_passed"].is_number())
-            r.extOk = j["ext_passed"].get<std::int64_t>() == j["ext_cases"].get<std::int64_t>();
-        byId[r.id] = rows.size();
+        r.id = id;
+        r.runId = runId;
+        r.submissionId = submissionId;
+        r.candidateId = c.i64(12);
+        r.taskId = c.text(3);
+        r.category = c.text(4);
+        r.method = c.text(5);
+        r.round = int(c.i64(6));
+        r.gpu = *gpu;
+        r.pass = c.isText(7) && c.text(7) == "pass";
+        r.callOk = c.i64(8) != 0;
+        r.exeOk = c.i64(9) != 0;
+        if (c.isText(10))
+            r.failureClass = c.text(10);
+        if (c.isText(11))
+            r.manualClass = c.text(11);
+        if (c.isNumber(13) && c.isNumber(14))
+            r.extOk = c.i64(14) == c.i64(13);
         rows.push_back(std::move(r));
+    });
+    if (rows.size() != latest.size()) {
+        std::vector<bool> keep(rows.size(), false);
+        for (const auto& [key, index] : latest)
+            keep[index] = true;
+        std::size_t out = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            if (keep[i]) {
+                if (out != i)  // never a self-move (it may empty the strings)
+                    rows[out] = std::move(rows[i]);
+                ++out;
+            }
+        rows.resize(out);
     }
+    latest.clear();
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
     if (rows.empty())
         return rows;
-    // Speedup: geometric mean over shapes of baseline/candidate, correct evaluations only.
-    struct Acc {
-        double logSum = 0;
-        double first = 0;
-        double baseSum = 0;
-        double candSum = 0;
-        int count = 0;
+    // Speedup: geometric mean over shapes of baseline/candidate, correct evaluations only. The
+    // shapes of an evaluation in the order of their ids (as stored), so the sums are the same
+    // floating-point numbers whichever index SQLite reads them by.
+    std::size_t at = 0;  // rows are sorted by id, timings come by evaluation id: a merge
+    Row* row = nullptr;
+    double logSum = 0, first = 0, baseSum = 0, candSum = 0;
+    int count = 0;
+    auto flush = [&] {
+        if (row && count > 0) {  // one shape: the ratio itself (exact), else the geometric mean
+            row->speedup = count == 1 ? first : std::exp(logSum / count);
+            row->baselineMsSum = baseSum;
+            row->candidateMsSum = candSum;
+        }
+        row = nullptr;
+        logSum = first = baseSum = candSum = 0;
+        count = 0;
     };
-    std::unordered_map<std::int64_t, Acc> acc;
-    for (const auto& j : store.query("SELECT evaluation_id, candidate_ms, baseline_ms FROM timings "
-                                     "WHERE candidate_ms > 0 AND baseline_ms > 0")) {
-        const auto id = j["evaluation_id"].get<std::int64_t>();
-        auto it = byId.find(id);
-        if (it == byId.end() || !rows[it->second].pass)
-            continue;
-        const double s = j["baseline_ms"].get<double>() / j["candidate_ms"].get<double>();
-        if (!std::isfinite(s) || s <= 0)
-            continue;
-        auto& a = acc[id];
-        a.logSum += std::log(s);
-        a.first = a.count == 0 ? s : a.first;
-        a.baseSum += j["baseline_ms"].get<double>();
-        a.candSum += j["candidate_ms"].get<double>();
-        a.count += 1;
-    }
-    for (const auto& [id, a] : acc) {  // one shape: the ratio itself (exact), else the geometric mean
-        auto& row = rows[byId[id]];
-        row.speedup = a.count == 1 ? a.first : std::exp(a.logSum / a.count);
-        row.baselineMsSum = a.baseSum;
-        row.candidateMsSum = a.candSum;
-    }
+    store.each("SELECT evaluation_id, candidate_ms, baseline_ms FROM timings WHERE candidate_ms > 0 AND baseline_ms > 0 "
+               "ORDER BY evaluation_id, id",
+               [&](const Store::Cursor& c) {
+                   const auto id = c.i64(0);
+                   if (!row || row->id != id) {
+                       flush();
+                       while (at < rows.size() && rows[at].id < id)
+                           ++at;
+                       if (at == rows.size() || rows[at].id != id || !rows[at].pass)
+                           return;
+                       row = &rows[at];
+                   }
+                   const double base = c.f64(2), cand = c.f64(1);
+                   const double s = base / cand;
+                   if (!std::isfinite(s) || s <= 0)
+                       return;
+                   logSum += std::log(s);
+                   first = count == 0 ? s : first;
+                   baseSum += base;
+                   candSum += cand;
+                   count += 1;
+               });
+    flush();
     return rows;
 }
 

@@ -537,19 +537,20 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
             }
             runs.push_back(std::move(run));
         }
-        for (const auto& j : store.query(
-                 "SELECT DISTINCT e.taxonomy_version AS t, CASE WHEN r.device = 'imported' THEN 'seed speedup (imported)' "
-                 "ELSE coalesce(json_extract(e.evidence, '$.perf.protocol'), '') END AS perf, "
-                 "tt.evaluation_id IS NOT NULL AS timed "
-                 "FROM evaluations e JOIN runs r ON r.id = e.run_id "
-                 // one pass over timings (a correlated count per evaluation made this quadratic on a
-                 // database without the timings index: read-only or older ones)
-                 "LEFT JOIN (SELECT DISTINCT evaluation_id FROM timings) tt ON tt.evaluation_id = e.id "
-                 "WHERE e.run_id IN (" + list + ")")) {
-            taxonomy.insert(j["t"].get<int>());
-            if (j["timed"].get<std::int64_t>() > 0 && !j["perf"].get<std::string>().empty())
-                perf.insert(j["perf"].get<std::string>());
-        }
+        // Taxonomy versions of every evaluation of these runs; perf protocols of the timed ones only
+        // (issue 24: reading every evaluation's evidence JSON for a protocol only timed ones have was
+        // most of a report on a million evaluations). One pass over timings each (a correlated count
+        // per evaluation made this quadratic on a database without the timings index).
+        store.each("SELECT DISTINCT e.taxonomy_version FROM evaluations e WHERE +e.run_id IN (" + list + ")",
+                   [&](const Store::Cursor& c) { taxonomy.insert(int(c.i64(0))); });
+        store.each("SELECT DISTINCT CASE WHEN r.device = 'imported' THEN 'seed speedup (imported)' "
+                   "ELSE coalesce(json_extract(e.evidence, '$.perf.protocol'), '') END "
+                   "FROM (SELECT DISTINCT evaluation_id FROM timings) tt JOIN evaluations e ON e.id = tt.evaluation_id "
+                   "JOIN runs r ON r.id = e.run_id WHERE e.run_id IN (" + list + ")",
+                   [&](const Store::Cursor& c) {
+                       if (const auto p = c.text(0); !p.empty())
+                           perf.insert(p);
+                   });
     }
     nlohmann::json warnings = nlohmann::json::array();
     for (const auto& [gpu, byStack] : stacks) {
@@ -909,20 +910,31 @@ Report utilisationReport(const Store& store, const std::vector<Row>& rows)
         if (r.pass)
             byId[r.id] = &r;
     if (!byId.empty()) {
-        std::string list;
-        for (const auto& [id, r] : byId)
-            list += (list.empty() ? "" : ",") + std::to_string(id);
         std::map<std::int64_t, std::vector<nlohmann::json>> shapes;
-        for (const auto& j : store.query("SELECT evaluation_id AS e, candidate_ms AS ms, samples FROM timings WHERE evaluation_id IN (" +
-                                         list + ") AND candidate_ms IS NOT NULL")) {
-            if (!j["samples"].is_string())
-                continue;
-            auto smp = nlohmann::json::parse(j["samples"].get<std::string>(), nullptr, false);
-            if (!smp.is_object() || !smp.contains("roofline") || !smp["roofline"].is_object() || !smp["roofline"].contains("bound_ms"))
-                continue;
-            auto rl = smp["roofline"];
-            rl["ms"] = j["ms"];
-            shapes[j["e"].get<std::int64_t>()].push_back(std::move(rl));
+        // Only the roofline object of each timing's samples (SQLite's -> gives it as JSON text; the
+        // samples are ~6 KB each): parsing every whole samples document here, and an IN list of every
+        // correct evaluation's id, made this table the slowest (issue 24). Timings of evaluations
+        // that do not count are skipped here, by id. A samples text that is not JSON (never
+        // written by kbx) fails the fast query; then each is checked with json_valid first.
+        auto take = [&](const Store::Cursor& c) {
+            const auto id = c.i64(0);
+            if (!byId.count(id) || !c.isText(2))
+                return;
+            auto rl = nlohmann::json::parse(c.text(2), nullptr, false);
+            if (!rl.is_object() || !rl.contains("bound_ms"))
+                return;
+            rl["ms"] = c.json(1);
+            shapes[id].push_back(std::move(rl));
+        };
+        try {
+            store.each("SELECT evaluation_id, candidate_ms, samples -> '$.roofline' FROM timings "
+                       "WHERE candidate_ms IS NOT NULL AND typeof(samples) = 'text' ORDER BY evaluation_id, id",
+                       take);
+        } catch (const StoreError&) {
+            shapes.clear();
+            store.each("SELECT evaluation_id, candidate_ms, CASE WHEN json_valid(samples) THEN samples -> '$.roofline' END FROM timings "
+                       "WHERE candidate_ms IS NOT NULL AND typeof(samples) = 'text' ORDER BY evaluation_id, id",
+                       take);
         }
         for (const auto& [id, list2] : shapes) {
             const Row* r = byId[id];
@@ -1504,11 +1516,13 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
             in += (in.empty() ? "" : ",") + sqlQuote(t);
         std::vector<std::string> names;
         int evaluations = 0;
-        for (const auto& j : store.query("SELECT task_id, count(*) AS n FROM evaluation_rows WHERE task_id NOT IN (" + in +
-                                         ") GROUP BY task_id ORDER BY task_id")) {
-            names.push_back(j["task_id"].get<std::string>());
-            evaluations += j["n"].get<int>();
-        }
+        // +task_id: a pass over the covering index evaluations_counting, not the task index and
+        // every evaluation's row (issue 24).
+        store.each("SELECT task_id, count(*) AS n FROM evaluation_rows WHERE +task_id NOT IN (" + in + ") GROUP BY task_id ORDER BY task_id",
+                   [&](const Store::Cursor& c) {
+                       names.push_back(c.text(0));
+                       evaluations += int(c.i64(1));
+                   });
         if (!names.empty())
             rep.notes.push_back(fmt::format("left out: {} evaluation(s) of {} task(s) outside {} ({}{}); --all-tasks includes them",
                                             evaluations, names.size(), filters.tasksLabel.empty() ? "the task filter" : filters.tasksLabel,

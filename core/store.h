@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -174,6 +175,26 @@ public:
     void putCodeQuality(const std::vector<CodeQualityRow>& rows);
     /// Generic read helper for tests and reports: rows of a query as JSON objects.
     nlohmann::json query(const std::string& sql) const;
+    /// One row of each(): column values by position (valid during the callback only).
+    class Cursor {
+    public:
+        bool isNull(int column) const;
+        bool isText(int column) const;
+        bool isNumber(int column) const;  ///< integer or real
+        std::int64_t i64(int column) const;
+        double f64(int column) const;
+        std::string text(int column) const;  ///< "" for NULL
+        /// The value as query() would give it (integer, real, text or null).
+        nlohmann::json json(int column) const;
+
+    private:
+        friend class Store;
+        explicit Cursor(void* stmt) : m_stmt(stmt) {}
+        void* m_stmt;
+    };
+    /// Streams a query's rows to fn without building JSON (issue 24: reports over a million rows,
+    /// where query()'s one JSON object per row was most of the time).
+    void each(const std::string& sql, const std::function<void(const Cursor&)>& fn) const;
 
 private:
     void exec(const std::string& sql) const;
