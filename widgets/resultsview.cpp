@@ -207,8 +207,14 @@ ResultsView::ResultsView(QWidget* parent)
         // row 0) must not reach the filter.
         // By value, not by text: a run's entry says how many evaluations it has, which new results change.
         connect(m, &FacetListModel::modelAboutToBeReset, box, [box] {
-            box->setProperty("kbxKeepSet", box->currentIndex() > 0);
-            box->setProperty("kbxKeep", box->currentData(FacetListModel::ValueRole).toString());
+            if (box->property("kbxPendingSet").toBool()) {
+                // setFilter() asked for a value this facet had not loaded yet: it is chosen on load.
+                box->setProperty("kbxKeepSet", true);
+                box->setProperty("kbxKeep", box->property("kbxPending"));
+            } else {
+                box->setProperty("kbxKeepSet", box->currentIndex() > 0);
+                box->setProperty("kbxKeep", box->currentData(FacetListModel::ValueRole).toString());
+            }
             box->blockSignals(true);
         });
         connect(m, &FacetListModel::loaded, this, [this, box, m] {
@@ -219,6 +225,7 @@ ResultsView::ResultsView(QWidget* parent)
                 if (m->valueAt(i).isValid() && m->valueAt(i).toString() == keep)
                     row = i;
             box->setCurrentIndex(row);
+            box->setProperty("kbxPendingSet", false);
             box->blockSignals(false);
             applyFilter();
         });
@@ -389,8 +396,19 @@ void ResultsView::setFilter(const EvaluationFilter& f)
         auto* box = facetBox(k);
         const QSignalBlocker b(box);
         for (auto* m : m_facets)
-            if (m->kind() == k)
-                box->setCurrentIndex(qMax(0, m->rowOf(v)));
+            if (m->kind() == k) {
+                const int row = m->rowOf(v);
+                box->setCurrentIndex(qMax(0, row));
+                // A value the facet has not (yet) loaded, e.g. a chart click right after opening the
+                // database: kept, and chosen when the facet's entries arrive (else the load's
+                // applyFilter() would drop it).
+                box->setProperty("kbxPendingSet", v.isValid() && row < 0);
+                box->setProperty("kbxPending", v.toString());
+                if (v.isValid() && row < 0) {
+                    box->setProperty("kbxKeepSet", true);
+                    box->setProperty("kbxKeep", v.toString());
+                }
+            }
     };
     pick(FacetListModel::Method, f.method.isEmpty() ? QVariant() : QVariant(f.method));
     pick(FacetListModel::Round, f.round);

@@ -176,6 +176,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_tasks, &TaskBrowser::showReferenceRequested, this, &MainWindow::showReference);
     // From a task (double click, Enter) to its evaluations.
     connect(m_tasks, &TaskBrowser::evaluationsRequested, this, &MainWindow::showTaskEvaluations);
+#ifdef KBX_HAVE_CHARTS
+    // Drill-down (issue 24): a click on a bar, cell, box or segment shows its evaluations in Results.
+    connect(charts, &ChartPanel::filterRequested, this, &MainWindow::showChartSelection);
+#endif
     connect(m_inspector, &FailureInspector::labelChanged, this, [this] { m_results->refresh(); });
     connect(m_inspector, &FailureInspector::showCodeRequested, this, [this](qint64) { showTab(CodeTab); });
     connect(m_run, &RunPanel::runStarted, this, [this](const QString& db) {
@@ -431,6 +435,33 @@ void MainWindow::showTaskEvaluations(const QString& taskId)
     showTab(ResultsTab);
     m_results->table()->setFocus();
     statusBar()->showMessage(tr("Every evaluation of %1 (the task button above the table shows all tasks again)").arg(taskId), 5000);
+}
+
+void MainWindow::showChartSelection(const QVariantMap& mark)
+{
+    // What the clicked mark names (method, round, GPU, category, failure class) becomes the Results
+    // filter; the rest is cleared. A rate's stage ("call"/"exe") is not a filter: Results' stage column
+    // is where an evaluation failed, and the cell's rate is over all of them.
+    EvaluationFilter f;
+    f.method = mark.value(QStringLiteral("method")).toString();
+    if (mark.contains(QStringLiteral("round")))
+        f.round = mark.value(QStringLiteral("round")).toInt();
+    f.gpu = mark.value(QStringLiteral("gpu")).toString();
+    f.category = mark.value(QStringLiteral("category")).toString();
+    if (mark.contains(QStringLiteral("failureClass")))
+        f.failureClass = mark.value(QStringLiteral("failureClass")).toString();
+    m_results->setFilter(f);
+    showTab(ResultsTab);
+    m_results->table()->setFocus();
+    QStringList parts;
+    for (const auto& [key, label] : {std::pair{"method", "method"}, {"round", "round"}, {"gpu", "GPU"}, {"category", "category"},
+                                     {"failureClass", "class"}})
+        if (mark.contains(QLatin1String(key)))
+            parts << QStringLiteral("%1 %2").arg(QLatin1String(label), mark.value(QLatin1String(key)).toString());
+    statusBar()->showMessage(tr("From the figure: every evaluation with %1 (Results lists every evaluation; the figure counts "
+                                "the latest per submission and device)")
+                                 .arg(parts.isEmpty() ? tr("no filter") : parts.join(QStringLiteral(", "))),
+                             8000);
 }
 
 QString MainWindow::columnsHelpHtml()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 #include <QMainWindow>
+#include <QVariantMap>
 
 class QAction;
 class QDockWidget;
@@ -45,6 +46,8 @@ public:
     void showReference(const QString& taskId);
     /// Every evaluation of a task (or, without '/', of a category) in the Results tab.
     void showTaskEvaluations(const QString& taskId);
+    /// Results filtered to what a clicked chart mark names (ChartPanel::filterRequested).
+    void showChartSelection(const QVariantMap& mark);
     /// Help ▸ Columns and counting: what the columns of the Tasks and Results tabs mean, and which
     /// evaluations the counts count (the rule of kbx report).
     void showColumnsHelp();

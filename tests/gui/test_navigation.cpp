@@ -273,6 +273,32 @@ TEST(Navigation, ATaskLeadsToItsEvaluations)
     w.close();
 }
 
+// Item 5's drill-down: a clicked chart mark (ChartPanel::filterRequested) shows its evaluations in
+// Results, filtered by what the mark names.
+TEST(Navigation, AChartMarkLeadsToItsEvaluations)
+{
+    QTemporaryDir dir;
+    const QString db = copyDemo(dir.path());
+    ASSERT_FALSE(db.isEmpty());
+    QSettings().clear();
+    MainWindow w;
+    ASSERT_TRUE(w.openDatabase(db));
+    const QString method = QStringLiteral("fixtures");
+    const qint64 n = scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluation_rows WHERE method = 'fixtures' AND category = 'Activation'"));
+    ASSERT_GT(n, 0) << "the demo has fixtures Activation evaluations";
+    w.showChartSelection({{QStringLiteral("figure"), QStringLiteral("correctness_heatmap")},
+                          {QStringLiteral("method"), method},
+                          {QStringLiteral("category"), QStringLiteral("Activation")},
+                          {QStringLiteral("stage"), QStringLiteral("exe")}});
+    EXPECT_EQ(w.tabs()->currentIndex(), int(MainWindow::ResultsTab));
+    ASSERT_TRUE(waitUntil([&] { return !w.resultsView()->model()->isLoading(); }));
+    EXPECT_EQ(w.resultsView()->model()->filter().method, method);
+    EXPECT_EQ(w.resultsView()->model()->filter().category, QStringLiteral("Activation"));
+    EXPECT_TRUE(w.resultsView()->model()->filter().stage.isEmpty()) << "a rate's stage is not Results' failure stage";
+    EXPECT_EQ(w.resultsView()->model()->totalCount(), n);
+    w.close();
+}
+
 // Item 8: the context menus (copy, open in the inspector, show the code, export) and the run panel's
 // rows opening their evaluation in the inspector.
 TEST(Navigation, ContextMenusAndRunPanelRowsOpenTheInspector)

@@ -136,6 +136,9 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     auto* bottom = new QHBoxLayout;
     d->status = new QLabel(tr("No database"), this);
     d->status->setObjectName(QStringLiteral("status"));
+    // The footer (counts, counting rule, filters) wraps: one long line widened the page past a laptop
+    // screen beside the run dock (issue 24, item 4).
+    d->status->setWordWrap(true);
     bottom->addWidget(d->status, 1);
     const QList<std::pair<QString, QString>> formats = {
         {QStringLiteral("SVG"), QStringLiteral("svg")}, {QStringLiteral("PDF"), QStringLiteral("pdf")},
