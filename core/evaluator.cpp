@@ -222,7 +222,8 @@ std::vector<DeviceSlot> gpuSlots(const std::vector<std::string>& gpus)
 }
 
 Evaluator::Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig worker, EvalOptions options)
-    : m_catalogue(catalogue), m_store(store), m_worker(std::move(worker)), m_opt(std::move(options))
+    : m_catalogue(catalogue), m_store(store), m_worker(std::move(worker)), m_opt(std::move(options)),
+      m_perf(PerfConfig::fromJson(m_opt.perfConfig, m_opt.device))
 {
     if (m_opt.jobs < 1)
         m_opt.jobs = 1;
@@ -783,7 +784,7 @@ Outcome Evaluator::evaluateOne(const Submission& sub, std::int64_t runId, std::i
         }
     }
     std::sort(rec.cases.begin(), rec.cases.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-    if (rec.pass && m_opt.perf && m_opt.device != "cpu" && m_opt.perfConfig.value("precompile", true))
+    if (rec.pass && m_opt.perf && m_opt.device != "cpu" && m_perf.precompile)
         precompile(rec, *task, dir);
     return finish(true);
 }
@@ -1149,7 +1150,7 @@ void Evaluator::precompile(EvaluationRecord& rec, const TaskInfo& task, const fs
                           {"source_file", (dir / "candidate.py").string()},
                           {"entry", entryPoint(rec, task)},
                           {"device", m_opt.device},
-                          {"config", m_opt.perfConfig}};
+                          {"config", m_perf.toJson()}};
     ProcessResult res;
     try {
         res = runWorker("precompile", req, dir, m_opt.candidateTimeout);
@@ -1173,19 +1174,8 @@ void Evaluator::precompile(EvaluationRecord& rec, const TaskInfo& task, const fs
 }
 
 namespace {
-// The repeat interval's prior (perf::repeatInterval): the standard deviation of one process's log
-// geomean speedup as a repeat of the whole run sees it, worth 4 degrees of freedom against the
-// kernel's own processes (perf config keys between_process_prior and between_process_prior_df).
-// Measured on one H200, 22 real generated kernels, three runs (bench/results/2026-12-02-h200-perf3):
-// processes of one run differ by 0.40 % (median sd), but runs differ by more than their processes
-// predict (a run-level part of 0.3-0.7 % shared by a run's processes), so prior² = 0.40² + 2 x 0.28²
-// (two processes) = 0.57 %, rounded to 0.6 %: there it covered the second run 21 of 22 and was 2.3 %
-// wide; 0.46 % (the processes' spread alone) covered 19 of 22 at 1.9 %. The spread is heavy-tailed,
-// so a kernel whose first processes disagree by more than kExtraProcessThreshold is timed in
-// max_processes (4) and its interval rests on its own spread. Before: 0.85 %, two processes always.
-constexpr double kBetweenProcessPrior = 0.006;
-constexpr double kBetweenProcessPriorDf = 4.0;
-constexpr double kExtraProcessThreshold = 0.01;
+// The repeat interval's prior and the extra processes: PerfConfig (core/perfconfig.h) holds their
+// values and why.
 
 nlohmann::json summaryJson(const perf::Summary& s)
 {
@@ -1294,7 +1284,7 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
                           {"device", m_opt.device},
                           {"seed", seed},
                           {"calibrate", calibrate},
-                          {"config", m_opt.perfConfig}};
+                          {"config", m_perf.toJson()}};
     const auto replay = m_autotuneReplay.find({task->id, o.codeHash});
     if (replay != m_autotuneReplay.end())
         req["autotune_replay"] = replay->second;
@@ -1302,18 +1292,15 @@ nlohmann::json Evaluator::runPerf(Outcome& o, const Submission& sub, std::int64_
     // each taking its turn on the GPU like any other timing (so other candidates' timings fall between
     // them): the interval then covers what changes between processes (allocations, clocks, autotune
     // choices), the measurement a reader would repeat (issue 22). Every process draws the same inputs.
-    const auto cfgNumber = [&](const char* key, double dflt) {
-        const auto it = m_opt.perfConfig.find(key);
-        return it != m_opt.perfConfig.end() && it->is_number() ? it->get<double>() : dflt;
-    };
-    const int nProc = std::clamp(static_cast<int>(cfgNumber("processes", m_opt.device == "cuda" ? 2 : 1)), 1, 8);
+    // (PerfConfig, core/perfconfig.h: the defaults per device, any --perf-config overrides applied)
+    const int nProc = std::clamp(m_perf.processes, 1, 8);
     // A kernel whose first nProc processes disagree by more than extra_process_threshold (relative,
     // geomean speedup) is timed in max_processes: its interval then rests on its own spread rather
     // than on the prior (issue 22: the spread between processes is heavy-tailed).
-    const int maxProc = std::clamp(static_cast<int>(cfgNumber("max_processes", m_opt.device == "cuda" ? 4 : 1)), nProc, 8);
-    const double extraThreshold = cfgNumber("extra_process_threshold", kExtraProcessThreshold);
-    const double priorRel = cfgNumber("between_process_prior", kBetweenProcessPrior);
-    const double priorDf = cfgNumber("between_process_prior_df", kBetweenProcessPriorDf);
+    const int maxProc = std::clamp(m_perf.maxProcesses, nProc, 8);
+    const double extraThreshold = m_perf.extraProcessThreshold;
+    const double priorRel = m_perf.betweenProcessPrior;
+    const double priorDf = m_perf.betweenProcessPriorDf;
     struct ProcRun {
         ProcessResult res;
         double waited = 0;

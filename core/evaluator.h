@@ -3,6 +3,7 @@
 #include "catalogue.h"
 #include "importers.h"
 #include "interpgaps.h"
+#include "perfconfig.h"
 #include "process.h"
 #include "store.h"
 #include "warm.h"
@@ -86,7 +87,10 @@ struct EvalOptions {
     /// "precompile", default true; Evaluator::precompile).
     bool perf = false;
     double perfTimeout = 900;
-    nlohmann::json perfConfig = nlohmann::json::object();  ///< overrides of the timer's settings
+    /// Overrides of the perf stage's settings (--perf-config): known keys only. The Evaluator applies
+    /// them to the device's defaults (PerfConfig::fromJson, core/perfconfig.h; throws PerfConfigError
+    /// for an unknown key or a wrongly typed value) and sends the worker the complete configuration.
+    nlohmann::json perfConfig = nlohmann::json::object();
     /// Perf workers per GPU: N > 1 = the next ones start (interpreter, torch, Triton: seconds of host
     /// work) while one times, only the timed part being exclusive; 1 = one perf worker per GPU at a
     /// time; 0 = half the host's cores per GPU (4 to 12) on cuda, 2 on cpu.
@@ -172,6 +176,8 @@ public:
     /// for it. A GPU run (or before run()): known, no gaps. Also in the run's provenance
     /// ("interpreter_gaps").
     InterpGaps interpreterGaps() const;
+    /// The perf stage's complete configuration: EvalOptions::perfConfig over the device's defaults.
+    const PerfConfig& perfConfig() const { return m_perf; }
 
 private:
     struct RefBundle {
@@ -230,6 +236,7 @@ private:
     Store& m_store;
     WorkerConfig m_worker;
     EvalOptions m_opt;
+    PerfConfig m_perf;  ///< m_opt.perfConfig applied to m_opt.device's defaults
     std::filesystem::path m_scratch;
     std::vector<nlohmann::json> m_seeds;
     std::mutex m_refMutex;

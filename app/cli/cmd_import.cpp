@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cmd_import.h"
+#include "exitcodes.h"
 
 #include "catalogue.h"
 #include "paths.h"
@@ -19,11 +20,6 @@
 namespace kbxcli {
 namespace {
 
-/// Exit codes as README.md documents them (app/cli/main.cpp).
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 2;
-constexpr int kExitInput = 3;
-constexpr int kExitDatabase = 5;
 
 std::filesystem::path databasePath(const std::string& db) { return db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(db); }
 
@@ -63,7 +59,7 @@ int runImport(const ImportArgs& a)
     opt.round = a.round;
     if (a.round && *a.round < 0) {
         std::cerr << "kbx: --round must be >= 0\n";
-        return kExitUsage;
+        return ExitUsage;
     }
     std::optional<kbx::TaskCatalogue> catalogue;
     try {
@@ -77,12 +73,12 @@ int runImport(const ImportArgs& a)
         batch = kbx::readSeedImport(a.path, opt);
     } catch (const kbx::ImportError& e) {
         std::cerr << "kbx: " << e.what() << "\nkbx: nothing imported\n";
-        return kExitInput;
+        return ExitInput;
     }
     const auto dbPath = databasePath(a.db);
     auto store = openStore(dbPath);
     if (!store)
-        return kExitDatabase;
+        return ExitDatabase;
     for (const auto& n : batch.notes)
         std::cerr << "kbx: note: " << n << "\n";
     kbx::ImportSummary sum;
@@ -90,7 +86,7 @@ int runImport(const ImportArgs& a)
         sum = store->writeImport(batch);
     } catch (const kbx::StoreError& e) {
         std::cerr << "kbx: " << e.what() << "\nkbx: nothing imported\n";
-        return kExitDatabase;
+        return ExitDatabase;
     }
     // Transitions: the kinds computed from before/after against the corpus's own kind field.
     int agree = 0, recorded = 0;
@@ -124,7 +120,7 @@ int runImport(const ImportArgs& a)
     }
     if (sum.duplicate) {
         std::cerr << fmt::format("kbx: {}: already imported as import #{} (same content and options); nothing written\n", a.path, sum.importId);
-        return kExitOk;
+        return ExitOk;
     }
     std::cerr << fmt::format("kbx: {} ({}, {} file(s)) -> {} (import #{})\n", a.path, batch.format, batch.files.size(), dbPath.string(),
                              sum.importId);
@@ -140,7 +136,7 @@ int runImport(const ImportArgs& a)
                                  agree, recorded);
     if (sum.summaries)
         std::cerr << fmt::format("kbx: {} seed summary(ies)\n", sum.summaries);
-    return kExitOk;
+    return ExitOk;
 }
 
 }  // namespace kbxcli

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cmd_merge.h"
+#include "exitcodes.h"
 
 #include "merge.h"
 #include "store.h"
@@ -31,10 +32,10 @@ int runMerge(const MergeArgs& a)
         std::error_code ec;
         if (!std::filesystem::is_regular_file(in, ec)) {
             std::cerr << fmt::format("kbx merge: {}: no such database file; nothing merged\n", in);
-            return 3;
+            return ExitInput;
         }
     }
-    int rc = 0;
+    int rc = ExitOk;
     for (const auto& in : a.inputs) {
         try {
             auto r = kbx::mergeDatabase(a.out, in);
@@ -61,10 +62,10 @@ int runMerge(const MergeArgs& a)
                 std::cerr << "  " << n << "\n";
         } catch (const kbx::MergeError& e) {
             std::cerr << "kbx merge: " << e.what() << "\n";
-            return 3;
+            return ExitInput;
         } catch (const kbx::StoreError& e) {
             std::cerr << "kbx merge: " << in << ": " << e.what() << "\n";
-            return 5;
+            return ExitDatabase;
         }
     }
     return rc;

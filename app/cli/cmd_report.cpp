@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cmd_report.h"
+#include "exitcodes.h"
 
 #include "catalogue.h"
 #include "paths.h"
@@ -20,12 +21,6 @@
 namespace kbxcli {
 namespace {
 
-/// Exit codes as README.md documents them (app/cli/main.cpp).
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 2;
-constexpr int kExitInput = 3;
-constexpr int kExitEnvironment = 4;
-constexpr int kExitDatabase = 5;
 
 std::filesystem::path databasePath(const std::string& db) { return db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(db); }
 
@@ -48,7 +43,7 @@ int countsReport(kbx::Store& store, const ReportArgs& a)
                                         {"total", r.total}, {"call_ok", r.callOk}, {"exe_ok", r.exeOk}}
                              .dump()
                       << "\n";
-        return kExitOk;
+        return ExitOk;
     }
     int t = 0, c = 0, e = 0;
     std::string group;
@@ -75,7 +70,7 @@ int countsReport(kbx::Store& store, const ReportArgs& a)
     subtotal();
     if (rows.empty())
         std::cout << "no evaluations in this database\n";
-    return kExitOk;
+    return ExitOk;
 }
 
 int figure(const ReportArgs& a)
@@ -84,16 +79,16 @@ int figure(const ReportArgs& a)
     const auto wb = kbx::findWorkbench();
     if (wb.empty()) {
         std::cerr << "kbx: --figure needs kbx-workbench beside kbx (a build with -DKBX_BUILD_GUI=ON) or $KBX_WORKBENCH\n";
-        return kExitEnvironment;
+        return ExitEnvironment;
     }
     if (a.out.empty()) {
         std::cerr << "kbx: --figure needs --out FILE (.svg, .pdf, .png, .csv or .tex)\n";
-        return kExitUsage;
+        return ExitUsage;
     }
     const auto db = databasePath(a.db).string();
     if (!std::filesystem::exists(db)) {
         std::cerr << fmt::format("kbx: no database at {}\n", db);
-        return kExitInput;
+        return ExitInput;
     }
     ::setenv("QT_QPA_PLATFORM", std::getenv("QT_QPA_PLATFORM") ? std::getenv("QT_QPA_PLATFORM") : "offscreen", 1);
     std::vector<std::string> args = {wb.string(), "--export-figure", a.figure, "--db", db, "--out", a.out};
@@ -121,7 +116,7 @@ int figure(const ReportArgs& a)
     argv.push_back(nullptr);
     ::execv(argv[0], argv.data());
     std::cerr << "kbx: cannot start " << wb << ": " << std::strerror(errno) << "\n";
-    return kExitEnvironment;
+    return ExitEnvironment;
 }
 
 }  // namespace
@@ -161,29 +156,29 @@ int runReport(const ReportArgs& a)
 {
     if (int(a.json) + int(a.csv) + int(a.latex) > 1) {
         std::cerr << "kbx: choose one of --json, --csv, --latex\n";
-        return kExitUsage;
+        return ExitUsage;
     }
     if (!a.table.empty() && !a.figure.empty()) {
         std::cerr << "kbx: --table and --figure are separate reports; give one\n";
-        return kExitUsage;
+        return ExitUsage;
     }
     if (!a.figure.empty())
         return figure(a);
     if (a.table.empty() && (a.csv || a.latex)) {
         std::cerr << "kbx: --csv and --latex go with --table NAME\n";
-        return kExitUsage;
+        return ExitUsage;
     }
     if (!a.table.empty() && !kbx::stats::isTableName(a.table)) {
         std::string names;
         for (const auto& n : kbx::stats::tableNames())
             names += (names.empty() ? "" : ", ") + n;
         std::cerr << fmt::format("kbx: unknown table '{}' (known: {})\n", a.table, names);
-        return kExitUsage;
+        return ExitUsage;
     }
     const auto dbPath = databasePath(a.db);
     if (!std::filesystem::exists(dbPath)) {
         std::cerr << fmt::format("kbx: no database at {}\n", dbPath.string());
-        return kExitInput;
+        return ExitInput;
     }
     std::unique_ptr<kbx::Store> store;
     try {
@@ -216,15 +211,15 @@ int runReport(const ReportArgs& a)
         for (const auto& n : rep.notes)
             if (format != kbx::stats::Format::Text)
                 std::cerr << "kbx: note: " << n << "\n";
-        return kExitOk;
+        return ExitOk;
     } catch (const kbx::StoreError& e) {
         std::cerr << "kbx: " << e.what() << "\n";
-        return kExitDatabase;
+        return ExitDatabase;
     } catch (const std::exception& e) {
         // What the database holds could not be read or written as a report (a damaged file, text
         // that is not UTF-8): a clear error, not an abort.
         std::cerr << "kbx: " << databasePath(a.db).string() << ": cannot build the report: " << e.what() << "\n";
-        return kExitDatabase;
+        return ExitDatabase;
     }
 }
 

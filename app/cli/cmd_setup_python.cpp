@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cmd_setup_python.h"
+#include "exitcodes.h"
 
 #include "paths.h"
 
@@ -35,7 +36,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kOk = 0, kUsage = 2, kInput = 3, kEnvironment = 4;
+/// run()'s status for a program that could not start (the shell's 127); not an exit code of kbx.
+constexpr int kCouldNotStart = 127;
 
 /// Runs argv (PATH lookup) with our stdin/stderr; stdout captured into *out when given, else shown.
 /// Returns the exit status, 127 when it could not start, 128+N for signal N.
@@ -50,7 +52,7 @@ int run(const std::vector<std::string>& argv, std::string* out = nullptr)
     posix_spawn_file_actions_init(&fa);
     if (out) {
         if (pipe(pipefd) != 0)
-            return 127;
+            return kCouldNotStart;
         posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
         posix_spawn_file_actions_addclose(&fa, pipefd[0]);
         posix_spawn_file_actions_addclose(&fa, pipefd[1]);
@@ -72,11 +74,11 @@ int run(const std::vector<std::string>& argv, std::string* out = nullptr)
         ::close(pipefd[0]);
     }
     if (rc != 0)
-        return 127;
+        return kCouldNotStart;
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
-            return 127;
+            return kCouldNotStart;
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
@@ -172,7 +174,7 @@ int runSetupPython(const SetupPythonArgs& a)
     fs::path venv = a.venv.empty() ? kbx::defaultVenvDir() : fs::path(a.venv);
     if (venv.empty()) {
         std::cerr << "kbx setup-python: no --venv given and neither $XDG_DATA_HOME nor $HOME is set\n";
-        return kUsage;
+        return ExitUsage;
     }
     venv = fs::absolute(venv, ec);
     fs::path req;
@@ -180,11 +182,11 @@ int runSetupPython(const SetupPythonArgs& a)
         req = a.requirements.empty() ? defaultRequirements() : fs::path(a.requirements);
         if (req.empty()) {
             std::cerr << "kbx setup-python: no requirements file installed with kbx (share/kbx/requirements.txt); give --requirements FILE\n";
-            return kEnvironment;
+            return ExitEnvironment;
         }
         if (!fs::is_regular_file(req, ec)) {
             std::cerr << fmt::format("kbx setup-python: requirements file {} not found\n", req.string());
-            return kInput;
+            return ExitInput;
         }
     }
     std::vector<std::string> reqs = req.empty() ? std::vector<std::string>{} : readRequirements(req);
@@ -201,7 +203,7 @@ int runSetupPython(const SetupPythonArgs& a)
                     std::cerr << fmt::format("kbx setup-python: {} asks for torch {}, but kbx-worker was built against torch {}; "
                                              "edit the file or give another with --requirements\n",
                                              req.string(), m[1].str(), wantTorch);
-                    return kInput;
+                    return ExitInput;
                 }
             } else if (r.rfind("torch", 0) == 0 && (r.size() == 5 || std::strchr("=<>~! [", r[5]))) {
                 haveTorch = true;
@@ -230,14 +232,14 @@ int runSetupPython(const SetupPythonArgs& a)
     if (baseVer.empty()) {
         std::cerr << fmt::format("kbx setup-python: cannot run {} (install Python {}; Debian/Ubuntu: apt install python3 python3-venv)\n",
                                  exists ? vpy.string() : base, wantPy.empty() ? "3" : wantPy);
-        return kEnvironment;
+        return ExitEnvironment;
     }
     if (!wantPy.empty() && baseVer != wantPy) {
         std::cerr << fmt::format("kbx setup-python: {} is Python {}, but kbx-worker embeds Python {}: the venv must be made with "
                                  "Python {} (--python python{}{})\n",
                                  exists ? vpy.string() : base, baseVer, wantPy, wantPy, wantPy,
                                  exists ? fmt::format(", and another --venv than {}", venv.string()) : std::string());
-        return kEnvironment;
+        return ExitEnvironment;
     }
 
     // ---- the venv ----------------------------------------------------------------------------------
@@ -248,7 +250,7 @@ int runSetupPython(const SetupPythonArgs& a)
             std::cerr << fmt::format("kbx setup-python: removing the incomplete venv {}\n", venv.string());
             fs::remove_all(venv, ec);
         }
-        return kEnvironment;
+        return ExitEnvironment;
     };
     if (exists) {
         std::cout << fmt::format("kbx setup-python: using the existing venv {} (Python {})\n", venv.string(), baseVer);
@@ -256,7 +258,7 @@ int runSetupPython(const SetupPythonArgs& a)
         if (fs::exists(venv, ec) && !fs::is_empty(venv, ec)) {
             std::cerr << fmt::format("kbx setup-python: {} exists and is not a venv (no bin/python); choose another --venv\n",
                                      venv.string());
-            return kUsage;
+            return ExitUsage;
         }
         std::cout << fmt::format("kbx setup-python: creating the venv {} with {} (Python {})\n", venv.string(), base, baseVer);
         fs::create_directories(venv.parent_path(), ec);
@@ -314,7 +316,7 @@ int runSetupPython(const SetupPythonArgs& a)
     }
     std::cout << fmt::format("kbx setup-python: done. kbx, kbx-workbench and kbx-worker use {}{} ($KBX_PYTHON overrides it)\n",
                              vpy.string(), a.noRecord ? " when it is the default venv or KBX_PYTHON names it" : "");
-    return kOk;
+    return ExitOk;
 }
 
 }  // namespace kbxcli

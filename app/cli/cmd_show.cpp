@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cmd_show.h"
+#include "exitcodes.h"
 
 #include "paths.h"
 #include "perfdescribe.h"
@@ -17,9 +18,6 @@ namespace {
 
 using kbx::perf::formatMs;
 
-constexpr int kExitOk = 0;
-constexpr int kExitInput = 3;
-constexpr int kExitDatabase = 5;
 
 using nlohmann::json;
 
@@ -170,7 +168,7 @@ int runShow(const ShowArgs& a)
     const std::filesystem::path dbPath = a.db.empty() ? kbx::defaultDatabasePath() : std::filesystem::path(a.db);
     if (!std::filesystem::exists(dbPath)) {
         std::cerr << fmt::format("kbx: no database at {}\n", dbPath.string());
-        return kExitInput;
+        return ExitInput;
     }
     try {
         kbx::Store store(dbPath, kbx::OpenMode::Auto);  // as kbx report: a copy of an older schema is migrated
@@ -181,7 +179,7 @@ int runShow(const ShowArgs& a)
             "JOIN submissions s ON s.id = r.submission_id JOIN runs ru ON ru.id = r.run_id WHERE r.id = " + id);
         if (rows.empty()) {
             std::cerr << fmt::format("kbx: no evaluation {} in {}\n", a.evaluation, dbPath.string());
-            return kExitInput;
+            return ExitInput;
         }
         json ev = rows[0];
         ev["evidence"] = parsed(ev["evidence"]);
@@ -196,7 +194,7 @@ int runShow(const ShowArgs& a)
             ev["cases"] = cases;
             ev["timings"] = timings;
             std::cout << ev.dump() << std::endl;
-            return kExitOk;
+            return ExitOk;
         }
         std::cout << fmt::format("{} · evaluation {} · method {}, round {} · run {} on {}\n", str(ev, "task_id"), a.evaluation, str(ev, "method"),
                                  str(ev, "round"), str(ev, "run_id"), str(ev, "gpu"));
@@ -272,10 +270,10 @@ int runShow(const ShowArgs& a)
         else
             std::cout << (str(ev, "verdict") == "pass" ? "\nnot timed: evaluated without --perf\n"
                                                         : "\nnot timed: only candidates that pass are timed\n");
-        return kExitOk;
+        return ExitOk;
     } catch (const std::exception& e) {
         std::cerr << "kbx show: " << e.what() << "\n";
-        return kExitDatabase;
+        return ExitDatabase;
     }
 }
 

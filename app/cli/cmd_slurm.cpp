@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cmd_slurm.h"
+#include "exitcodes.h"
 
 #include "catalogue.h"
 #include "merge.h"
@@ -167,7 +168,7 @@ ShardResult inspectShard(const fs::path& work, int shard, int shards)
         r.why = "its kbx eval did not end (no exit status written)";
         return r;
     }
-    if (r.exitCode > 1) {
+    if (r.exitCode > ExitUnjudged) {
         r.why = fmt::format("its kbx eval exited with {}", r.exitCode);
         return r;
     }
@@ -402,7 +403,7 @@ std::optional<int> applyShard(const std::string& spec, const std::string& source
         shard = kbx::parseShard(spec);
     } catch (const std::invalid_argument& e) {
         std::cerr << "kbx: " << e.what() << "\n";
-        return 2;
+        return ExitUsage;
     }
     if (!secretSeed) {
         secretSeed = drawSecretSeed();
@@ -426,7 +427,7 @@ std::optional<int> applyShard(const std::string& spec, const std::string& source
     std::cerr << fmt::format("kbx: shard {}: {} of {} submission(s)\n", shard.str(), subs.size(), total);
     if (subs.empty()) {
         std::cerr << "kbx: this shard is empty; nothing to do\n";
-        return 0;
+        return ExitOk;
     }
     return std::nullopt;
 }
@@ -441,7 +442,7 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
     std::signal(SIGTERM, onSlurmSignal);
     for (const char* tool : {"sbatch", "squeue", "scancel"})
         if (onPath(tool).empty())
-            return failWith(4, fmt::format("--backend slurm needs {} on PATH (Slurm client tools)", tool));
+            return failWith(ExitEnvironment, fmt::format("--backend slurm needs {} on PATH (Slurm client tools)", tool));
     Driver d{{}, json::object(), a, {}, {}, {}, {}, {}, {}};
     bool createdWork = false;  // a new run's work directory made here (removed again when nothing could be submitted)
     std::vector<int> todo;
@@ -452,7 +453,7 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
         std::ifstream f(d.work / "run.json");
         d.state = json::parse(f, nullptr, false);
         if (!f || !d.state.is_object() || !d.state.contains("shards") || !d.state.contains("db"))
-            return failWith(3, fmt::format("--resubmit {}: no run.json of a kbx --backend slurm run there", d.work.string()));
+            return failWith(ExitInput, fmt::format("--resubmit {}: no run.json of a kbx --backend slurm run there", d.work.string()));
         if (!in.source.empty() && fs::absolute(in.source) != fs::path(d.state.value("source", "")))
             std::cerr << fmt::format("kbx: --resubmit: the work directory's source is {}; {} is ignored\n", d.state.value("source", ""), in.source);
         if (!in.db.empty())
@@ -481,10 +482,10 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             auto cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
             subs = kbx::loadSubmissions(in.source, cat, in.skipUnknown ? &skipped : nullptr);
         } catch (const kbx::ImportError& e) {
-            return failWith(3, e.what());
+            return failWith(ExitInput, e.what());
         }
         if (subs.empty())
-            return failWith(3, in.source + ": no submission for a known task");
+            return failWith(ExitInput, in.source + ": no submission for a known task");
         const int m = static_cast<int>(subs.size());
         submissions = m;
         int n = a.shards > 0 ? a.shards : std::min(m, a.maxJobs > 0 ? a.maxJobs : 8);
@@ -495,13 +496,13 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
         const auto batch = randomHex(4);
         d.work = fs::absolute(a.workDir.empty() ? fmt::format("kbx-slurm-{}-{}", kbx::nowIso8601().substr(0, 10), batch) : a.workDir);
         if (fs::exists(d.work / "run.json"))
-            return failWith(2, fmt::format("{} already holds a Slurm run; continue it with --resubmit {} or choose another --work-dir",
+            return failWith(ExitUsage, fmt::format("{} already holds a Slurm run; continue it with --resubmit {} or choose another --work-dir",
                                            d.work.string(), d.work.string()));
         std::error_code ec;
         createdWork = !fs::exists(d.work);
         fs::create_directories(d.work / "logs", ec);
         if (ec)
-            return failWith(3, fmt::format("cannot create {}: {}", d.work.string(), ec.message()));
+            return failWith(ExitInput, fmt::format("cannot create {}: {}", d.work.string(), ec.message()));
         const auto secret = in.secretSeed ? *in.secretSeed : drawSecretSeed();
         auto forward = forwardedOptions(eval);
         // Never on a command line (sbatch's, the array task's: /proc/PID/cmdline is world-readable):
@@ -514,7 +515,7 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             if (fd >= 0)
                 ::close(fd);
             if (!ok)
-                return failWith(3, fmt::format("cannot write {}: {}", seedFile.string(), std::strerror(errno)));
+                return failWith(ExitInput, fmt::format("cannot write {}: {}", seedFile.string(), std::strerror(errno)));
         }
         forward.push_back("--secret-seed-file");
         forward.push_back(seedFile.string());
@@ -548,7 +549,7 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             fs::permissions(d.work / "kbx-array.sh", fs::perms::owner_exec, fs::perm_options::add);
             d.save();
         } catch (const std::exception& e) {
-            return failWith(3, e.what());
+            return failWith(ExitInput, e.what());
         }
         std::cerr << fmt::format("kbx: {} submission(s) from {} in {} shard(s), secret seed {}, merged into {}\n", m, in.source, n, secret,
                                  d.state["db"].get<std::string>());
@@ -575,15 +576,15 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
         if (all)
             removeNewRun();
         event({{"event", "cancelled"}, {"scancel", json::array()}});
-        event({{"event", "end"}, {"exit", 130}, {"cancelled", true}, {"work_dir", d.work.string()}, {"db", d.state["db"]},
+        event({{"event", "end"}, {"exit", ExitInterrupted}, {"cancelled", true}, {"work_dir", d.work.string()}, {"db", d.state["db"]},
                {"shards", d.shards()}, {"merged", 0}, {"incomplete", json::array()}, {"resubmit", all ? "" : resubmitCommand}});
-        return 130;
+        return ExitInterrupted;
     }
     const auto t0 = std::chrono::steady_clock::now();
     if (!todo.empty() && !d.submit(todo, all)) {
         if (all)
             removeNewRun();
-        return failWith(4, "sbatch refused the job array: " + d.sbatchError);
+        return failWith(ExitEnvironment, "sbatch refused the job array: " + d.sbatchError);
     }
 
     // Complete shards are merged into the target as they come in, one transaction each
@@ -603,7 +604,7 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
                 std::cerr << "  " << n << "\n";
             mergedShards.insert(s);
             mergedEvaluations += r.evaluations;
-            unjudged |= r.exitCode == 1;
+            unjudged |= r.exitCode == ExitUnjudged;
             event({{"event", "merged"}, {"shard", s}, {"shards", d.shards()}, {"evaluations", r.evaluations}, {"passed", r.passed},
                    {"failed", r.evaluations - r.passed}, {"exit", r.exitCode}, {"node", r.node}, {"result", how},
                    {"merged_shards", mergedShards.size()}, {"merged_evaluations", mergedEvaluations}});
@@ -634,10 +635,10 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             std::cerr << "kbx: interrupted: cancelling the array tasks\n";
             d.cancelAll();
             std::cerr << fmt::format("kbx: continue later with: {}\n", resubmitCommand);
-            event({{"event", "end"}, {"exit", 130}, {"cancelled", true}, {"work_dir", d.work.string()}, {"db", target.string()},
+            event({{"event", "end"}, {"exit", ExitInterrupted}, {"cancelled", true}, {"work_dir", d.work.string()}, {"db", target.string()},
                    {"shards", d.shards()}, {"merged", mergedShards.size()}, {"merged_evaluations", mergedEvaluations},
                    {"incomplete", json::array()}, {"resubmit", resubmitCommand}});
-            return 130;
+            return ExitInterrupted;
         }
         d.poll();
         // A shard whose task ended: done, or re-submitted from scratch right away (up to --retries times).
@@ -706,10 +707,10 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
             continue;
         }
         if (!mergeShard(s, r)) {
-            event({{"event", "end"}, {"exit", 5}, {"cancelled", false}, {"work_dir", d.work.string()}, {"db", target.string()},
+            event({{"event", "end"}, {"exit", ExitDatabase}, {"cancelled", false}, {"work_dir", d.work.string()}, {"db", target.string()},
                    {"shards", d.shards()}, {"merged", mergedShards.size()}, {"merged_evaluations", mergedEvaluations},
                    {"incomplete", json::array()}, {"message", mergeError}, {"resubmit", resubmitCommand}});
-            return 5;
+            return ExitDatabase;
         }
     }
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -717,7 +718,7 @@ int runSlurmEval(const CLI::App& eval, const SlurmArgs& a, const SlurmEvalInput&
     json why = json::object();
     for (int s : incomplete)
         why[std::to_string(s)] = whyFailed[s];
-    const int rc = !incomplete.empty() || unjudged ? 1 : 0;
+    const int rc = !incomplete.empty() || unjudged ? ExitUnjudged : ExitOk;
     if (!incomplete.empty())
         std::cerr << fmt::format("kbx: shard(s) {} did not finish (logs in {}); re-run them with: {}\n", fmt::join(incomplete, ","),
                                  (d.work / "logs").string(), resubmitCommand);

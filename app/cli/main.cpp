@@ -8,8 +8,10 @@
 #include "cmd_setup_python.h"
 #include "cmd_show.h"
 #include "evaluator.h"
+#include "exitcodes.h"
 #include "importers.h"
 #include "paths.h"
+#include "perfconfig.h"
 #include "resume.h"
 #include "sandbox.h"
 #include "source.h"
@@ -36,17 +38,7 @@
 
 namespace {
 
-/// Documented in README.md ("Exit codes").
-enum Exit : int {
-    ExitOk = 0,
-    ExitUnjudged = 1,     ///< the run finished but some candidates could not be judged
-    ExitUsage = 2,
-    ExitInput = 3,        ///< bad path, unknown task, malformed file: nothing written
-    ExitEnvironment = 4,  ///< worker missing, Python/torch broken, task index unreadable
-    ExitDatabase = 5,
-    ExitCheckFailed = 6,  ///< kbx tasks --check found a task whose reference or known-good solution fails
-    ExitInterrupted = 130,
-};
+using enum kbxcli::ExitCode;  // app/cli/exitcodes.h (docs/CLI.md, "Exit codes")
 
 std::atomic<bool> g_cancel{false};
 extern "C" void onSignal(int) { g_cancel.store(true); }
@@ -74,6 +66,27 @@ std::unique_ptr<kbx::Store> openStore(const std::filesystem::path& path)
         std::cerr << "kbx: " << e.what() << "\n";
         return nullptr;
     }
+}
+
+/// --perf-config TEXT and --perf-baseline (its "baselines") as the Evaluator's overrides: a JSON
+/// object of PerfConfig's keys (core/perfconfig.h), checked now; the Evaluator applies them to the
+/// device's defaults. Says why and returns nothing for text that is not such an object.
+std::optional<nlohmann::json> perfOverrides(const std::string& text, const std::vector<std::string>& baselines)
+{
+    auto j = text.empty() ? nlohmann::json::object() : nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object()) {
+        std::cerr << "kbx: --perf-config must be a JSON object, e.g. '{\"max_seconds\": 0.5}'\n";
+        return std::nullopt;
+    }
+    if (!baselines.empty())
+        j["baselines"] = baselines;
+    try {
+        kbx::PerfConfig::fromJson(j, "cpu");  // the keys and their types; the device changes only defaults
+    } catch (const kbx::PerfConfigError& e) {
+        std::cerr << "kbx: " << e.what() << "\n";
+        return std::nullopt;
+    }
+    return j;
 }
 
 kbx::TaskCatalogue loadCatalogue()
@@ -209,14 +222,10 @@ int cmdTasksCheck(const CheckArgs& a)
     opt.perf = a.perf;
     opt.perfPipeline = a.perfWorkers;
     opt.warmWorkers = a.warmWorkers;
-    if (!a.perfConfig.empty())
-        opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
-    if (!opt.perfConfig.is_object()) {
-        std::cerr << "kbx: --perf-config must be a JSON object\n";
+    if (auto overrides = perfOverrides(a.perfConfig, a.perfBaselines))
+        opt.perfConfig = std::move(*overrides);
+    else
         return ExitUsage;
-    }
-    if (!a.perfBaselines.empty())
-        opt.perfConfig["baselines"] = a.perfBaselines;
     std::string jobsWhy;
     if (a.jobs == 0) {
         const auto [cores, mem] = kbx::hostResources();
@@ -364,15 +373,10 @@ int cmdEval(const EvalArgs& a)
         }
         opt.autotuneReplay = a.autotuneReplay;
     }
-    if (!a.perfConfig.empty()) {
-        opt.perfConfig = nlohmann::json::parse(a.perfConfig, nullptr, false);
-        if (!opt.perfConfig.is_object()) {
-            std::cerr << "kbx: --perf-config must be a JSON object, e.g. '{\"max_seconds\": 0.5}'\n";
-            return ExitUsage;
-        }
-    }
-    if (!a.perfBaselines.empty())
-        opt.perfConfig["baselines"] = a.perfBaselines;
+    if (auto overrides = perfOverrides(a.perfConfig, a.perfBaselines))
+        opt.perfConfig = std::move(*overrides);
+    else
+        return ExitUsage;
     // The warm worker starts before the probe, so the two import torch at once (issue 22): for the
     // device asked for, or under auto the one the probe will most likely find (a GPU where the NVIDIA
     // driver's control device exists). The run starts its own if the probe says otherwise.
@@ -589,7 +593,9 @@ int cmdEval(const EvalArgs& a)
     kbx::RunSummary sum;
     try {
         nlohmann::json args = {{"source", a.source}, {"method", a.method}, {"round", a.round}, {"device", opt.device}, {"jobs", opt.jobs},
-                               {"perf", a.perf}, {"perf_config", opt.perfConfig}};
+                               {"perf", a.perf}};
+        // With --perf, every setting the perf stage used (PerfConfig::toJson), else the overrides given.
+        args["perf_config"] = a.perf ? ev.perfConfig().toJson() : opt.perfConfig;
         args["source_path"] = sourcePath;  // what --resume matches, with the pid that tells a live run from a killed one
         args["pid"] = static_cast<std::int64_t>(getpid());
         if (!shardArgs.is_null())
@@ -696,7 +702,7 @@ int main(int argc, char** argv)
     tasks->add_option("--task", ca.tasks, "With --check: only these tasks (Category/stem; repeat or comma-separate)")->delimiter(',');
     tasks->add_option("--db", ca.db, "With --check: keep the results in this database");
     tasks->add_flag("--perf", ca.perf, "With --check: also time references against themselves (noise floor) and known-good solutions");
-    tasks->add_option("--perf-config", ca.perfConfig, "With --check --perf: JSON overrides of the timer");
+    tasks->add_option("--perf-config", ca.perfConfig, "With --check --perf: JSON overrides of the perf stage's settings (as kbx eval --perf-config)");
     tasks->add_option("--perf-baseline", ca.perfBaselines, "With --check --perf: " "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")
         ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
     tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default on cuda: half the host's cores per GPU, 4 to 12; 2 on cpu")->check(CLI::Range(1, 16));
@@ -737,7 +743,7 @@ int main(int argc, char** argv)
     eval->add_option("--warm-workers", ea.warmWorkers, "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
         ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
     eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");
-    eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the timer (min_reps, max_reps, max_seconds, target_rel_ci, rotations)");
+    eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the perf stage's settings, e.g. '{\"max_seconds\": 0.5}' (every key, its default and meaning: docs/PERF_PROTOCOL.md; an unknown key or a wrongly typed value is refused)");
     eval->add_option("--perf-baseline", ea.perfBaselines, "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")
         ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
     eval->add_option("--autotune-replay", ea.autotuneReplay,
@@ -774,7 +780,7 @@ int main(int argc, char** argv)
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
-        return rc == 0 ? 0 : ExitUsage;
+        return rc == 0 ? ExitOk : ExitUsage;
     }
     // The secret seed never stays where other processes read it (issue 20): /proc/PID/cmdline is
     // readable by every uid, /proc/PID/environ by ours.
@@ -791,6 +797,10 @@ int main(int argc, char** argv)
             return ExitUsage;
         }
     }
+    // A --perf-config that is not an object of known keys and types is a usage error, said before
+    // anything starts (the commands apply it again; a Slurm shard's kbx eval too).
+    if ((*eval && !perfOverrides(ea.perfConfig, ea.perfBaselines)) || (*tasks && tasksCheck && !perfOverrides(ca.perfConfig, ca.perfBaselines)))
+        return ExitUsage;
     try {
         if (*tasks)
         {

@@ -208,6 +208,15 @@ class LaunchGap:
                 "starved_kept": kept}
 
 
+# The timer's settings for a request that carries no "config" (or not all of it). The defaults live
+# in core/perfconfig.cpp (PerfConfig), which kbx sends in full; these mirror them (JSON literals:
+# tests/core/perfconfig_test.cpp compares them with PerfConfig's).
+FALLBACK_CONFIG = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
+                   "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
+                   "min_gap_us": 20, "max_gap_us": 2000, "probe_max_ms": 10.0, "recheck_drive_max_elements": 33554432,
+                   "recheck_drive_max_seconds": 2.0, "compile_backend": "inductor"}
+
+
 def perf_shapes(meta: dict, cfg: dict, req: dict) -> list:
     """The task's perf shapes, or those of them the configuration names ("shapes")."""
     shapes = meta.get("perf_shapes", [])
@@ -358,11 +367,10 @@ def run(req: dict) -> int:
     # minus their sum): where the perf stage's time goes, kept with every measurement.
     phase = Phases()
     device = req["device"]
-    cfg = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
-           "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
-           "min_gap_us": 20, "max_gap_us": 2000, "probe_max_ms": 10.0, "recheck_drive_max_elements": 1 << 25,
-           "recheck_drive_max_seconds": 2.0}
-    cfg.update(req.get("config", {}))
+    # kbx sends the complete configuration (core/perfconfig.cpp holds every key's default);
+    # FALLBACK_CONFIG only fills what a request without one (an older kbx, a test) leaves out.
+    cfg = dict(FALLBACK_CONFIG)
+    cfg.update(req.get("config") or {})
     task = load_task(req["task_file"], req["task_id"])
     meta = task.META
     shapes = perf_shapes(meta, cfg, req)
@@ -432,7 +440,7 @@ def run(req: dict) -> int:
     for b in cfg.get("baselines") or []:
         if b == "compile":
             try:
-                extra["compile"] = torch.compile(ref, dynamic=False, backend=cfg.get("compile_backend", "inductor"))
+                extra["compile"] = torch.compile(ref, dynamic=False, backend=cfg["compile_backend"])
             except Exception as e:  # noqa: BLE001
                 baseline_errors["compile"] = f"{type(e).__name__}: {e}"[:500]
         elif b == "tf32":

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// The perf stage's configuration (docs/PERF_PROTOCOL.md, "Configuration"): every key the perf
+// stage knows, the evaluator's (processes, priors, precompile, baselines) and the worker's timer
+// (kbx_harness/perf.py, precompile.py), with its default in one place. `kbx eval --perf-config` and
+// `kbx tasks --check --perf-config` give overrides; fromJson rejects an unknown key or a value of the
+// wrong type, and toJson is the complete configuration the evaluator sends to the worker (so the
+// worker's own defaults are only a fallback for a request without one).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kbx {
+
+/// A --perf-config that names an unknown key or gives a key a value of the wrong type; what() names
+/// the key and lists the known ones.
+class PerfConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct PerfConfig {
+    // ---- The evaluator (core/evaluator.cpp) ----
+    /// Fresh perf processes per side of a timing (2 on cuda, 1 on cpu); clamped to 1..8.
+    int processes = 1;
+    /// Processes when the first `processes` disagree by more than extra_process_threshold (4 on cuda, 1 on cpu); clamped to processes..8.
+    int maxProcesses = 1;
+    // The repeat interval's prior (perf::repeatInterval): the standard deviation of one process's log
+    // geomean speedup as a repeat of the whole run sees it, worth 4 degrees of freedom against the
+    // kernel's own processes. Measured on one H200, 22 real generated kernels, three runs
+    // (bench/results/2026-12-02-h200-perf3): processes of one run differ by 0.40 % (median sd), but
+    // runs differ by more than their processes predict (a run-level part of 0.3-0.7 % shared by a
+    // run's processes), so prior² = 0.40² + 2 x 0.28² (two processes) = 0.57 %, rounded to 0.6 %:
+    // there it covered the second run 21 of 22 and was 2.3 % wide; 0.46 % (the processes' spread
+    // alone) covered 19 of 22 at 1.9 %. The spread is heavy-tailed, so a kernel whose first processes
+    // disagree by more than extra_process_threshold is timed in max_processes (4) and its interval
+    // rests on its own spread. Before: 0.85 %, two processes always.
+    /// Relative spread of the first processes' geomean speedups above which max_processes are run.
+    double extraProcessThreshold = 0.01;
+    /// Prior sd of one process's log geomean speedup, as a repeat of the run sees it (the repeat interval).
+    double betweenProcessPrior = 0.006;
+    /// Degrees of freedom that prior is worth against the kernel's own processes.
+    double betweenProcessPriorDf = 4.0;
+    /// Compile a passing candidate's perf-shape specialisations in its correctness stage (GPU only).
+    bool precompile = true;
+    /// Baselines timed beside PyTorch eager: "compile", "tf32" (kbx eval --perf-baseline).
+    std::vector<std::string> baselines;
+    /// Only these perf shapes of the task (by name); empty: all of them.
+    std::vector<std::string> shapes;
+
+    // ---- The worker's timer (kbx_harness/perf.py) ----
+    int rotations = 3;                  ///< input sets per shape, rotated through the reps
+    int minReps = 10;                   ///< candidate/reference pairs at least
+    int maxReps = 300;                  ///< pairs at most
+    int block = 10;                     ///< pairs between two checks of the stopping rule
+    double targetRelCi = 0.005;         ///< stop when the median's CI half-width is below this (relative)
+    double maxSeconds = 0.6;            ///< timing budget per shape (seconds) once min_reps are done
+    int maxWarmup = 20;                 ///< warm-up calls at most
+    double maxWarmupSeconds = 0.3;      ///< warm-up stops after this (and at least 2 calls)
+    int minRepsSlow = 3;                ///< the floor of min_reps for a shape whose pairs exceed max_seconds
+    double minGapUs = 20;               ///< launch gap, lower bound (microseconds)
+    double maxGapUs = 2000;             ///< launch gap, upper bound (microseconds)
+    double probeMaxMs = 10.0;           ///< host-time probe only for calls shorter than this (ms)
+    std::int64_t recheckDriveMaxElements = std::int64_t{1} << 25;  ///< the in-timing recheck drives outputs up to this size
+    double recheckDriveMaxSeconds = 2.0;  ///< and up to this long
+    std::string compileBackend = "inductor";  ///< torch.compile backend of the "compile" baseline
+
+    // ---- The precompile worker (kbx_harness/precompile.py) ----
+    double maxShapeSeconds = 60.0;  ///< compile time limit per perf shape (seconds)
+
+    /// The defaults on this device: "cuda" 2 and 4 processes, anything else ("cpu") 1.
+    static PerfConfig defaults(const std::string& device);
+    /// The defaults for device, with overrides (a JSON object of known keys) applied. Throws
+    /// PerfConfigError for a non-object, an unknown key or a wrongly typed value.
+    static PerfConfig fromJson(const nlohmann::json& overrides, const std::string& device);
+    /// Every key with its value (what the worker receives as "config").
+    nlohmann::json toJson() const;
+    /// The keys fromJson accepts, in the order of toJson.
+    static std::vector<std::string> knownKeys();
+
+    bool operator==(const PerfConfig&) const = default;
+};
+
+}  // namespace kbx
