@@ -11,6 +11,7 @@
 #include <cmath>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace kbx::analysis {
 namespace {
@@ -112,50 +113,51 @@ std::string countedEvaluationsSql(const std::string& where)
                        where);
 }
 
-namespace {
-
-/// filterSql(); with `scan`, every column written as +column, which SQLite does not look up by an
-/// index: loadRows() reads the whole covering index evaluations_counting in one pass rather than
-/// the task index (the benchmark's 176 tasks) and then every evaluation's row.
-std::string filterSqlFor(const Filters& f, bool scan)
+std::string filterSql(const Filters& f)
 {
-    const std::string p = scan ? "+" : "";
     std::string where = "1";
     if (!f.methods.empty())
-        where += inList(p + "method", f.methods, sqlQuote);
+        where += inList("method", f.methods, sqlQuote);
     if (!f.rounds.empty())
-        where += inList(p + "round", f.rounds, [](int r) { return std::to_string(r); });
+        where += inList("round", f.rounds, [](int r) { return std::to_string(r); });
     if (!f.gpus.empty())
-        where += inList(p + "gpu", f.gpus, sqlQuote);
+        where += inList("gpu", f.gpus, sqlQuote);
     if (!f.categories.empty())
-        where += inList(p + "category", f.categories, sqlQuote);
+        where += inList("category", f.categories, sqlQuote);
     if (!f.tasks.empty())
-        where += inList(p + "task_id", f.tasks, sqlQuote);
+        where += inList("task_id", f.tasks, sqlQuote);
     return where;
 }
-
-}  // namespace
-
-std::string filterSql(const Filters& f) { return filterSqlFor(f, false); }
 
 std::vector<Row> loadRows(const Store& store, const Filters& f)
 {
     // The counting rule (countedEvaluationsSql) in one pass, for a million evaluations (issue 24):
-    // SQL picks the latest evaluation of every (submission, run), taking the other columns from
-    // that row (SQLite's bare columns beside max()), and C++ keeps the latest of every (submission,
-    // GPU) among those: the same rows as the max(id) per (submission_id, gpu) of the rule, without
-    // joining the view a second time nor evaluating the view's GPU expression (JSON in the run's
-    // provenance) for every evaluation. The GPU is a property of the run: read once per run.
+    // SQL picks the latest evaluation of every (submission, run) from the covering index
+    // evaluations_counting, taking the other columns from that row (SQLite's bare columns beside
+    // max()), and C++ keeps the latest of every (submission, GPU) among those: the same rows as the
+    // max(id) per (submission_id, gpu) of the view evaluation_rows, without joining the view twice
+    // nor evaluating its GPU expression (JSON in the run's provenance) for every evaluation. The
+    // view's columns are taken from the tables it joins: method and GPU are read once per method and
+    // run (the view's own expression), category is the task id before its '/'; an evaluation
+    // whose submission, method or run is missing is not in the view and not here. The filters are
+    // constant within a (submission, run), so they are applied to the groups.
     std::set<std::string> gpuNames;  // one string per GPU: rows of one GPU share its address
     std::unordered_map<std::int64_t, const std::string*> gpuOfRun;
     store.each("SELECT r.id, (SELECT v.gpu FROM evaluation_rows v WHERE v.run_id = r.id LIMIT 1) FROM runs r",
                [&](const Store::Cursor& c) { gpuOfRun[c.i64(0)] = &*gpuNames.insert(c.isText(1) ? c.text(1) : std::string()).first; });
-    const std::string* noGpu = &*gpuNames.insert(std::string()).first;
-    const std::string sql = fmt::format(
-        "SELECT max(v.id), v.run_id, v.submission_id, v.task_id, v.category, v.method, v.round, v.verdict, "
-        "v.call_ok, v.exe_ok, v.failure_class, v.manual_class, v.candidate_id, v.ext_cases, v.ext_passed FROM evaluation_rows v "
-        "WHERE {} GROUP BY v.submission_id, v.run_id",
-        filterSqlFor(f, true));
+    std::unordered_map<std::int64_t, std::string> methodName;
+    store.each("SELECT id, name FROM methods", [&](const Store::Cursor& c) { methodName[c.i64(0)] = c.text(1); });
+    const std::set<std::string> onlyMethods(f.methods.begin(), f.methods.end()), onlyGpus(f.gpus.begin(), f.gpus.end()),
+        onlyCategories(f.categories.begin(), f.categories.end());
+    const std::set<int> onlyRounds(f.rounds.begin(), f.rounds.end());
+    const std::unordered_set<std::string> onlyTasks(f.tasks.begin(), f.tasks.end());
+    const std::string sql =
+        "SELECT max(e.id), e.run_id, e.submission_id, e.task_id, s.method_id, s.round, e.verdict, e.call_ok, e.exe_ok, "
+        "e.failure_class, l.failure_class, s.candidate_id, e.ext_cases, e.ext_passed FROM evaluations e "
+        "JOIN submissions s ON s.id = e.submission_id LEFT JOIN manual_labels l ON l.evaluation_id = e.id "
+        "GROUP BY e.submission_id, e.run_id";
+    std::size_t stored = 0;
+    store.each("SELECT count(*) FROM evaluations", [&](const Store::Cursor& c) { stored = std::size_t(c.i64(0)); });
     std::vector<Row> rows;
     // (submission, GPU) -> index in rows of its latest evaluation so far; rows it no longer points
     // to (an earlier run's evaluation of the submission on the same GPU) are dropped below.
@@ -166,38 +168,52 @@ std::vector<Row> loadRows(const Store& store, const Filters& f)
         }
     };
     std::unordered_map<std::pair<std::int64_t, const std::string*>, std::size_t, KeyHash> latest;
+    rows.reserve(stored);
     store.each(sql, [&](const Store::Cursor& c) {
         const auto id = c.i64(0);
         const auto runId = c.i64(1);
         const auto submissionId = c.i64(2);
         auto g = gpuOfRun.find(runId);
-        const std::string* gpu = g == gpuOfRun.end() ? noGpu : g->second;
+        auto m = methodName.find(c.i64(4));
+        if (g == gpuOfRun.end() || m == methodName.end() || !c.isText(3))
+            return;  // not in the view (no such run or method)
+        const std::string* gpu = g->second;
+        const int round = int(c.i64(5));
+        if ((!onlyMethods.empty() && !onlyMethods.count(m->second)) || (!onlyGpus.empty() && !onlyGpus.count(*gpu)) ||
+            (!onlyRounds.empty() && !onlyRounds.count(round)))
+            return;
+        auto task = c.text(3);
+        if (!onlyTasks.empty() && !onlyTasks.count(task))
+            return;
+        const auto slash = task.find('/');  // the view's substr(task_id, 1, instr(task_id, '/') - 1)
+        auto category = slash == std::string::npos ? std::string() : task.substr(0, slash);
+        if (!onlyCategories.empty() && !onlyCategories.count(category))
+            return;
         auto [it, fresh] = latest.try_emplace({submissionId, gpu}, rows.size());
         if (!fresh) {
             if (rows[it->second].id > id)
                 return;
             it->second = rows.size();
         }
-        Row r;
+        Row& r = rows.emplace_back();
         r.id = id;
         r.runId = runId;
         r.submissionId = submissionId;
-        r.candidateId = c.i64(12);
-        r.taskId = c.text(3);
-        r.category = c.text(4);
-        r.method = c.text(5);
-        r.round = int(c.i64(6));
+        r.candidateId = c.i64(11);
+        r.taskId = std::move(task);
+        r.category = std::move(category);
+        r.method = m->second;
+        r.round = round;
         r.gpu = *gpu;
-        r.pass = c.isText(7) && c.text(7) == "pass";
-        r.callOk = c.i64(8) != 0;
-        r.exeOk = c.i64(9) != 0;
+        r.pass = c.isText(6) && c.text(6) == "pass";
+        r.callOk = c.i64(7) != 0;
+        r.exeOk = c.i64(8) != 0;
+        if (c.isText(9))
+            r.failureClass = c.text(9);
         if (c.isText(10))
-            r.failureClass = c.text(10);
-        if (c.isText(11))
-            r.manualClass = c.text(11);
-        if (c.isNumber(13) && c.isNumber(14))
-            r.extOk = c.i64(14) == c.i64(13);
-        rows.push_back(std::move(r));
+            r.manualClass = c.text(10);
+        if (c.isNumber(12) && c.isNumber(13))
+            r.extOk = c.i64(13) == c.i64(12);
     });
     if (rows.size() != latest.size()) {
         std::vector<bool> keep(rows.size(), false);
@@ -213,7 +229,18 @@ std::vector<Row> loadRows(const Store& store, const Filters& f)
         rows.resize(out);
     }
     latest.clear();
-    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
+    if (!std::is_sorted(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id < b.id; })) {
+        // Sorted by id through a permutation: each row moved once, not by every swap of a sort.
+        std::vector<std::pair<std::int64_t, std::size_t>> order(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            order[i] = {rows[i].id, i};
+        std::sort(order.begin(), order.end());
+        std::vector<Row> sorted;
+        sorted.reserve(rows.size());
+        for (const auto& [id, i] : order)
+            sorted.push_back(std::move(rows[i]));
+        rows = std::move(sorted);
+    }
     if (rows.empty())
         return rows;
     // Speedup: geometric mean over shapes of baseline/candidate, correct evaluations only. The
