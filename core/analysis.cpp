@@ -169,6 +169,7 @@ std::vector<Row> loadRows(const Store& store, const Filters& f)
     };
     std::unordered_map<std::pair<std::int64_t, const std::string*>, std::size_t, KeyHash> latest;
     rows.reserve(stored);
+    latest.reserve(stored);
     store.each(sql, [&](const Store::Cursor& c) {
         const auto id = c.i64(0);
         const auto runId = c.i64(1);

@@ -124,20 +124,27 @@ Result ensure(Store& store, const std::vector<std::int64_t>& submissionIds, cons
         return res;
 
     // The codes to measure; placeholders of imports without code are recorded as such at once.
+    // radon measures each distinct code once (issue 24: the same code submitted by several methods
+    // and rounds was measured once per submission, ~38.7k rows for 273 codes): the first submission
+    // of a code is sent, the others get a copy of its row.
     nlohmann::json items = nlohmann::json::array();
     std::vector<CodeQualityRow> placeholders;
+    std::map<std::string, std::int64_t> sentFor;             // code -> the submission sent for it
+    std::map<std::int64_t, std::vector<std::int64_t>> sameCode;  // that submission -> the others with its code
     chunked(missing, [&](const std::vector<std::int64_t>& part) {
         for (const auto& j : store.query("SELECT s.id, c.code FROM submissions s JOIN candidates c ON c.id = s.candidate_id WHERE s.id IN (" +
                                          sqlList(part) + ")")) {
-            const auto code = j["code"].get<std::string>();
+            auto code = j["code"].get<std::string>();
             if (isPlaceholder(code)) {
                 CodeQualityRow r;
                 r.submissionId = j["id"].get<std::int64_t>();
                 r.toolVersion = "-";
                 r.error = "no code (imported verdict without code)";
                 placeholders.push_back(r);
+            } else if (auto [it, fresh] = sentFor.try_emplace(std::move(code), j["id"].get<std::int64_t>()); fresh) {
+                items.push_back({{"id", j["id"]}, {"code", it->first}});
             } else {
-                items.push_back({{"id", j["id"]}, {"code", code}});
+                sameCode[it->second].push_back(j["id"].get<std::int64_t>());
             }
         }
     });
@@ -204,6 +211,13 @@ Result ensure(Store& store, const std::vector<std::int64_t>& submissionIds, cons
     }
     if (rows.size() != items.size())
         return unavailable(fmt::format("code quality n/a: radon answered for {} of {} submissions", rows.size(), items.size()));
+    for (std::size_t i = 0, measured = rows.size(); i < measured; ++i)
+        if (auto it = sameCode.find(rows[i].submissionId); it != sameCode.end())
+            for (auto other : it->second) {
+                CodeQualityRow copy = rows[i];
+                copy.submissionId = other;
+                rows.push_back(std::move(copy));
+            }
     store.putCodeQuality(rows);
     for (auto& r : rows)
         res.rows[r.submissionId] = r;
