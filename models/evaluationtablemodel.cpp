@@ -423,8 +423,22 @@ void EvaluationTableModel::applyCount()
         emit errorOccurred(c.error);
     }
     m_total = c.total;
-    if (m_windowed && m_total >= 0)
+    if (m_windowed && m_total >= 0) {
+        // A block read in this generation before the count arrived was sized by the previous count
+        // (new results appended rows): read it again, or its new rows would stay empty.
+        for (auto it = m_blocks.begin(); it != m_blocks.end();) {
+            const qint64 start = qint64(it.key()) * m_pageSize;
+            const qint64 expected = qMax<qint64>(0, qMin<qint64>(m_pageSize, m_total - start));
+            if (it->generation == m_generation && it->rows.size() < expected) {
+                m_wanted.removeOne(it.key());
+                m_wanted.append(it.key());
+                it = m_blocks.erase(it);
+            } else {
+                ++it;
+            }
+        }
         setWindowRowCount(int(qMin<qint64>(m_total, std::numeric_limits<int>::max())));
+    }
     emit totalCountChanged(m_total);
     if (m_windowed)
         startNextBlock();  // blocks beyond the end are dropped now that it is known
@@ -493,6 +507,12 @@ bool EvaluationTableModel::isRowLoaded(int row) const
 void EvaluationTableModel::startNextBlock()
 {
     if (!m_windowed || m_blockLoading || m_db.isEmpty())
+        return;
+    // After new results (refreshWindow) the count is read again: a block sized or placed by the old
+    // count (its limit, an offset from the end) would miss the new rows or show the wrong ones, so
+    // blocks wait for the new count (applyCount starts them). The first load reads its first block
+    // beside the count (no count yet: sized by the page).
+    if (m_countLoading && m_total >= 0)
         return;
     while (!m_wanted.isEmpty()) {
         const int b = m_wanted.takeLast();

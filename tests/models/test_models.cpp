@@ -862,3 +862,41 @@ COMMIT;
     EXPECT_TRUE(lines[1].contains(",2,4,")) << lines[1].toStdString();  // run 2, speedup 4
     EXPECT_TRUE(lines[2].startsWith("200001,"));
 }
+
+TEST(WindowedTable, RowsAppendedByNewResultsAreReadAfterARefresh)
+{
+    // New results land (a merged Slurm shard, a finished candidate): refresh() keeps the rows on show
+    // and must read the new ones too, not leave them empty because a block was read before the count.
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("grow.sqlite"));
+    { kbx::Store store(db.toStdString()); }
+    auto add = [&](int id) {
+        SqlConnection c(db, true);
+        c.exec(QStringLiteral("INSERT OR IGNORE INTO methods(id, name) VALUES(1, 'm');"
+                              "INSERT OR IGNORE INTO runs(id, started_at, status, device, provenance, public_seeds, secret_seed, args) "
+                              "VALUES(1, 'now', 'finished', 'cpu', '{}', '[]', 0, '{}');"
+                              "INSERT INTO candidates(id, task_id, code_hash, code, created_at) VALUES(%1, 'Math/t%1', 'h%1', 'x', 'now');"
+                              "INSERT INTO submissions(id, candidate_id, method_id, round) VALUES(%1, %1, 1, 0);"
+                              "INSERT INTO evaluations(id, run_id, submission_id, task_id, verdict, call_ok, exe_ok, evidence, "
+                              "stage_seconds, taxonomy_version, started_at, finished_at) VALUES(%1, 1, %1, 'Math/t%1', 'pass', 1, 1, "
+                              "'{}', '{}', 1, 'now', 'now');")
+                   .arg(id));
+    };
+    add(1);
+    add(2);
+    EvaluationTableModel model;
+    model.setWindowed(true);
+    model.setDatabase(db);
+    ASSERT_TRUE(waitUntil([&] { return model.totalCount() == 2 && !model.isLoading(); }));
+    for (int r = 0; r < 2; ++r)
+        ASSERT_TRUE(waitUntil([&] { return !model.index(r, EvaluationTableModel::VerdictColumn).data().toString().isEmpty(); }));
+    for (int k = 3; k <= 5; ++k) {
+        add(k);
+        model.refresh();
+        ASSERT_TRUE(waitUntil([&] { return model.totalCount() == k && !model.isLoading(); }));
+        EXPECT_EQ(model.rowCount(), k);
+        for (int r = 0; r < k; ++r)
+            EXPECT_TRUE(waitUntil([&] { return model.index(r, EvaluationTableModel::VerdictColumn).data().toString() == QStringLiteral("pass"); }, 3000))
+                << "row " << r << " of " << k;
+    }
+}
