@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "evaluationtablemodel.h"
 
+#include "analysis.h"
+
 #include "sqlite.h"
 
 #include <QFile>
@@ -106,6 +108,8 @@ Where whereOf(const EvaluationFilter& f)
         add(QStringLiteral("run_id = ?"), f.runId);
     if (!f.taskId.isEmpty())
         add(QStringLiteral("task_id = ?"), f.taskId);
+    if (f.countedOnly)  // the reports' counting rule (core/analysis.h countedEvaluationsSql)
+        parts << QStringLiteral("id IN (%1)").arg(QString::fromStdString(kbx::analysis::countedEvaluationsSql({})));
     w.sql = parts.join(QLatin1String(" AND "));
     return w;
 }

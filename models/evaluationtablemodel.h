@@ -25,6 +25,9 @@ struct EvaluationFilter {
     QString text;           ///< substring of task, method, class or detail
     qint64 runId = 0;       ///< 0 = all runs
     QString taskId;         ///< exactly this task ("Category/stem"); empty = any
+    /// Only the evaluations the reports count (kbx::analysis::countingRule(): the latest evaluation of
+    /// every submission per device); false = every evaluation.
+    bool countedOnly = false;
     bool operator==(const EvaluationFilter&) const = default;
 };
 

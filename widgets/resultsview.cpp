@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "resultsview.h"
 
+#include "analysis.h"
 #include "evaluationtablemodel.h"
 #include "facetmodel.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QFileDialog>
@@ -154,7 +156,8 @@ public:
 ResultsView::ResultsView(QWidget* parent)
     : QWidget(parent), m_model(new EvaluationTableModel(this)), m_text(new QLineEdit), m_textTimer(new QTimer(this)),
       m_table(new QTableView), m_count(new QLabel), m_diff(new QPushButton(tr("Diff"))), m_rerun(new QPushButton(tr("Re-run"))),
-      m_taskChip(new QToolButton)
+      m_taskChip(new QToolButton),
+      m_counted(new QCheckBox(tr("Counted only")))
 {
     // The filter bar wraps (a laptop screen with the run dock shown): each label stays with its box.
     auto* barWidget = new QWidget;
@@ -236,6 +239,12 @@ ResultsView::ResultsView(QWidget* parent)
     m_text->setMinimumWidth(160);
     m_text->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     bar->addWidget(m_text);
+    m_counted->setObjectName(QStringLiteral("countedOnly"));
+    m_counted->setToolTip(tr("Only the evaluations that kbx report, the Tasks tab and the charts count: the %1. "
+                             "Off: every evaluation is a row.")
+                              .arg(QString::fromStdString(kbx::analysis::countingRule())));
+    connect(m_counted, &QCheckBox::toggled, this, &ResultsView::applyFilter);
+    bar->addWidget(m_counted);
     m_diff->setToolTip(tr("Compare the code of the two selected evaluations"));
     m_diff->setEnabled(false);
     m_rerun->setToolTip(tr("Add the selected evaluations' candidates to the run panel"));
@@ -419,6 +428,10 @@ void ResultsView::setFilter(const EvaluationFilter& f)
     pick(FacetListModel::Run, f.runId > 0 ? QVariant(f.runId) : QVariant());
     m_task = f.taskId;
     updateTaskChip();
+    {
+        const QSignalBlocker b(m_counted);
+        m_counted->setChecked(f.countedOnly);
+    }
     m_model->setFilter(f);
 }
 
@@ -455,6 +468,7 @@ void ResultsView::applyFilter()
     }
     f.taskId = m_task;
     f.text = m_text->text();
+    f.countedOnly = m_counted->isChecked();
     m_model->setFilter(f);
 }
 
@@ -470,9 +484,12 @@ void ResultsView::updateCount()
         m_count->setText(tr("Error: %1").arg(m_model->lastError()));
     else if (total < 0)
         m_count->setText(tr("%1 loaded, counting…").arg(loc.toString(m_model->rowCount())));
+    else if (m_model->isWindowed() && m_model->filter().countedOnly)
+        m_count->setText(tr("%1 counted evaluation(s) match — the %2, as kbx report, the Tasks tab and the charts count")
+                             .arg(loc.toString(total), QString::fromStdString(kbx::analysis::countingRule())));
     else if (m_model->isWindowed())
         m_count->setText(tr("%1 evaluation(s) match — every evaluation is a row; reports count the latest of each submission "
-                            "per GPU")
+                            "per GPU (Counted only)")
                              .arg(loc.toString(total)));
     else
         m_count->setText(tr("%1 evaluation(s) match, %2 loaded").arg(loc.toString(total), loc.toString(m_model->rowCount())));

@@ -2,6 +2,7 @@
 #pragma once
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -43,6 +44,8 @@ public:
     void showTask(const QString& taskId);
     /// The "Task: … ✕" button that shows (and clears) a task filter; hidden when there is none.
     QToolButton* taskChip() const { return m_taskChip; }
+    /// "Counted only": the evaluations the reports count (EvaluationFilter::countedOnly).
+    QCheckBox* countedOnlyBox() const { return m_counted; }
     qint64 currentEvaluationId() const;
     /// The evaluation ids of the selected rows, in row order.
     QList<qint64> selectedEvaluationIds() const;
@@ -84,6 +87,7 @@ private:
     QPushButton* m_diff;
     QPushButton* m_rerun;
     QToolButton* m_taskChip;
+    QCheckBox* m_counted;
     QString m_task;           ///< the task filter (EvaluationFilter::taskId)
     int m_pendingRow = -1;    ///< current row whose block is still being read: evaluationSelected when it is
     bool m_restoring = false;

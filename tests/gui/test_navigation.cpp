@@ -21,6 +21,7 @@
 #include "taskbrowser.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
@@ -296,6 +297,42 @@ TEST(Navigation, AChartMarkLeadsToItsEvaluations)
     EXPECT_EQ(w.resultsView()->model()->filter().category, QStringLiteral("Activation"));
     EXPECT_TRUE(w.resultsView()->model()->filter().stage.isEmpty()) << "a rate's stage is not Results' failure stage";
     EXPECT_EQ(w.resultsView()->model()->totalCount(), n);
+    w.close();
+}
+
+// Item 1: Results can show exactly what the reports count ("Counted only"), and says which it shows.
+TEST(Navigation, CountedOnlyAgreesWithTheReports)
+{
+    QTemporaryDir dir;
+    const QString db = copyDemo(dir.path());
+    ASSERT_FALSE(db.isEmpty());
+    QSettings().clear();
+    MainWindow w;
+    ASSERT_TRUE(w.openDatabase(db));
+    auto* m = w.resultsView()->model();
+    ASSERT_TRUE(waitUntil([&] { return m->totalCount() >= 0 && !m->isLoading(); }));
+    const qint64 all = scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations"));
+    EXPECT_EQ(m->totalCount(), all);
+    // What kbx report counts: analysis::loadRows under the counting rule.
+    kbx::Store store(db.toStdString(), kbx::OpenMode::ReadOnly);
+    const auto counted = static_cast<qint64>(kbx::analysis::loadRows(store, {}).size());
+    ASSERT_LT(counted, all) << "the demo has evaluations the rule does not count (a submission evaluated twice)";
+    w.resultsView()->countedOnlyBox()->setChecked(true);
+    ASSERT_TRUE(waitUntil([&] { return m->filter().countedOnly && m->totalCount() >= 0 && !m->isLoading(); }));
+    EXPECT_EQ(m->totalCount(), counted);
+    EXPECT_TRUE(w.resultsView()->countLabel()->text().contains(QStringLiteral("counted"))) << w.resultsView()->countLabel()->text().toStdString();
+    // With a category as well: the rule then the filter, as kbx report --category does.
+    w.showTaskEvaluations(QStringLiteral("Activation"));  // a new filter: every evaluation again
+    ASSERT_TRUE(waitUntil([&] { return !m->isLoading() && m->totalCount() >= 0; }));
+    EXPECT_FALSE(m->filter().countedOnly);
+    auto f = m->filter();
+    f.countedOnly = true;
+    w.resultsView()->setFilter(f);
+    ASSERT_TRUE(waitUntil([&] { return !m->isLoading() && m->totalCount() >= 0; }));
+    EXPECT_TRUE(w.resultsView()->countedOnlyBox()->isChecked());
+    kbx::analysis::Filters af;
+    af.categories = {"Activation"};
+    EXPECT_EQ(m->totalCount(), static_cast<qint64>(kbx::analysis::loadRows(store, af).size()));
     w.close();
 }
 
