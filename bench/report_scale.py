@@ -64,13 +64,23 @@ def grow(path, n):
     return total, timings
 
 
+TIMEOUT = 240
+
+
 def timed(cmd, repeat=1, env=None):
-    """Median wall time of `repeat` runs after one untimed run (warm page cache), and the last exit status."""
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    """Median wall time of `repeat` runs after one untimed run (warm page cache), and the last exit
+    status ('timeout' after TIMEOUT s: then the time is TIMEOUT and nothing is repeated)."""
+    try:
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return float(TIMEOUT), "timeout"
     times, rc = [], 0
     for _ in range(max(1, repeat)):
         t0 = time.perf_counter()
-        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return float(TIMEOUT), "timeout"
         times.append(time.perf_counter() - t0)
         rc = r.returncode
     return statistics.median(times), rc
@@ -154,7 +164,7 @@ def main():
                 args += ([] if t == "(summary)" else ["--table", t, "--no-quality"])
                 cmd = [a.kbx] + args
             s, rc = timed(cmd, a.repeat, env)
-            cell = f"{s:.2f} s" + ("" if rc == 0 else f" (rc {rc})")
+            cell = (f"> {s:.0f} s" if rc == "timeout" else f"{s:.2f} s") + ("" if rc in (0, "timeout") else f" (rc {rc})")
             if args and a.anchor and t in a.anchor_tables.split(",") and (n is None or n <= a.anchor_max):
                 if not a.read_only:  # the anchor on a copy without the index kbx now creates
                     cp = path + ".anchor.sqlite"
