@@ -377,7 +377,9 @@ bool MainWindow::openDatabase(const QString& path, bool interactive)
         m_run->setDatabase(m_db == demoDatabasePath() ? defaultDatabasePath() : m_db);
     QSettings().setValue(QStringLiteral("database/last"), m_db);
     updateTitle();
-    statusBar()->showMessage(tr("Opened %1").arg(m_db), 5000);
+    // The file's name only: the whole path is in the status bar's database label (elided, tooltip);
+    // a long path here ran over that label (issue 24, laptop screens).
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(m_db).fileName()), 5000);
     return true;
 }
 
