@@ -59,14 +59,6 @@ using namespace kbx::gui::test;
 
 namespace {
 
-qint64 scalar(const QString& db, const QString& sql)
-{
-    SqlConnection c(db);
-    SqlStatement st(c, sql);
-    st.step();
-    return st.int64(0);
-}
-
 QString readFile(const QString& path)
 {
     QFile f(path);
@@ -86,7 +78,7 @@ protected:
         ASSERT_TRUE(prepareDatabase(db, &err)) << err.toStdString();
         applyPalette(false);
     }
-    qint64 idOf(const char* where) { return scalar(db, QStringLiteral("SELECT min(id) FROM evaluations WHERE %1").arg(QLatin1String(where))); }
+    qint64 idOf(const char* where) { return queryInt64(db, QStringLiteral("SELECT min(id) FROM evaluations WHERE %1").arg(QLatin1String(where))); }
     QTemporaryDir dir;
     QString db;
 };
@@ -288,7 +280,7 @@ TEST_F(GuiDb, ResultsViewFiltersSortsAndSelects)
     QAbstractItemModelTester tester(rv.table()->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
     rv.setDatabase(db);
     ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading() && rv.model()->totalCount() >= 0; }));
-    const qint64 total = scalar(db, QStringLiteral("SELECT count(*) FROM evaluations"));
+    const qint64 total = queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations"));
     EXPECT_EQ(rv.table()->model()->rowCount(), total);
     EXPECT_TRUE(rv.countLabel()->text().contains(QString::number(total)));
 
@@ -298,7 +290,7 @@ TEST_F(GuiDb, ResultsViewFiltersSortsAndSelects)
     ASSERT_TRUE(waitUntil([&] { return cls->count() > 2; }));
     cls->setCurrentIndex(cls->findText(QStringLiteral("nan_inf_mismatch")));
     ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
-    EXPECT_EQ(rv.table()->model()->rowCount(), scalar(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE failure_class = 'nan_inf_mismatch'")));
+    EXPECT_EQ(rv.table()->model()->rowCount(), queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE failure_class = 'nan_inf_mismatch'")));
     cls->setCurrentIndex(0);
     ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
     EXPECT_EQ(rv.table()->model()->rowCount(), total);
@@ -314,7 +306,7 @@ TEST_F(GuiDb, ResultsViewFiltersSortsAndSelects)
     cls->setCurrentIndex(cls->findText(QStringLiteral("crash")));
     ASSERT_TRUE(waitUntil([&] { return !rv.model()->isLoading(); }));
     const int crashes = rv.table()->model()->rowCount();
-    EXPECT_EQ(crashes, scalar(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE failure_class = 'crash'")));
+    EXPECT_EQ(crashes, queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE failure_class = 'crash'")));
     QSignalSpy classesLoaded(qobject_cast<FacetListModel*>(cls->model()), &FacetListModel::loaded);
     rv.refresh();
     ASSERT_TRUE(waitUntil([&] { return classesLoaded.count() > 0 && !rv.model()->isLoading(); }));
@@ -466,11 +458,11 @@ TEST(GuiPerf, PerformanceTabShowsTheShapesTheVerdictAndTheLaunchGap)
     QFile::setPermissions(db, QFile::ReadOwner | QFile::WriteOwner);
     QString err;
     ASSERT_TRUE(prepareDatabase(db, &err)) << err.toStdString();
-    const qint64 id = scalar(db, QStringLiteral("SELECT min(t.evaluation_id) FROM timings t JOIN evaluations e ON e.id = t.evaluation_id "
+    const qint64 id = queryInt64(db, QStringLiteral("SELECT min(t.evaluation_id) FROM timings t JOIN evaluations e ON e.id = t.evaluation_id "
                                                 "WHERE json_extract(e.evidence, '$.perf.attribution.available') = 1 "
                                                 "AND json_extract(e.evidence, '$.perf.geomean_speedup') IS NOT NULL"));
     ASSERT_GT(id, 0);
-    const qint64 firstTiming = scalar(db, QStringLiteral("SELECT min(id) FROM timings WHERE evaluation_id = %1").arg(id));
+    const qint64 firstTiming = queryInt64(db, QStringLiteral("SELECT min(id) FROM timings WHERE evaluation_id = %1").arg(id));
     {
         SqlConnection c(db, true);
         c.exec(QStringLiteral("UPDATE timings SET samples = json_set(samples, '$.launch_gap_start_us', 197.0, '$.launch_gap_us', 394.0, "
@@ -530,7 +522,7 @@ TEST(GuiPerf, PerformanceTabShowsTheShapesTheVerdictAndTheLaunchGap)
     EXPECT_GT(inkPixels(img, table, Qt::white), 1500) << "the shapes table is not drawn";
 
     // Timed, but no speedup: an early run whose candidate was judged to have modified torch.
-    const qint64 tampered = scalar(db, QStringLiteral("SELECT min(t.evaluation_id) FROM timings t JOIN evaluations e ON e.id = t.evaluation_id "
+    const qint64 tampered = queryInt64(db, QStringLiteral("SELECT min(t.evaluation_id) FROM timings t JOIN evaluations e ON e.id = t.evaluation_id "
                                                       "WHERE json_extract(e.evidence, '$.perf.geomean_speedup') IS NULL "
                                                       "AND json_array_length(json_extract(e.evidence, '$.perf.torch_modified')) > 0"));
     ASSERT_GT(tampered, 0);
@@ -540,7 +532,7 @@ TEST(GuiPerf, PerformanceTabShowsTheShapesTheVerdictAndTheLaunchGap)
     EXPECT_TRUE(p->summaryLabel()->text().contains(QStringLiteral("modified torch functions"))) << p->summaryLabel()->text().toStdString();
 
     // Untimed: the panel says why.
-    const qint64 untimed = scalar(db, QStringLiteral("SELECT min(id) FROM evaluations WHERE id NOT IN (SELECT evaluation_id FROM timings) "
+    const qint64 untimed = queryInt64(db, QStringLiteral("SELECT min(id) FROM evaluations WHERE id NOT IN (SELECT evaluation_id FROM timings) "
                                                      "AND verdict = 'pass'"));
     ASSERT_GT(untimed, 0);
     ASSERT_TRUE(fi.showEvaluation(untimed));
@@ -610,7 +602,7 @@ TEST_F(GuiDb, MainWindowOpensDatabasesRemembersSettingsAndTakesDrops)
         EXPECT_EQ(w.database(), db);
         EXPECT_EQ(w.runPanel()->database(), db);
         ASSERT_TRUE(waitUntil([&] { return !w.resultsView()->model()->isLoading(); }));
-        EXPECT_EQ(w.resultsView()->model()->rowCount(), scalar(db, QStringLiteral("SELECT count(*) FROM evaluations")));
+        EXPECT_EQ(w.resultsView()->model()->rowCount(), queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations")));
 
         // Keyboard navigation between tabs.
         w.show();

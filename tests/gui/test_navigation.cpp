@@ -55,14 +55,6 @@ using namespace kbx::gui::test;
 
 namespace {
 
-qint64 scalarOf(const QString& db, const QString& sql)
-{
-    SqlConnection c(db);
-    SqlStatement st(c, sql);
-    st.step();
-    return st.int64(0);
-}
-
 /// The bundled demo database, copied (never modified in place).
 QString copyDemo(const QString& dir)
 {
@@ -131,7 +123,7 @@ TEST(Laptop, TheWindowFits1366x768WithEveryDockShown)
         check(qPrintable(w.tabs()->tabText(t)));
     }
     // What a timed evaluation puts in the inspector (perf panel, evidence) must not widen it either.
-    const qint64 timed = scalarOf(db, QStringLiteral("SELECT max(evaluation_id) FROM timings"));
+    const qint64 timed = queryInt64(db, QStringLiteral("SELECT max(evaluation_id) FROM timings"));
     ASSERT_GT(timed, 0);
     w.showEvaluation(timed);
     check("timed evaluation");
@@ -221,7 +213,7 @@ TEST(Navigation, ResultsHaveRunAndSpeedupColumnsAndARunFilter)
     }
     EXPECT_GE(compared, 5);
     // A failing evaluation has none, timed or not.
-    const qint64 failTimed = scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations e WHERE verdict = 'fail' AND "
+    const qint64 failTimed = queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations e WHERE verdict = 'fail' AND "
                                                          "EXISTS (SELECT 1 FROM timings t WHERE t.evaluation_id = e.id)"));
     std::cerr << "timed failing evaluations in the demo: " << failTimed << "\n";
 
@@ -229,12 +221,12 @@ TEST(Navigation, ResultsHaveRunAndSpeedupColumnsAndARunFilter)
     auto* runs = rv.facetBox(FacetListModel::Run);
     ASSERT_NE(runs, nullptr);
     ASSERT_TRUE(waitUntil([&] { return runs->count() > 1; }));
-    EXPECT_EQ(runs->count(), 1 + scalarOf(db, QStringLiteral("SELECT count(*) FROM runs")));
+    EXPECT_EQ(runs->count(), 1 + queryInt64(db, QStringLiteral("SELECT count(*) FROM runs")));
     const qint64 runId = runs->itemData(2, FacetListModel::ValueRole).toLongLong();
     EXPECT_TRUE(runs->itemText(2).startsWith(QStringLiteral("#%1 ").arg(runId))) << runs->itemText(2).toStdString();
     runs->setCurrentIndex(2);
     ASSERT_TRUE(waitUntil([&] { return rv.model()->filter().runId == runId && !rv.model()->isLoading(); }));
-    EXPECT_EQ(rv.model()->totalCount(), scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE run_id = %1").arg(runId)));
+    EXPECT_EQ(rv.model()->totalCount(), queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE run_id = %1").arg(runId)));
     EXPECT_EQ(rv.model()->index(0, EvaluationTableModel::RunColumn).data().toLongLong(), runId);
     EXPECT_TRUE(runs->itemText(2).contains(QString::number(rv.model()->totalCount())));
     rv.table()->sortByColumn(EvaluationTableModel::IdColumn, Qt::AscendingOrder);
@@ -251,7 +243,7 @@ TEST(Navigation, ATaskLeadsToItsEvaluations)
     MainWindow w;
     ASSERT_TRUE(w.openDatabase(db));
     const QString task = QStringLiteral("Activation/relu");
-    const qint64 n = scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE task_id = 'Activation/relu'"));
+    const qint64 n = queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE task_id = 'Activation/relu'"));
     ASSERT_GT(n, 1);
     emit w.taskBrowser()->evaluationsRequested(task);
     EXPECT_EQ(w.tabs()->currentIndex(), int(MainWindow::ResultsTab));
@@ -265,12 +257,12 @@ TEST(Navigation, ATaskLeadsToItsEvaluations)
     EXPECT_TRUE(chip->text().contains(task));
     chip->click();
     ASSERT_TRUE(waitUntil([&] { return w.resultsView()->model()->filter().taskId.isEmpty() && !w.resultsView()->model()->isLoading(); }));
-    EXPECT_EQ(w.resultsView()->model()->totalCount(), scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations")));
+    EXPECT_EQ(w.resultsView()->model()->totalCount(), queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations")));
     EXPECT_TRUE(chip->isHidden());
     // A category filters by category.
     w.showTaskEvaluations(QStringLiteral("Math"));
     ASSERT_TRUE(waitUntil([&] { return !w.resultsView()->model()->isLoading(); }));
-    EXPECT_EQ(w.resultsView()->model()->totalCount(), scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE task_id LIKE 'Math/%'")));
+    EXPECT_EQ(w.resultsView()->model()->totalCount(), queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations WHERE task_id LIKE 'Math/%'")));
     w.close();
 }
 
@@ -285,7 +277,7 @@ TEST(Navigation, AChartMarkLeadsToItsEvaluations)
     MainWindow w;
     ASSERT_TRUE(w.openDatabase(db));
     const QString method = QStringLiteral("fixtures");
-    const qint64 n = scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluation_rows WHERE method = 'fixtures' AND category = 'Activation'"));
+    const qint64 n = queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluation_rows WHERE method = 'fixtures' AND category = 'Activation'"));
     ASSERT_GT(n, 0) << "the demo has fixtures Activation evaluations";
     w.showChartSelection({{QStringLiteral("figure"), QStringLiteral("correctness_heatmap")},
                           {QStringLiteral("method"), method},
@@ -311,7 +303,7 @@ TEST(Navigation, CountedOnlyAgreesWithTheReports)
     ASSERT_TRUE(w.openDatabase(db));
     auto* m = w.resultsView()->model();
     ASSERT_TRUE(waitUntil([&] { return m->totalCount() >= 0 && !m->isLoading(); }));
-    const qint64 all = scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations"));
+    const qint64 all = queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations"));
     EXPECT_EQ(m->totalCount(), all);
     // What kbx report counts: analysis::loadRows under the counting rule.
     kbx::Store store(db.toStdString(), kbx::OpenMode::ReadOnly);
@@ -403,7 +395,7 @@ TEST(Navigation, ContextMenusAndRunPanelRowsOpenTheInspector)
     const QString all = dir.filePath(QStringLiteral("all.csv"));
     ASSERT_TRUE(rv->exportCsv(all, true));
     ASSERT_TRUE(waitUntil([&] { return exported.count() == 2; }));
-    const qint64 total = scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations"));
+    const qint64 total = queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations"));
     EXPECT_EQ(exported.at(1).at(1).toLongLong(), total);
     {
         QFile f(all);
@@ -506,7 +498,7 @@ TEST(Navigation, CtrlEndAndTheScrollBarReachTheLastRowOfABigTable)
                                   "substr(failure_detail, 1, 40), '{}', '{}', taxonomy_version, started_at, finished_at FROM evaluations"));
         c.exec(QStringLiteral("COMMIT"));
     }
-    const qint64 total = scalarOf(db, QStringLiteral("SELECT count(*) FROM evaluations"));
+    const qint64 total = queryInt64(db, QStringLiteral("SELECT count(*) FROM evaluations"));
     std::cerr << "built " << total << " evaluations in " << t.elapsed() << " ms\n";
     ASSERT_GE(total, 200000);
 
@@ -530,7 +522,7 @@ TEST(Navigation, CtrlEndAndTheScrollBarReachTheLastRowOfABigTable)
     t.restart();
     QTest::keyClick(table, Qt::Key_End, Qt::ControlModifier);
     EXPECT_EQ(table->currentIndex().row(), total - 1);
-    const qint64 lastId = scalarOf(db, QStringLiteral("SELECT max(id) FROM evaluations"));
+    const qint64 lastId = queryInt64(db, QStringLiteral("SELECT max(id) FROM evaluations"));
     ASSERT_TRUE(waitUntil([&] { return selected.count() > 0; }, 8000));
     std::cerr << "Ctrl+End: last row's evaluation in " << t.elapsed() << " ms\n";
     EXPECT_LT(t.elapsed(), 3000);
@@ -551,13 +543,13 @@ TEST(Navigation, CtrlEndAndTheScrollBarReachTheLastRowOfABigTable)
     ASSERT_GT(top, 1000);
     ASSERT_TRUE(waitUntil([&] { return rv.model()->isRowLoaded(top) && !rv.model()->isLoading(); }, 8000));
     std::cerr << "middle of the scroll bar in " << t.elapsed() << " ms\n";
-    EXPECT_EQ(rv.model()->evaluationId(top), scalarOf(db, QStringLiteral("SELECT id FROM evaluations ORDER BY id LIMIT 1 OFFSET %1").arg(top)));
+    EXPECT_EQ(rv.model()->evaluationId(top), queryInt64(db, QStringLiteral("SELECT id FROM evaluations ORDER BY id LIMIT 1 OFFSET %1").arg(top)));
     // Scrolling up a bit from there reads the rows above (keyset, backwards).
     table->verticalScrollBar()->setValue(table->verticalScrollBar()->value() - 300);
     settle();
     const int above = table->rowAt(0);
     ASSERT_TRUE(waitUntil([&] { return rv.model()->isRowLoaded(above) && !rv.model()->isLoading(); }, 8000));
-    EXPECT_EQ(rv.model()->evaluationId(above), scalarOf(db, QStringLiteral("SELECT id FROM evaluations ORDER BY id LIMIT 1 OFFSET %1").arg(above)));
+    EXPECT_EQ(rv.model()->evaluationId(above), queryInt64(db, QStringLiteral("SELECT id FROM evaluations ORDER BY id LIMIT 1 OFFSET %1").arg(above)));
 
     // Sorted by task, descending: Ctrl+End is the smallest (task, id).
     rv.table()->sortByColumn(EvaluationTableModel::TaskColumn, Qt::DescendingOrder);
@@ -567,7 +559,7 @@ TEST(Navigation, CtrlEndAndTheScrollBarReachTheLastRowOfABigTable)
     table->setCurrentIndex(table->model()->index(0, 0));
     QTest::keyClick(table, Qt::Key_End, Qt::ControlModifier);
     ASSERT_TRUE(waitUntil([&] { return !selected.isEmpty() && selected.last().at(0).toLongLong() ==
-                                                                  scalarOf(db, QStringLiteral("SELECT id FROM evaluations ORDER BY task_id, id LIMIT 1")); },
+                                                                  queryInt64(db, QStringLiteral("SELECT id FROM evaluations ORDER BY task_id, id LIMIT 1")); },
                           8000));
     std::cerr << "Ctrl+End sorted by task in " << t.elapsed() << " ms\n";
     EXPECT_LE(rv.model()->cachedBlocks(), rv.model()->maxCachedBlocks());
