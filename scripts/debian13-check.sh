@@ -6,6 +6,8 @@
 # Environment: KBX_DEBIAN13=1      fail instead of skipping when root or debootstrap is unavailable
 #              KBX_DEBIAN13_ROOT   where the root lives (default /var/cache/kbx-debian13)
 # The worker and kbx are not built there (they need the torch venv); their tests run on the host.
+# The build's ccache lives inside the root (/var/cache/kbx-ccache there), which outlives a checkout:
+# a fresh clone (CI) compiles only what changed.
 set -euo pipefail
 ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
 CHROOT=${KBX_DEBIAN13_ROOT:-/var/cache/kbx-debian13}
@@ -46,7 +48,7 @@ if ! chroot "$CHROOT" dpkg -s $PKGS >/dev/null 2>&1; then
   chroot "$CHROOT" bash -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(echo $PKGS)" >/dev/null
 fi
 say "$(chroot "$CHROOT" cat /etc/debian_version): building core + workbench in build-d13/ and running its tests"
-chroot "$CHROOT" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 CCACHE_DIR=/src/.ccache-d13 bash -ec '
+chroot "$CHROOT" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 CCACHE_DIR=/var/cache/kbx-ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1 bash -ec '
   cd /src
   cmake -S . -B build-d13 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON \
         -DKBX_BUILD_GUI=ON -DKBX_BUILD_WORKER=OFF -DKBX_BUILD_CLI=OFF > build-d13.configure.log 2>&1 || { cat build-d13.configure.log; exit 1; }

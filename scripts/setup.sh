@@ -103,6 +103,9 @@ fi
 "$PY" -c 'import torch, triton, numpy' || { say "the venv at $PY cannot import torch/triton/numpy"; exit 4; }
 
 # ---- 3. configure and build ---------------------------------------------------------------------
+# ccache (found by CMake when installed) keyed on paths relative to this checkout, so that a fresh
+# clone in another directory (CI clones anew each run) hits what an earlier build cached.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 say "building (preset dev, build/)"
 # shellcheck disable=SC2086
 cmake --preset dev -DKBX_PYTHON="$PY" ${KBX_CMAKE_ARGS:-} >build.configure.log 2>&1 || { cat build.configure.log; exit 4; }
