@@ -11,7 +11,7 @@ With --group, each group is the runs of one task set (e.g. a third of the fixtur
 other device calls than the next): shapes and self-speedups are pooled over the groups, and each
 group's own figures follow.
 
-Prints Markdown. Shapes >= 50 us and below are reported apart (issue 6's targets: <= 0.5 % and
+Prints Markdown. Shapes >= 50 us and below are reported apart (the precision targets: <= 0.5 % and
 <= 2 %); the self-speedup target is [0.98, 1.02]."""
 import argparse
 import json

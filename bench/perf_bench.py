@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""End-to-end cost and timing precision of the evaluation on a GPU machine (issue 6, bench/).
+"""End-to-end cost and timing precision of the evaluation on a GPU machine.
 
   bench/perf_bench.py SOURCE --out DIR [--repeats 3] [--jobs N] [--device cuda] [--self-check]
+  bench/perf_bench.py - --self-check-only --out DIR [--every K --offset O | --tasks LIST] [--gpus 0,1]
+                      [--parts P --resume --deadline EPOCH] [--archive FILE --restore FILE]
 
 1. Evaluates SOURCE (any submission format kbx reads) `--repeats` times with `kbx eval --perf`,
    each repeat a round of its own in DIR/bench.sqlite, and prints per kernel the seconds spent in
@@ -15,19 +17,73 @@
    [0.98, 1.02].
 With --self-check-only (SOURCE is then ignored, pass '-'): only step 3, and steps 1-2 are computed
 from the self-check runs' known-good solutions (their stage seconds, their per-shape medians over the
-repeats). --tasks limits the self-check to a comma-separated task list; --gpus spreads every run over
-several GPUs (kbx --gpus: one timing at a time per GPU).
+repeats). --tasks limits the self-check to a comma-separated task list; --every K [--offset O] takes
+every K-th task with a known-good solution (tests/fixtures/good, sorted) from the O-th, so K runs
+with O = 1..K cover the set in parts (with SOURCE '-' and without --self-check-only those solutions
+are the SOURCE); --gpus spreads every run over several GPUs (kbx --gpus: one timing at a time per GPU).
+
+Time-limited machines (a GPU lent for minutes at a time): --parts splits each self-check run into
+several kbx invocations, --resume keeps the runs and parts already finished in DIR, --deadline does
+not start one that would end after it; --archive FILE packs DIR's state after the call and --restore
+FILE unpacks it into an empty DIR on the next (fresh) machine.
 Writes DIR/bench.md (with GPU, versions and date from the run provenance) and prints it."""
 import argparse
+import glob
 import json
 import os
+import re
+import shutil
 import sqlite3
 import statistics
 import subprocess
 import sys
+import tarfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOOD = os.path.join(ROOT, "tests", "fixtures", "good")
+
+
+def known_good_tasks(every=1, offset=1):
+    """The tasks with a known-good solution ("Category/stem"), sorted; every `every`-th from the
+    `offset`-th (1-based), so offsets 1..every partition the set."""
+    tasks = sorted(os.path.relpath(f, GOOD)[:-3] for f in glob.glob(os.path.join(GOOD, "*", "*.py")))
+    return [t for i, t in enumerate(tasks, 1) if i % every == offset % every]
+
+
+def default_kbx():
+    for b in ("build", "build-gpu"):
+        p = os.path.join(ROOT, b, "bin", "kbx")
+        if os.path.exists(p):
+            return p
+    return os.path.join(ROOT, "build", "bin", "kbx")
+
+
+def restore_state(archive, out):
+    """Unpacks an earlier call's state into `out`, unless `out` already holds finished work."""
+    if not archive or not os.path.exists(archive) or os.path.exists(os.path.join(out, "unit_walls.json")):
+        return
+    with tarfile.open(archive, "r:xz") as t:
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.12 (and back-ports): no links or paths out of `out`
+            t.extractall(out, filter="data")
+        else:
+            t.extractall(out)
+    n = len([f for f in os.listdir(out) if f.endswith(".done")])
+    print(f"restored {n} finished runs/parts from {archive}", file=sys.stderr)
+
+
+def archive_state(archive, out):
+    """Packs `out` for the next machine: everything but the part databases of runs already merged
+    into their run's database (self-check-R.done present)."""
+    part = re.compile(r"^self-check-(\d+)-\d+\.sqlite$")
+    with tarfile.open(archive, "w:xz", preset=6) as t:
+        for name in sorted(os.listdir(out)):
+            m = part.match(name)
+            if m and os.path.exists(os.path.join(out, f"self-check-{m.group(1)}.done")):
+                continue
+            if name == "src" or os.path.abspath(os.path.join(out, name)) == os.path.abspath(archive):
+                continue
+            t.add(os.path.join(out, name), arcname=name)
 
 
 def sh(cmd, log):
@@ -50,7 +106,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--device", default="cuda")
-    ap.add_argument("--kbx", default=os.path.join(ROOT, "build", "bin", "kbx"))
+    ap.add_argument("--kbx", default=default_kbx(), help="kbx to run (default: build/bin/kbx, else build-gpu/bin/kbx)")
     ap.add_argument("--perf-config", default="")
     ap.add_argument("--self-check", action="store_true")
     ap.add_argument("--category", default="")
@@ -65,10 +121,30 @@ def main():
                          "so far, else --run-estimate) is not started; the report covers the runs done")
     ap.add_argument("--parts", type=int, default=1, help="split each self-check run into this many kbx invocations")
     ap.add_argument("--run-estimate", type=float, default=0, help="seconds one self-check run takes, for --deadline")
+    ap.add_argument("--every", type=int, default=0,
+                    help="every K-th task with a known-good solution (instead of --tasks; with SOURCE '-' and no "
+                         "--self-check-only, those solutions are the SOURCE)")
+    ap.add_argument("--offset", type=int, default=1, help="with --every: start at the O-th task (1..K)")
+    ap.add_argument("--restore", default="", help="a state archive of an earlier call, unpacked when --out holds none")
+    ap.add_argument("--archive", default="", help="after the call, pack --out's state into this .tar.xz")
     a = ap.parse_args()
     if a.self_check_only:
         a.self_check = True
+    if a.every:
+        if a.tasks:
+            ap.error("--every and --tasks choose the tasks both; give one")
+        if not 1 <= a.offset <= a.every:
+            ap.error("--offset must be within 1..--every")
+        a.tasks = ",".join(known_good_tasks(a.every, a.offset))
     os.makedirs(a.out, exist_ok=True)
+    restore_state(a.restore, a.out)
+    if a.source == "-" and not a.self_check_only:
+        if not a.tasks:
+            ap.error("SOURCE '-' without --self-check-only needs --every or --tasks (known-good solutions)")
+        a.source = os.path.join(a.out, "src")
+        for t in a.tasks.split(","):
+            os.makedirs(os.path.join(a.source, os.path.dirname(t)), exist_ok=True)
+            shutil.copy(os.path.join(GOOD, t + ".py"), os.path.join(a.source, t + ".py"))
     db = os.path.join(a.out, "bench.sqlite")
     log = os.path.join(a.out, "bench.log")
     walls = []
@@ -146,6 +222,8 @@ def main():
                       if os.path.exists(os.path.join(a.out, f"self-check-{r}.done"))]
         with open(os.path.join(a.out, "self_walls.json"), "w") as f:
             json.dump(self_walls, f)
+    if a.archive and not a.no_run:
+        archive_state(a.archive, a.out)  # also when no run finished: the next call resumes the parts
     if a.self_check_only:
         # The report covers the finished runs (repeats = how many there are).
         a.repeats = len([r for r in range(a.repeats) if os.path.exists(os.path.join(a.out, f"self-check-{r}.done"))
@@ -342,6 +420,8 @@ def main():
     with open(os.path.join(a.out, "bench.md"), "w") as f:
         f.write(text)
     print(text)
+    if a.archive:
+        archive_state(a.archive, a.out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Fixed costs of a perf worker on this machine, each in a fresh interpreter (issue 6: where the
+"""Fixed costs of a perf worker on this machine, each in a fresh interpreter (where the
 perf stage's seconds go before any kernel is timed).
 
   bench/perf_overheads.py [--repeats 3] [--json]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The README's set-up on machines where nothing was installed before (issue 23). For Debian 12
+# The README's set-up on machines where nothing was installed before. For Debian 12
 # (bookworm) and Debian 13 (trixie): a pristine `debootstrap --variant=minbase` root, extracted afresh
 # from a cached tarball on every run (packages of an earlier run can never hide a missing one), with the
 # sources a Debian installation has (main, -updates, -security); in it, from a copy of this working tree:
@@ -26,7 +26,7 @@
 #   KBX_CLEAN_ROOT_OUT      logs (default build-clean-root/)
 #   KBX_CLEAN_ROOT_JOBS     build jobs (default nproc)
 #
-# Measured on this 2-core machine, shared with another build and test run (2026-12-01): cold, with every
+# Measured on this 2-core machine, shared with another build and test run: cold, with every
 # cache empty, `all` took 1669 s: both debootstraps 128 s, Debian 12 744 s (set-up with the downloads
 # 43 s, configure 2 s, build 696 s), Debian 13 797 s (38 s, 2 s, 749 s). Warm, sources unchanged since
 # the last run: 132 s (each release 66 s: set-up 47-49 s, configure 2 s, build 13-15 s). Warm after

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Keeps tasks/contracts.json in step with the seed's recorded test calls (issue 21).
+"""Keeps tasks/contracts.json in step with the seed's recorded test calls.
 
   contract_sync.py write SEED_CALLS.json     derive tasks/contracts.json from the seed's calls
   contract_sync.py check [SEED_CALLS.json]   (ctest tasks.contract_consistent)

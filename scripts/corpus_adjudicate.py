@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Our verdicts against a separate-process adjudication of real generated kernels (issue 21).
+"""Our verdicts against a separate-process adjudication of real generated kernels.
 
   corpus_adjudicate.py versions CORPUS.jsonl OUT.jsonl [--only ADJUDICATED.json]
       every distinct kernel version of a corpus file (before_code and after_code of each round

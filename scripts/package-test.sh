@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Install test of the .deb packages (issue 9). Packages the Debian 12 build tree of this host and, in
+# Install test of the .deb packages. Packages the Debian 12 build tree of this host and, in
 # the Debian 13 build root of scripts/debian13-check.sh, the Debian 13 build tree it made (kbx and the
 # worker added); installs each .deb with apt into a CLEAN debootstrap root (a cached minimal base,
 # copied afresh for every run; never a build root), and there, from the installed files only, as an
