@@ -8,8 +8,9 @@
 # `pip install -r requirements.txt pybind11 cmake ninja`. The C++ libraries that the build needs and
 # such a machine lacks (SQLite, nlohmann-json, fmt, OpenSSL, Eigen, CLI11, GoogleTest) come as
 # Debian 12 .deb files in .deps/debs, fetched on a Debian 12 machine with scripts/fetch-gpu-debs.sh
-# and carried with the checkout (.deps/ is ignored by git). `dpkg -x` unpacks them into .deps/prefix
-# without root; the build finds them there and runs with their libraries (RPATH, LD_LIBRARY_PATH).
+# and carried with the checkout (.deps/ is ignored by git; carry .deps/debs, about 9 MB: .deps/prefix,
+# about 45 MB, is made anew on every run). `dpkg -x` unpacks them into .deps/prefix without root; the
+# build finds them there and runs with their libraries (RPATH, LD_LIBRARY_PATH).
 #
 # Steps: unpack, configure DIR (default build-gpu; no Qt: core, kbx-worker, kbx, the tests), build,
 # then `ctest -L "unit|gpu"` without the long GPU runs (the whole-benchmark self-check and the
@@ -25,7 +26,7 @@ while (($#)); do
     --long) LONG=1 ;;
     --tests) TESTS=${2:?--tests needs a regex}; shift ;;
     --build-dir) BUILD=${2:?--build-dir needs a directory}; shift ;;
-    -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-run.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     *) OUT=$1 ;;
   esac
