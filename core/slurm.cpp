@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <numeric>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -62,6 +63,12 @@ ShardSpec parseShard(const std::string& text)
     if (*i < 0 || *i >= *n)
         throw std::invalid_argument(fmt::format("--shard '{}': I must be between 0 and N-1 = {}", text, *n - 1));
     return {static_cast<int>(*i), static_cast<int>(*n)};
+}
+
+std::int64_t drawSecretSeed()
+{
+    std::random_device rd;
+    return static_cast<std::int64_t>((static_cast<std::uint64_t>(rd()) << 31) ^ rd()) & 0x7fffffffffffLL;
 }
 
 std::string shardKey(const Submission& s, const std::string& defaultMethod, int defaultRound)

@@ -2,7 +2,7 @@
 #pragma once
 // Sharding of a submission set and the Slurm backend's pure parts: the job-array script, the
 // sbatch/squeue/sacct/scancel command lines and the parsers of their output. No process is started
-// here (app/cli/cmd_slurm.cpp drives Slurm); everything is unit-tested in tests/core/slurm_test.cpp.
+// here (core/slurm_driver.h drives Slurm); everything is unit-tested in tests/core/slurm_test.cpp.
 //
 // Sharding rule (docs/SCALING.md): every submission gets the key
 //   task id, SHA-256 of its cleaned code, method, round   (method/round: its own, else the run's)
@@ -41,6 +41,9 @@ std::string shardKey(const Submission& s, const std::string& defaultMethod, int 
 /// Indices into `subs` of the submissions of `shard`, in source order.
 std::vector<std::size_t> shardIndices(const std::vector<Submission>& subs, const ShardSpec& shard,
                                       const std::string& defaultMethod, int defaultRound);
+
+/// A fresh secret seed for a sharded run (0 <= seed < 2^47), from std::random_device.
+std::int64_t drawSecretSeed();
 
 /// Identity of one sharded run (kbx eval --shard): a hex SHA-256 over the source, method, round,
 /// device, public and secret seeds and the shard count. Every shard of one run has the same group;

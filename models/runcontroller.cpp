@@ -7,6 +7,7 @@
 #include "evaluator.h"
 #include "importers.h"
 #include "paths.h"
+#include "runplan.h"
 #include "store.h"
 
 #include <QMetaObject>
@@ -16,6 +17,38 @@
 #include <filesystem>
 
 namespace kbx::gui {
+
+namespace {
+
+/// The run plan's request of a RunRequest (core/runplan.h: the same rules as kbx eval).
+kbx::PlanRequest planRequest(const RunRequest& req)
+{
+    kbx::PlanRequest r;
+    r.device = req.device.isEmpty() ? std::string("cpu") : req.device.toStdString();
+    for (const auto& g : req.gpus)
+        r.gpus.push_back(g.toStdString());
+    r.jobs = qMax(0, req.jobs);
+    r.timeout = req.timeoutSeconds;
+    return r;
+}
+
+/// Why the plan cannot be made, in the run panel's words.
+QString planErrorText(const kbx::RunPlanError& e)
+{
+    using Code = kbx::RunPlanError::Code;
+    switch (e.code()) {
+    case Code::NoCuda:
+        return RunController::tr("device cuda asked for, but the worker's torch sees no CUDA device");
+    case Code::GpusNeedCuda:
+        return RunController::tr("GPUs were chosen, but the run is not on CUDA");
+    case Code::BadGpus:
+        return RunController::tr("GPUs: %1").arg(QString::fromStdString(e.detail()));
+    default:
+        return QString::fromStdString(e.what());
+    }
+}
+
+}  // namespace
 
 QString formatDuration(double s)
 {
@@ -184,32 +217,15 @@ void RunController::runThread(RunRequest req)
             return fail(tr("kbx-worker not found (set KBX_WORKER or build with KBX_BUILD_WORKER=ON)"));
         emit logMessage(tr("Probing the worker (%1)…").arg(QString::fromStdString(wc.worker.string())));
         const auto probe = kbx::Evaluator::probe(wc);
-        const bool cuda = probe.value("cuda_available", false);
-        kbx::EvalOptions opt;
-        opt.device = req.device == QLatin1String("auto") ? (cuda ? "cuda" : "cpu") : req.device.toStdString();
-        if (opt.device == "cuda" && !cuda)
-            return fail(tr("device cuda asked for, but the worker's torch sees no CUDA device"));
-        opt.jobs = qMax(1, req.jobs);
-        if (!req.gpus.isEmpty()) {
-            if (opt.device != "cuda")
-                return fail(tr("GPUs were chosen, but the run is not on CUDA"));
-            std::vector<std::string> gpus;
-            if (req.gpus.size() == 1 && req.gpus.front() == QLatin1String("all")) {
-                for (std::size_t i = 0; i < probe["devices"].size(); ++i)
-                    gpus.push_back(std::to_string(i));
-            } else {
-                for (const auto& g : req.gpus)
-                    gpus.push_back(g.trimmed().toStdString());
-            }
-            try {
-                opt.deviceSlots = kbx::gpuSlots(gpus);
-            } catch (const std::exception& e) {
-                return fail(tr("GPUs: %1").arg(QString::fromStdString(e.what())));
-            }
+        kbx::RunPlan plan;
+        try {
+            plan = kbx::resolvePlan(planRequest(req), kbx::HostFacts::fromProbe(probe));
+        } catch (const kbx::RunPlanError& e) {
+            return fail(planErrorText(e));
         }
+        kbx::EvalOptions opt = kbx::toEvalOptions(plan);
         opt.method = req.method.isEmpty() ? std::string("default") : req.method.toStdString();
         opt.round = req.round;
-        opt.candidateTimeout = req.timeoutSeconds > 0 ? req.timeoutSeconds : (opt.device == "cpu" ? 300 : 120);
         if (cancel->load()) {
             result.cancelled = true;
             return finish();
@@ -217,7 +233,7 @@ void RunController::runThread(RunRequest req)
         kbx::Store store(req.database.toStdString());
         kbx::Evaluator ev(catalogue, store, wc, opt);
         ev.setProbe(probe);
-        const QString deviceName = opt.device == "cuda" && !probe["devices"].empty()
+        const QString deviceName = plan.cuda() && !probe["devices"].empty()
                                        ? QString::fromStdString(probe["devices"][0].value("name", "cuda"))
                                        : tr("CPU (Triton interpreter)");
         emit started(int(subs.size()), deviceName);

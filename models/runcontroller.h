@@ -35,13 +35,14 @@ struct RunRequest {
     QString device = QStringLiteral("cpu");  ///< cpu (Triton interpreter) | cuda | auto
     QString method = QStringLiteral("default");
     int round = 0;
-    int jobs = 1;
+    int jobs = 1;               ///< candidates at once (per GPU); 0 = picked from the host's cores and memory, as kbx eval
     double timeoutSeconds = 0;  ///< candidate stage limit; 0 = 300 s on cpu, 120 s on cuda
     QString tasksDir;           ///< default kbx::findTasksDir()
     QString worker;             ///< default kbx::findWorker()
     bool skipUnknown = false;   ///< leave out records for tasks the benchmark does not have
     QStringList tasks;          ///< only these tasks ("Category/stem") or categories; empty = all
     QStringList gpus;           ///< CUDA: one worker pool of `jobs` per GPU (kbx eval --gpus); "all" = every visible one
+                                ///< (device, GPUs, jobs and timeout resolve as kbx eval's: one run plan, core/runplan.h)
     QString backend = QStringLiteral("local");  ///< local (kbx::Evaluator here) | slurm (kbx eval --backend slurm)
     SlurmOptions slurm;         ///< with backend slurm
     QString kbx;                ///< with backend slurm: the kbx executable (default findKbxCli())
@@ -109,7 +110,8 @@ struct RunResult {
 };
 
 /// Runs kbx::Evaluator (the core's supervisor pipeline) on a worker thread: validates the sources,
-/// probes the worker, evaluates, and reports each candidate as it lands, with progress and ETA.
+/// probes the worker, plans the run as kbx eval does (core/runplan.h), evaluates, and reports each
+/// candidate as it lands, with progress and ETA.
 /// cancel() stops after the candidates in flight (their worker processes are killed).
 ///
 /// With backend "slurm" it runs `kbx eval --backend slurm --json` instead (a SlurmRun: a QProcess on

@@ -2,7 +2,8 @@
 #pragma once
 // kbx eval --shard I/N (one part of a submission set) and kbx eval --backend slurm (a job array of
 // shards, polled with squeue/sacct, cancelled with scancel, failed shards re-submitted, shard
-// databases merged into --db). Rules and layout: docs/SCALING.md; pure parts: core/slurm.h.
+// databases merged into --db). Rules and layout: docs/SCALING.md; pure parts: core/slurm.h; the driver
+// itself: core/slurm_driver.h (here: its options from the command line, its events printed).
 
 #include "importers.h"
 
