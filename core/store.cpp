@@ -375,6 +375,7 @@ Store::Store(const std::filesystem::path& path, OpenMode mode) : m_path(path)
         throw StoreError(fmt::format("cannot open database {}: {}", path.string(), msg));
     }
     sqlite3_busy_timeout(m_db, 10000);
+    registerFunctions(m_db);
     try {
         exec("PRAGMA foreign_keys=ON");
         // Reports read large parts of big databases (issue 24): pages mapped rather than read by a
@@ -445,6 +446,7 @@ void Store::openReadOnly()
         throw StoreError(fmt::format("cannot open database {} read-only: {}", m_path.string(), msg));
     }
     sqlite3_busy_timeout(m_db, 10000);
+    registerFunctions(m_db);
     try {
         exec("PRAGMA foreign_keys=ON");
         // Reports read large parts of big databases (issue 24): pages mapped rather than read by a

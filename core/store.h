@@ -2,6 +2,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 struct sqlite3;
@@ -100,6 +102,10 @@ struct ReportRow {
 /// An SQL string literal ('' doubles a quote), for Store::query(), which takes no parameters.
 std::string sqlQuote(const std::string& s);
 
+/// A value bound to a statement's `?` parameter (Store::each with parameters), or read from a
+/// column (Store::Cursor::value): NULL, integer, real or text.
+using SqlValue = std::variant<std::monostate, std::int64_t, double, std::string>;
+
 /// Why this user cannot write the database `path`, for people ("... is read-only for you", or its
 /// directory is not writable: SQLite keeps its WAL journal beside the file); empty when they can.
 /// access(2) with the real ids: root may write anything except on a read-only file system.
@@ -186,6 +192,8 @@ public:
         std::string text(int column) const;  ///< "" for NULL
         /// The value as query() would give it (integer, real, text or null).
         nlohmann::json json(int column) const;
+        /// The value with its SQLite type (integer, real, text or null; a blob as text).
+        SqlValue value(int column) const;
 
     private:
         friend class Store;
@@ -195,8 +203,20 @@ public:
     /// Streams a query's rows to fn without building JSON (issue 24: reports over a million rows,
     /// where query()'s one JSON object per row was most of the time).
     void each(const std::string& sql, const std::function<void(const Cursor&)>& fn) const;
+    /// each() with the statement's `?` parameters bound in order (values are never pasted into the
+    /// SQL). core/query is the read layer built on it (store_read.cpp). fn must not call the store.
+    void each(const std::string& sql, const std::vector<SqlValue>& params, const std::function<void(const Cursor&)>& fn) const;
+    /// Makes statements running on this store fail with StoreError ("... interrupted") soon after
+    /// *flag becomes true: a view's query overtaken by a newer one stops early. nullptr: never.
+    /// The flag must outlive the store or the next call.
+    void setCancelFlag(const std::atomic<bool>* flag);
 
 private:
+    /// SQL functions of every connection (store_read.cpp): kbx_speedup(baseline_ms, candidate_ms),
+    /// an aggregate over an evaluation's shapes with the reports' rule (core/analysis loadRows):
+    /// ratios baseline/candidate that are not finite and > 0 are skipped; one shape gives the ratio
+    /// itself, more their geometric mean, none NULL.
+    static void registerFunctions(sqlite3* db);
     void exec(const std::string& sql) const;
     void requireKbxDatabase() const;  ///< throws StoreError for another program's SQLite file
     void migrate();

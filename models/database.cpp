@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "database.h"
 
-#include "sqlite.h"
-
 #include "paths.h"
+#include "query.h"
 #include "store.h"
 #include "taxonomy.h"
 
@@ -23,6 +22,21 @@
 
 namespace kbx::gui {
 namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString qs(const std::optional<std::string>& s)
+{
+    return s ? QString::fromStdString(*s) : QString();
+}
+
+QJsonObject jsonObject(const std::string& text)
+{
+    return QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+}
 
 bool sameFile(const QString& a, const QString& b)
 {
@@ -275,57 +289,43 @@ EvaluationDetails loadEvaluation(const QString& dbPath, qint64 evaluationId, QSt
 {
     EvaluationDetails d;
     try {
-        SqlConnection db(dbPath);
-        SqlStatement st(db, QStringLiteral(
-            "SELECT r.id, r.run_id, r.task_id, r.category, r.method, r.round, r.device, r.gpu, r.verdict, r.call_ok, "
-            "r.exe_ok, r.stage, r.failure_class, r.failure_detail, r.manual_class, r.manual_note, r.candidate_id, "
-            "c.code, c.code_hash, s.origin, r.started_at, r.finished_at, e.evidence, ru.public_seeds, ru.secret_seed "
-            "FROM evaluation_rows r JOIN evaluations e ON e.id = r.id JOIN candidates c ON c.id = r.candidate_id "
-            "JOIN submissions s ON s.id = r.submission_id JOIN runs ru ON ru.id = r.run_id WHERE r.id = ?"));
-        st.bind(1, evaluationId);
-        if (!st.step()) {
+        const auto store = openReadStore(dbPath);
+        const auto e = kbx::query::loadEvaluation(*store, evaluationId);
+        if (!e) {
             if (error)
                 *error = QStringLiteral("no evaluation %1").arg(evaluationId);
             return d;
         }
-        d.id = st.int64(0);
-        d.runId = st.int64(1);
-        d.taskId = st.text(2);
-        d.category = st.text(3);
-        d.method = st.text(4);
-        d.round = static_cast<int>(st.int64(5));
-        d.device = st.text(6);
-        d.gpu = st.text(7);
-        d.verdict = st.text(8);
-        d.callOk = st.int64(9) != 0;
-        d.exeOk = st.int64(10) != 0;
-        d.stage = st.text(11);
-        d.failureClass = st.text(12);
-        d.failureDetail = st.text(13);
-        d.manualClass = st.text(14);
-        d.manualNote = st.text(15);
-        d.candidateId = st.int64(16);
-        d.code = st.text(17);
-        d.codeHash = st.text(18);
-        d.origin = st.text(19);
-        d.startedAt = st.text(20);
-        d.finishedAt = st.text(21);
-        d.evidence = QJsonDocument::fromJson(st.text(22).toUtf8()).object();
-        d.publicSeeds = st.text(23);
-        d.secretSeed = st.int64(24);
-
-        SqlStatement cs(db, QStringLiteral("SELECT idx, name, status, failure_class, evidence, tier FROM case_results "
-                                           "WHERE evaluation_id = ? ORDER BY idx"));
-        cs.bind(1, evaluationId);
-        while (cs.step())
-            d.cases.append({static_cast<int>(cs.int64(0)), cs.text(1), cs.text(2), cs.text(3),
-                            QJsonDocument::fromJson(cs.text(4).toUtf8()).object(), cs.text(5)});
-        SqlStatement ts(db, QStringLiteral("SELECT shape, candidate_ms, baseline_ms, samples FROM timings "
-                                           "WHERE evaluation_id = ? ORDER BY id"));
-        ts.bind(1, evaluationId);
-        while (ts.step())
-            d.timings.append({ts.text(0), ts.isNull(1) ? 0.0 : ts.real(1), ts.isNull(2) ? 0.0 : ts.real(2),
-                              QJsonDocument::fromJson(ts.text(3).toUtf8()).object()});
+        const auto& r = e->row;
+        d.id = r.id;
+        d.runId = r.runId;
+        d.taskId = qs(r.taskId);
+        d.category = qs(r.category);
+        d.method = qs(r.method);
+        d.round = r.round;
+        d.device = qs(r.device);
+        d.gpu = qs(r.gpu);
+        d.verdict = qs(r.verdict);
+        d.callOk = r.callOk;
+        d.exeOk = r.exeOk;
+        d.stage = qs(r.stage);
+        d.failureClass = qs(r.failureClass);
+        d.failureDetail = qs(r.failureDetail);
+        d.manualClass = qs(r.manualClass);
+        d.manualNote = qs(r.manualNote);
+        d.candidateId = r.candidateId;
+        d.code = qs(e->code);
+        d.codeHash = qs(e->codeHash);
+        d.origin = qs(e->origin);
+        d.startedAt = qs(r.startedAt);
+        d.finishedAt = qs(r.finishedAt);
+        d.evidence = jsonObject(e->evidence);
+        d.publicSeeds = qs(e->publicSeeds);
+        d.secretSeed = e->secretSeed;
+        for (const auto& c : e->cases)
+            d.cases.append({c.index, qs(c.name), qs(c.status), qs(c.failureClass), jsonObject(c.evidence.value_or(std::string())), qs(c.tier)});
+        for (const auto& t : e->timings)
+            d.timings.append({qs(t.shape), t.candidateMs.value_or(0.0), t.baselineMs.value_or(0.0), jsonObject(t.samples.value_or(std::string()))});
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromStdString(e.what());
@@ -369,14 +369,9 @@ LabelAgreement labelAgreement(const QString& dbPath)
 {
     LabelAgreement a;
     try {
-        SqlConnection db(dbPath);
-        SqlStatement st(db, QStringLiteral(
-            "SELECT count(*), coalesce(sum(CASE WHEN l.failure_class = coalesce(e.failure_class, 'pass') THEN 1 ELSE 0 END), 0) "
-            "FROM manual_labels l JOIN evaluations e ON e.id = l.evaluation_id"));
-        if (st.step()) {
-            a.labelled = static_cast<int>(st.int64(0));
-            a.agree = static_cast<int>(st.int64(1));
-        }
+        const auto l = kbx::query::labelAgreement(*openReadStore(dbPath));
+        a.labelled = l.labelled;
+        a.agree = l.agree;
     } catch (const std::exception&) {
     }
     return a;
@@ -400,14 +395,16 @@ QList<qint64> evaluationIdsOfRun(const QString& dbPath, qint64 runId)
 {
     QList<qint64> ids;
     try {
-        SqlConnection db(dbPath);
-        SqlStatement st(db, QStringLiteral("SELECT id FROM evaluations WHERE run_id = ? ORDER BY id"));
-        st.bind(1, runId);
-        while (st.step())
-            ids << st.int64(0);
+        for (const auto id : kbx::query::evaluationIdsOfRun(*openReadStore(dbPath), runId))
+            ids << id;
     } catch (const std::exception&) {
     }
     return ids;
+}
+
+std::unique_ptr<kbx::Store> openReadStore(const QString& path)
+{
+    return std::make_unique<kbx::Store>(std::filesystem::path(path.toStdString()), kbx::OpenMode::ReadOnly);
 }
 
 }  // namespace kbx::gui

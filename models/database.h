@@ -6,6 +6,12 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
+
+namespace kbx {
+class Store;
+}
+
 namespace kbx::gui {
 
 /// Makes `path` usable by the views: opens it through kbx::Store, which refuses non-kbx files and
@@ -126,7 +132,13 @@ LabelAgreement labelAgreement(const QString& dbPath);
 bool setManualLabel(const QString& dbPath, qint64 evaluationId, const QString& failureClass, const QString& note,
                     QString* error);
 
-/// The first rows of the evaluation_rows view of a run (used by tests and the run panel).
+/// The ids of a run's evaluations, ascending (used by tests and the run panel).
 QList<qint64> evaluationIdsOfRun(const QString& dbPath, qint64 runId);
+
+/// A store of its own on `path` for the reads of one query (kbx::query), opened read-only: it never
+/// migrates nor writes. The models make one per query on the worker thread that runs it (connections
+/// are cheap; the database's WAL journal keeps readers from blocking a run writing results).
+/// Throws kbx::StoreError.
+std::unique_ptr<kbx::Store> openReadStore(const QString& path);
 
 }  // namespace kbx::gui

@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "evaluationtablemodel.h"
+#include "evaluationreads.h"
 
-#include "analysis.h"
-
-#include "sqlite.h"
-
-#include <QFile>
-#include <QSaveFile>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
-
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,219 +11,7 @@
 
 namespace kbx::gui {
 
-namespace {
-
-// The speedup of kbx report (core/analysis.cpp loadRows): verdict pass, shapes with both times > 0.
-const char* const kSpeedupSql =
-    "(CASE WHEN verdict = 'pass' THEN (SELECT kbx_speedup(t.baseline_ms, t.candidate_ms) FROM timings t "
-    "WHERE t.evaluation_id = evaluation_rows.id AND t.candidate_ms > 0 AND t.baseline_ms > 0) END)";
-
-const char* const kColumnSql[EvaluationTableModel::ColumnCount] = {
-    "id", "task_id", "method", "round", "gpu", "verdict", "stage", "failure_class", "manual_class", "finished_at",
-    "CASE WHEN ext_cases IS NULL THEN '' ELSE ext_passed || '/' || ext_cases END", "run_id", kSpeedupSql,
-    "substr(failure_detail, 1, 300)"};
-
-/// kbx_speedup(baseline, candidate): an aggregate over an evaluation's shapes, as analysis::loadRows
-/// computes it: ratios that are not finite and > 0 are skipped; one shape gives the ratio itself (exact),
-/// more the geometric mean; none NULL.
-struct SpeedupAcc {
-    double logSum;
-    double first;
-    qint64 count;
-};
-
-void speedupStep(sqlite3_context* ctx, int, sqlite3_value** argv)
-{
-    auto* a = static_cast<SpeedupAcc*>(sqlite3_aggregate_context(ctx, sizeof(SpeedupAcc)));
-    if (!a || sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
-        return;
-    const double s = sqlite3_value_double(argv[0]) / sqlite3_value_double(argv[1]);
-    if (!std::isfinite(s) || s <= 0)
-        return;
-    if (a->count == 0)
-        a->first = s;
-    a->logSum += std::log(s);
-    ++a->count;
-}
-
-void speedupFinal(sqlite3_context* ctx)
-{
-    auto* a = static_cast<SpeedupAcc*>(sqlite3_aggregate_context(ctx, 0));
-    if (!a || a->count == 0)
-        sqlite3_result_null(ctx);
-    else
-        sqlite3_result_double(ctx, a->count == 1 ? a->first : std::exp(a->logSum / double(a->count)));
-}
-
-/// WHERE clause and its bound values for a filter.
-struct Where {
-    QString sql;
-    QVariantList values;
-};
-
-Where whereOf(const EvaluationFilter& f)
-{
-    Where w;
-    QStringList parts;
-    auto add = [&](const QString& clause, const QVariant& v) {
-        parts << clause;
-        w.values << v;
-    };
-    if (!f.method.isEmpty())
-        add(QStringLiteral("method = ?"), f.method);
-    if (f.round.isValid() && !f.round.isNull())
-        add(QStringLiteral("round = ?"), f.round.toLongLong());
-    if (!f.gpu.isEmpty())
-        add(QStringLiteral("gpu = ?"), f.gpu);
-    if (!f.category.isEmpty()) {
-        // A range on task_id uses its index: "Cat/" <= task_id < "Cat0" ('0' follows '/').
-        add(QStringLiteral("task_id >= ?"), f.category + QLatin1Char('/'));
-        add(QStringLiteral("task_id < ?"), f.category + QLatin1Char('0'));
-    }
-    if (!f.stage.isEmpty())
-        add(QStringLiteral("stage = ?"), f.stage);
-    if (f.failureClass.isValid() && !f.failureClass.isNull()) {
-        if (f.failureClass.toString().isEmpty())
-            parts << QStringLiteral("failure_class IS NULL");
-        else
-            add(QStringLiteral("failure_class = ?"), f.failureClass.toString());
-    }
-    if (!f.text.trimmed().isEmpty()) {
-        QString t = f.text.trimmed();
-        t.replace(QLatin1Char('\\'), QLatin1String("\\\\")).replace(QLatin1Char('%'), QLatin1String("\\%")).replace(QLatin1Char('_'), QLatin1String("\\_"));
-        const QString like = QLatin1Char('%') + t + QLatin1Char('%');
-        parts << QStringLiteral("(task_id LIKE ?1x ESCAPE '\\' OR method LIKE ?1x ESCAPE '\\' OR ifnull(failure_class, '') LIKE ?1x ESCAPE '\\' "
-                                "OR ifnull(failure_detail, '') LIKE ?1x ESCAPE '\\')");
-        w.values << like << like << like << like;
-        parts.last().replace(QLatin1String("?1x"), QLatin1String("?"));
-    }
-    if (f.runId > 0)
-        add(QStringLiteral("run_id = ?"), f.runId);
-    if (!f.taskId.isEmpty())
-        add(QStringLiteral("task_id = ?"), f.taskId);
-    if (f.countedOnly)  // the reports' counting rule (core/analysis.h countedEvaluationsSql)
-        parts << QStringLiteral("id IN (%1)").arg(QString::fromStdString(kbx::analysis::countedEvaluationsSql({})));
-    w.sql = parts.join(QLatin1String(" AND "));
-    return w;
-}
-
-/// One read of rows: the filter, the order of the table, and where to start. `reverse` reads in the
-/// opposite order (and flips the rows back): the end of the table is then as near as its start.
-struct RowQuery {
-    QString db;
-    Where where;
-    int sortColumn = EvaluationTableModel::IdColumn;
-    bool desc = false;
-    bool reverse = false;
-    bool hasBoundary = false;  ///< rows strictly after (key, id) in reading order
-    QVariant boundaryKey, boundaryId;
-    int limit = 256;
-    qint64 offset = 0;
-};
-
-EvaluationTableModel::Page readRows(const RowQuery& q, const std::atomic<bool>* cancel)
-{
-    EvaluationTableModel::Page p;
-    try {
-        SqlConnection conn(q.db);
-        conn.setInterruptFlag(cancel);
-        EvaluationTableModel::registerFunctions(conn.handle());
-        const QString key = EvaluationTableModel::sortKeyExpression(q.sortColumn);
-        const bool keyIsId = q.sortColumn == EvaluationTableModel::IdColumn;
-        const bool desc = q.desc != q.reverse;
-        QStringList cols;
-        for (const char* c : kColumnSql)
-            cols << QString::fromLatin1(c);
-        QString sql = QStringLiteral("SELECT %1, %2 FROM evaluation_rows").arg(cols.join(QLatin1String(", ")), key);
-        QStringList where;
-        if (!q.where.sql.isEmpty())
-            where << q.where.sql;
-        QVariantList values = q.where.values;
-        const QString cmp = desc ? QStringLiteral("<") : QStringLiteral(">");
-        qint64 offset = q.offset;
-        if (keyIsId && q.where.sql.isEmpty() && offset > 0 && !q.hasBoundary) {
-            // The whole table in id order (the default): the row `offset` places in comes from the
-            // evaluations' own b-tree, without the view's joins for every row skipped over.
-            SqlStatement b(conn, QStringLiteral("SELECT id FROM evaluations ORDER BY id%1 LIMIT 1 OFFSET %2")
-                                     .arg(desc ? QStringLiteral(" DESC") : QString())
-                                     .arg(offset));
-            if (b.step()) {
-                where << QStringLiteral("id %1= ?").arg(cmp);
-                values << b.int64(0);
-                offset = 0;
-            }
-        }
-        if (q.hasBoundary) {
-            if (keyIsId) {
-                where << QStringLiteral("id %1 ?").arg(cmp);
-                values << q.boundaryId;
-            } else {
-                where << QStringLiteral("(%1, id) %2 (?, ?)").arg(key, cmp);
-                values << q.boundaryKey << q.boundaryId;
-            }
-        }
-        if (!where.isEmpty())
-            sql += QStringLiteral(" WHERE ") + where.join(QLatin1String(" AND "));
-        const QString dir = desc ? QStringLiteral(" DESC") : QString();
-        sql += keyIsId ? QStringLiteral(" ORDER BY id%1").arg(dir) : QStringLiteral(" ORDER BY %1%2, id%2").arg(key, dir);
-        sql += QStringLiteral(" LIMIT %1").arg(q.limit);
-        if (offset > 0)
-            sql += QStringLiteral(" OFFSET %1").arg(offset);
-        SqlStatement st(conn, sql);
-        for (int i = 0; i < values.size(); ++i)
-            st.bind(i + 1, values[i]);
-        while (st.step()) {
-            EvaluationTableModel::Row r;
-            for (int c = 0; c < EvaluationTableModel::ColumnCount; ++c)
-                r.values[c] = st.value(c);
-            r.key = st.value(EvaluationTableModel::ColumnCount);
-            p.rows.append(std::move(r));
-        }
-        p.atEnd = p.rows.size() < q.limit;
-        if (q.reverse)
-            std::reverse(p.rows.begin(), p.rows.end());
-    } catch (const std::exception& e) {
-        p.error = QString::fromStdString(e.what());
-        p.atEnd = true;
-    }
-    return p;
-}
-
-QString csvField(const QVariant& v)
-{
-    QString t = v.isNull() ? QString() : v.toString();
-    if (t.contains(QLatin1Char(',')) || t.contains(QLatin1Char('"')) || t.contains(QLatin1Char('\n')) || t.contains(QLatin1Char('\r')))
-        t = QLatin1Char('"') + t.replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
-    return t;
-}
-
-}  // namespace
-
-QString EvaluationTableModel::speedupExpression()
-{
-    return QString::fromLatin1(kSpeedupSql);
-}
-
-void EvaluationTableModel::registerFunctions(void* handle)
-{
-    sqlite3_create_function_v2(static_cast<sqlite3*>(handle), "kbx_speedup", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, nullptr,
-                               speedupStep, speedupFinal, nullptr);
-}
-
-QString EvaluationTableModel::sortKeyExpression(int column)
-{
-    switch (column) {
-    case ClassColumn: return QStringLiteral("ifnull(failure_class, '')");
-    case ManualColumn: return QStringLiteral("ifnull(manual_class, '')");
-    case DetailColumn: return QStringLiteral("ifnull(failure_detail, '')");
-    // NULL never takes part in a keyset comparison: no speedup sorts below every speedup.
-    case SpeedupColumn: return QStringLiteral("ifnull(%1, -1.0)").arg(speedupExpression());
-    default:
-        if (column >= 0 && column < ColumnCount)
-            return QString::fromLatin1(kColumnSql[column]);
-        return QStringLiteral("id");
-    }
-}
+using namespace reads;
 
 EvaluationTableModel::EvaluationTableModel(QObject* parent) : QAbstractTableModel(parent)
 {
@@ -334,25 +115,13 @@ void EvaluationTableModel::restart(int keepRows)
 void EvaluationTableModel::startCount()
 {
     const QString db = m_db;
-    const Where w = whereOf(m_filter);
+    const auto filter = coreFilter(m_filter);
     const quint64 gen = m_generation;
     const auto cancel = m_cancel;
     m_countLoading = true;
-    m_countWatcher.setFuture(QtConcurrent::run([db, w, gen, cancel]() {
-        Count c;
+    m_countWatcher.setFuture(QtConcurrent::run([db, filter, gen, cancel]() {
+        Count c = countRows(db, filter, cancel.get());
         c.generation = gen;
-        try {
-            SqlConnection conn(db);
-            conn.setInterruptFlag(cancel.get());
-            SqlStatement st(conn, QStringLiteral("SELECT count(*) FROM evaluation_rows") +
-                                      (w.sql.isEmpty() ? QString() : QStringLiteral(" WHERE ") + w.sql));
-            for (int i = 0; i < w.values.size(); ++i)
-                st.bind(i + 1, w.values[i]);
-            if (st.step())
-                c.total = st.int64(0);
-        } catch (const std::exception& e) {
-            c.error = QString::fromStdString(e.what());
-        }
         return c;
     }));
     emit loadingChanged(true);
@@ -366,17 +135,9 @@ void EvaluationTableModel::startPage(int limit)
         return;
     }
     m_pageLoading = true;
-    RowQuery q;
-    q.db = m_db;
-    q.where = whereOf(m_filter);
-    q.sortColumn = m_sortColumn;
-    q.desc = m_order == Qt::DescendingOrder;
-    q.limit = limit;
-    if (!m_rows.isEmpty()) {
-        q.hasBoundary = true;
-        q.boundaryKey = m_rows.last().key;
-        q.boundaryId = m_rows.last().values[IdColumn];
-    }
+    RowQuery q = rowQuery(m_db, m_filter, m_sortColumn, m_order, limit);
+    if (!m_rows.isEmpty())
+        q.window.after = {toSqlValue(m_rows.last().key), m_rows.last().values[IdColumn].toLongLong()};
     const quint64 gen = m_generation;
     const auto cancel = m_cancel;
     m_pageWatcher.setProperty("generation", QVariant::fromValue(gen));
@@ -526,36 +287,29 @@ void EvaluationTableModel::startNextBlock()
         const qint64 start = qint64(b) * m_pageSize;
         if (m_total >= 0 && start >= m_total)
             continue;
-        RowQuery q;
-        q.db = m_db;
-        q.where = whereOf(m_filter);
-        q.sortColumn = m_sortColumn;
-        q.desc = m_order == Qt::DescendingOrder;
-        q.limit = m_total >= 0 ? int(qMin<qint64>(m_pageSize, m_total - start)) : m_pageSize;
+        RowQuery q = rowQuery(m_db, m_filter, m_sortColumn, m_order,
+                              m_total >= 0 ? int(qMin<qint64>(m_pageSize, m_total - start)) : m_pageSize);
+        auto& w = q.window;
         const auto prev = m_blocks.constFind(b - 1);
         const auto next = m_blocks.constFind(b + 1);
         if (b == 0) {
             // the start: nothing to skip
         } else if (prev != m_blocks.cend() && prev->generation == m_generation && prev->rows.size() == m_pageSize) {
             // Scrolling down: continue after the block above (keyset, no rows skipped over).
-            q.hasBoundary = true;
-            q.boundaryKey = prev->rows.last().key;
-            q.boundaryId = prev->rows.last().values[IdColumn];
+            w.after = {toSqlValue(prev->rows.last().key), prev->rows.last().values[IdColumn].toLongLong()};
         } else if (next != m_blocks.cend() && next->generation == m_generation && !next->rows.isEmpty()) {
             // Scrolling up: the rows before the block below, read backwards.
-            q.reverse = true;
-            q.limit = m_pageSize;
-            q.hasBoundary = true;
-            q.boundaryKey = next->rows.first().key;
-            q.boundaryId = next->rows.first().values[IdColumn];
+            w.reverse = true;
+            w.limit = m_pageSize;
+            w.after = {toSqlValue(next->rows.first().key), next->rows.first().values[IdColumn].toLongLong()};
         } else if (m_total >= 0 && start > m_total / 2) {
             // A jump into the second half (Ctrl+End, the scroll bar): count from the end.
-            q.reverse = true;
-            q.offset = m_total - start - q.limit;
+            w.reverse = true;
+            w.offset = m_total - start - w.limit;
         } else {
-            q.offset = start;
+            w.offset = start;
         }
-        if (q.limit <= 0)
+        if (w.limit <= 0)
             continue;
         const quint64 gen = m_generation;
         const auto cancel = m_cancel;
@@ -781,93 +535,6 @@ void EvaluationTableModel::fetchMore(const QModelIndex& parent)
     if (m_windowed || parent.isValid() || m_atEnd || m_inserting)
         return;
     startPage(m_pageSize);
-}
-
-QFuture<QPair<qint64, QString>> EvaluationTableModel::writeCsvAsync(const QString& db, const EvaluationFilter& filter, int sortColumn,
-                                                                     Qt::SortOrder order, const QList<qint64>& ids, const QString& path)
-{
-    return QtConcurrent::run([=]() {
-        QString err;
-        const qint64 n = writeCsv(db, filter, sortColumn, order, ids, path, &err);
-        return qMakePair(n, err);
-    });
-}
-
-qint64 EvaluationTableModel::writeCsv(const QString& db, const EvaluationFilter& filter, int sortColumn, Qt::SortOrder order,
-                                      const QList<qint64>& ids, const QString& path, QString* error)
-{
-    static const char* const names[ColumnCount] = {"id",          "task",     "method",   "round", "gpu",     "verdict", "stage",
-                                                   "failure_class", "manual_label", "finished_at", "extended", "run", "speedup", "detail"};
-    try {
-        SqlConnection conn(db);
-        registerFunctions(conn.handle());
-        QStringList cols;
-        for (int c = 0; c < ColumnCount; ++c)
-            cols << (c == DetailColumn ? QStringLiteral("failure_detail") : QString::fromLatin1(kColumnSql[c]));
-        QString sql = QStringLiteral("SELECT %1 FROM evaluation_rows").arg(cols.join(QLatin1String(", ")));
-        QVariantList values;
-        if (!ids.isEmpty()) {
-            QStringList list;
-            for (qint64 id : ids)
-                list << QString::number(id);
-            sql += QStringLiteral(" WHERE id IN (SELECT value FROM json_each(?))");
-            values << QStringLiteral("[%1]").arg(list.join(QLatin1Char(',')));
-        } else {
-            const Where w = whereOf(filter);
-            if (!w.sql.isEmpty())
-                sql += QStringLiteral(" WHERE ") + w.sql;
-            values = w.values;
-            const QString dir = order == Qt::DescendingOrder ? QStringLiteral(" DESC") : QString();
-            sql += sortColumn == IdColumn ? QStringLiteral(" ORDER BY id%1").arg(dir)
-                                          : QStringLiteral(" ORDER BY %1%2, id%2").arg(sortKeyExpression(sortColumn), dir);
-        }
-        SqlStatement st(conn, sql);
-        for (int i = 0; i < values.size(); ++i)
-            st.bind(i + 1, values[i]);
-        QSaveFile f(path);
-        if (!f.open(QIODevice::WriteOnly)) {
-            if (error)
-                *error = f.errorString();
-            return -1;
-        }
-        QStringList header;
-        for (const char* n : names)
-            header << QString::fromLatin1(n);
-        f.write(header.join(QLatin1Char(',')).toUtf8() + '\n');
-        auto line = [&] {
-            QStringList fields;
-            for (int c = 0; c < ColumnCount; ++c)
-                fields << (c == SpeedupColumn && !st.isNull(c) ? QString::number(st.real(c), 'g', 6) : csvField(st.value(c)));
-            return fields.join(QLatin1Char(',')).toUtf8() + '\n';
-        };
-        qint64 n = 0;
-        if (ids.isEmpty()) {
-            while (st.step()) {
-                f.write(line());
-                ++n;
-            }
-        } else {
-            // In the order asked for (the table's rows as selected).
-            QHash<qint64, QByteArray> byId;
-            while (st.step())
-                byId.insert(st.int64(IdColumn), line());
-            for (qint64 id : ids)
-                if (const auto it = byId.constFind(id); it != byId.cend()) {
-                    f.write(*it);
-                    ++n;
-                }
-        }
-        if (!f.commit()) {
-            if (error)
-                *error = f.errorString();
-            return -1;
-        }
-        return n;
-    } catch (const std::exception& e) {
-        if (error)
-            *error = QString::fromStdString(e.what());
-        return -1;
-    }
 }
 
 }  // namespace kbx::gui

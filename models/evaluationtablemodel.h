@@ -94,16 +94,6 @@ public:
     bool canFetchMore(const QModelIndex& parent) const override;
     void fetchMore(const QModelIndex& parent) override;
 
-    /// SQL expression of a column's sort key in evaluation_rows (for tests and exports).
-    static QString sortKeyExpression(int column);
-    /// SQL expression of an evaluation's speedup in evaluation_rows: the rule of kbx report
-    /// (analysis::loadRows): passing evaluations only, over the shapes timed with candidate and eager
-    /// time > 0, one shape the ratio itself, else the geometric mean of eager / candidate. NULL when
-    /// there is none. Needs registerFunctions() on the connection.
-    static QString speedupExpression();
-    /// Registers the SQL functions the model's queries use (kbx_speedup) on a connection handle.
-    static void registerFunctions(void* sqliteHandle);
-
     /// Windowed reading (see the class comment). Switching resets the model.
     void setWindowed(bool windowed);
     bool isWindowed() const { return m_windowed; }

@@ -2,7 +2,9 @@
 #include "facetmodel.h"
 
 #include "database.h"
-#include "sqlite.h"
+
+#include "query.h"
+#include "store.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -51,37 +53,37 @@ void FacetListModel::reload()
         }
         if (db.isEmpty())
             return e;
-        QString sql;
-        switch (kind) {
-        case Method: sql = QStringLiteral("SELECT name FROM methods ORDER BY name"); break;
-        case Round: sql = QStringLiteral("SELECT DISTINCT round FROM submissions ORDER BY round"); break;
-        case Gpu:
-            sql = QStringLiteral("SELECT DISTINCT CASE WHEN device = 'cuda' THEN coalesce(json_extract(provenance, '$.devices[0].name'), 'cuda') "
-                                 "ELSE 'CPU (Triton interpreter)' END AS g FROM runs ORDER BY g");
-            break;
-        case Category:
-            sql = QStringLiteral("SELECT DISTINCT substr(task_id, 1, instr(task_id, '/') - 1) AS c FROM evaluations ORDER BY c");
-            break;
-        case Run:
-            // "#12 · 2026-11-30 14:02 · NVIDIA H200 · 176": id, start, where, evaluations (index evaluations_run).
-            sql = QStringLiteral("SELECT r.id, substr(replace(r.started_at, 'T', ' '), 1, 16), "
-                                 "CASE WHEN r.device = 'cuda' THEN coalesce(json_extract(r.provenance, '$.devices[0].name'), 'cuda') "
-                                 "WHEN r.device = 'imported' THEN 'imported ' || coalesce(json_extract(r.provenance, '$.gpu'), '') "
-                                 "ELSE 'CPU' END, (SELECT count(*) FROM evaluations e WHERE e.run_id = r.id) FROM runs r ORDER BY r.id DESC");
-            break;
-        default: break;
-        }
         try {
-            SqlConnection conn(db);
-            SqlStatement st(conn, sql);
-            while (st.step()) {
-                const QVariant v = st.value(0);
-                if (kind == Run)
-                    e.append({QObject::tr("#%1 · %2 · %3 · %n evaluation(s)", nullptr, int(st.int64(3)))
-                                  .arg(v.toString(), st.text(1), st.text(2)),
-                              v});
-                else
-                    e.append({v.toString(), v});
+            const auto store = openReadStore(db);
+            auto text = [](const std::string& t) { return QString::fromStdString(t); };
+            switch (kind) {
+            case Method:
+                for (const auto& m : kbx::query::methodNames(*store))
+                    e.append({text(m), text(m)});
+                break;
+            case Round:
+                for (const auto r : kbx::query::submissionRounds(*store))
+                    e.append({QString::number(r), QVariant::fromValue<qint64>(r)});
+                break;
+            case Gpu:
+                for (const auto& g : kbx::query::runGpus(*store))
+                    e.append({text(g), text(g)});
+                break;
+            case Category:
+                for (const auto& c : kbx::query::evaluatedCategories(*store))
+                    e.append({text(c), text(c)});
+                break;
+            case Run: {
+                // "#12 · 2026-11-30 14:02 · NVIDIA H200 · 176": id, start, where, evaluations; newest first.
+                const auto runs = kbx::query::listRuns(*store);
+                for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+                    e.append({QObject::tr("#%1 · %2 · %3 · %n evaluation(s)", nullptr, int(it->evaluations))
+                                  .arg(QString::number(it->id), text(it->startedAt).replace(QLatin1Char('T'), QLatin1Char(' ')).left(16),
+                                       text(it->where)),
+                              QVariant::fromValue<qint64>(it->id)});
+                break;
+            }
+            default: break;
             }
         } catch (const std::exception&) {
         }

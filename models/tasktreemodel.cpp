@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "tasktreemodel.h"
 
-#include "sqlite.h"
+#include "database.h"
 
 #include "analysis.h"
 #include "catalogue.h"
 #include "paths.h"
+#include "query.h"
+#include "store.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -118,22 +120,14 @@ void TaskTreeModel::refresh()
         if (db.isEmpty())
             return r;
         try {
-            SqlConnection conn(db);
-            // The one counting rule (core/analysis): the filters go inside, as in kbx report.
-            SqlStatement st(conn, QStringLiteral("SELECT v.task_id, count(*), sum(v.call_ok), sum(v.verdict = 'pass') FROM evaluation_rows v "
-                                                 "JOIN (%1) counted ON counted.id = v.id GROUP BY v.task_id")
-                                      .arg(QString::fromStdString(kbx::analysis::countedEvaluationsSql(
-                                          "(?1 IS NULL OR method = ?1) AND (?2 IS NULL OR round = ?2) AND (?3 IS NULL OR gpu = ?3)"))));
-            st.bind(1, method.isEmpty() ? QVariant() : QVariant(method));
-            st.bind(2, round < 0 ? QVariant() : QVariant(round));
-            st.bind(3, gpu.isEmpty() ? QVariant() : QVariant(gpu));
-            while (st.step())
-                r.stats.insert(st.text(0), {int(st.int64(1)), int(st.int64(2)), int(st.int64(3))});
-            // The devices: the gpu of one evaluation per run (every evaluation of a run has its run's gpu).
-            SqlStatement dev(conn, QStringLiteral("SELECT DISTINCT gpu FROM evaluation_rows WHERE id IN "
-                                                  "(SELECT min(id) FROM evaluations GROUP BY run_id) ORDER BY gpu"));
-            while (dev.step())
-                r.devices << dev.text(0);
+            const auto store = openReadStore(db);
+            // The one counting rule (core/analysis), the filters inside, as in kbx report.
+            const auto counts = kbx::query::countedByTask(*store, method.toStdString(), round < 0 ? std::nullopt : std::optional<int>(round),
+                                                          gpu.toStdString());
+            for (const auto& [task, c] : counts)
+                r.stats.insert(QString::fromStdString(task), {c.evaluated, c.callOk, c.passed});
+            for (const auto& g : kbx::query::evaluatedGpus(*store))
+                r.devices << QString::fromStdString(g);
         } catch (const std::exception& e) {
             r.error = QString::fromStdString(e.what());
         }

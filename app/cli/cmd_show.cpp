@@ -4,6 +4,7 @@
 
 #include "paths.h"
 #include "perfdescribe.h"
+#include "query.h"
 #include "store.h"
 
 #include <fmt/format.h>
@@ -17,9 +18,13 @@ namespace kbxcli {
 namespace {
 
 using kbx::perf::formatMs;
-
-
 using nlohmann::json;
+
+template <class T>
+json orNull(const std::optional<T>& v)
+{
+    return v ? json(*v) : json();
+}
 
 /// A JSON column as the store returns it (text), parsed; an object or array, else null.
 json parsed(const json& v)
@@ -152,6 +157,100 @@ void printPerf(const json& perf, const json& timings)
     }
 }
 
+/// The evaluation's row of the view with its evidence and stage seconds (parsed), the candidate's
+/// hash, the submission's origin and the run's seeds (text), as `kbx show --json` prints it.
+json evaluationJson(const kbx::query::Evaluation& e)
+{
+    json ev = kbx::query::toJson(e.row);
+    ev["evidence"] = parsed(e.evidence);
+    ev["stage_seconds"] = parsed(e.stageSeconds);
+    ev["code_hash"] = e.codeHash;
+    ev["origin"] = orNull(e.origin);
+    ev["public_seeds"] = e.publicSeeds;
+    ev["secret_seed"] = e.secretSeed;
+    return ev;
+}
+
+/// The evaluation for people: verdict, class and label, seeds, the two tiers' cases, the autotune
+/// sweep, the first failure's numeric evidence and the perf stage.
+void printText(const json& ev, const json& cases, const json& timings, std::int64_t id)
+{
+    std::cout << fmt::format("{} · evaluation {} · method {}, round {} · run {} on {}\n", str(ev, "task_id"), id, str(ev, "method"),
+                             str(ev, "round"), str(ev, "run_id"), str(ev, "gpu"));
+    std::cout << fmt::format("verdict {} (stage {}){}{}\n", str(ev, "verdict"), str(ev, "stage"),
+                             str(ev, "failure_class").empty() ? "" : ", class " + str(ev, "failure_class"),
+                             str(ev, "manual_class").empty() ? "" : ", manual label " + str(ev, "manual_class") + " (" + str(ev, "manual_note") + ")");
+    if (!str(ev, "failure_detail").empty())
+        std::cout << "detail: " << str(ev, "failure_detail").substr(0, 600) << "\n";
+    std::cout << fmt::format("seeds: public {}, secret {}; candidate {} ({})\n", str(ev, "public_seeds"), str(ev, "secret_seed"),
+                             str(ev, "code_hash").substr(0, 12), str(ev, "origin"));
+    // Two tiers (issue 21): the contract cases (the seed's own call patterns) decide the verdict
+    // unless the evaluation ran under --protocol strict; the extended cases are reported beside.
+    const std::string protocol = str(ev, "protocol");
+    std::cout << fmt::format("protocol: {}\n", protocol.empty() ? "(before tiers: every case decided)"
+                                               : protocol == "strict" ? "strict (every case decides)"
+                                                                      : "contract (the seed's call patterns decide; extended cases beside)");
+    int sweepFail = 0;  // cases failed under another autotune config (the sweep), counted apart
+    for (const auto& c : cases)
+        sweepFail += str(c, "name").find(" [autotune config ") != std::string::npos;
+    for (const char* tier : {"contract", "extended"}) {
+        int pass = 0, fail = 0;
+        std::string firstFail;
+        for (const auto& c : cases) {
+            if ((str(c, "tier").empty() ? std::string("contract") : str(c, "tier")) != tier)
+                continue;
+            if (str(c, "name").find(" [autotune config ") != std::string::npos)
+                continue;
+            if (str(c, "status") == "pass")
+                ++pass;
+            else {
+                ++fail;
+                if (firstFail.empty())
+                    firstFail = str(c, "name") + (str(c, "failure_class").empty() ? "" : " (" + str(c, "failure_class") + ")");
+            }
+        }
+        if (std::string(tier) == "extended" && pass + fail == 0) {
+            const auto x = ev["evidence"].is_object() ? ev["evidence"].value("extended", json::object()) : json::object();
+            if (x.contains("cases"))
+                std::cout << fmt::format("extended cases: {} not run ({})\n", str(x, "cases"), str(x, "why"));
+            continue;
+        }
+        std::cout << fmt::format("{} cases: {} pass, {} failed{}{}\n", tier, pass, fail, firstFail.empty() ? "" : "; first: " + firstFail,
+                                 std::string(tier) == "contract" && sweepFail
+                                     ? fmt::format("; {} failed under another autotune config (below)", sweepFail)
+                                     : std::string());
+    }
+    if (!str(ev, "correct_ext").empty())
+        std::cout << fmt::format("correct incl. extended: {}\n", str(ev, "correct_ext") == "1" ? "yes" : "no");
+    const auto& evidence = ev["evidence"];
+    // The autotune sweep (issue 22): the contract cases under each config of the candidate's
+    // @triton.autotune, first config first.
+    if (evidence.is_object() && evidence.contains("autotune_sweep") && evidence["autotune_sweep"].is_object()) {
+        const auto& sw = evidence["autotune_sweep"];
+        std::cout << fmt::format("autotune sweep: contract cases under each of {} config(s)\n", str(sw, "configs"));
+        for (const auto& r : sw.value("runs", json::array())) {
+            if (!r.is_object())
+                continue;
+            const std::string what = r.contains("not_judged") ? "not judged: " + oneLine(str(r, "not_judged")).substr(0, 200)
+                                     : r.value("pass", false) ? std::string("pass")
+                                                              : "FAIL (" + str(r, "failure_class") + ")";
+            std::cout << fmt::format("  config {}: {}  {}\n", static_cast<int>(num(r, "pin")) + 1, what,
+                                     oneLine(str(r, "config")).substr(0, 200));
+        }
+    }
+    if (evidence.is_object() && evidence.contains("first_failure")) {
+        const auto e = evidence["first_failure"].value("evidence", json::object());
+        for (const char* k : {"max_abs_err", "max_rel_err", "mismatch_fraction", "passing_rtol_at_atol", "message"})
+            if (e.contains(k))
+                std::cout << fmt::format("  {}: {}\n", k, str(e, k).substr(0, 300));
+    }
+    if (evidence.is_object() && evidence.contains("perf"))
+        printPerf(evidence["perf"], timings);
+    else
+        std::cout << (str(ev, "verdict") == "pass" ? "\nnot timed: evaluated without --perf\n"
+                                                    : "\nnot timed: only candidates that pass are timed\n");
+}
+
 }  // namespace
 
 CLI::App* addShowCommand(CLI::App& app, ShowArgs& a)
@@ -172,20 +271,19 @@ int runShow(const ShowArgs& a)
     }
     try {
         kbx::Store store(dbPath, kbx::OpenMode::Auto);  // as kbx report: a copy of an older schema is migrated
-        const auto id = std::to_string(a.evaluation);
-        auto rows = store.query(
-            "SELECT r.*, e.evidence, e.stage_seconds, c.code_hash, s.origin, ru.public_seeds, ru.secret_seed "
-            "FROM evaluation_rows r JOIN evaluations e ON e.id = r.id JOIN candidates c ON c.id = r.candidate_id "
-            "JOIN submissions s ON s.id = r.submission_id JOIN runs ru ON ru.id = r.run_id WHERE r.id = " + id);
-        if (rows.empty()) {
+        const auto loaded = kbx::query::loadEvaluation(store, a.evaluation);
+        if (!loaded) {
             std::cerr << fmt::format("kbx: no evaluation {} in {}\n", a.evaluation, dbPath.string());
             return ExitInput;
         }
-        json ev = rows[0];
-        ev["evidence"] = parsed(ev["evidence"]);
-        ev["stage_seconds"] = parsed(ev["stage_seconds"]);
-        auto cases = store.query("SELECT idx, name, status, failure_class, evidence, tier FROM case_results WHERE evaluation_id = " + id + " ORDER BY idx");
-        auto timings = store.query("SELECT shape, candidate_ms, baseline_ms, samples FROM timings WHERE evaluation_id = " + id + " ORDER BY id");
+        json ev = evaluationJson(*loaded);
+        json cases = json::array(), timings = json::array();
+        for (const auto& c : loaded->cases)
+            cases.push_back({{"idx", c.index}, {"name", c.name}, {"status", c.status}, {"failure_class", orNull(c.failureClass)},
+                             {"evidence", orNull(c.evidence)}, {"tier", c.tier}});
+        for (const auto& t : loaded->timings)
+            timings.push_back({{"shape", t.shape}, {"candidate_ms", orNull(t.candidateMs)}, {"baseline_ms", orNull(t.baselineMs)},
+                               {"samples", orNull(t.samples)}});
         if (a.json) {
             for (auto& c : cases)
                 c["evidence"] = parsed(c["evidence"]);
@@ -196,80 +294,7 @@ int runShow(const ShowArgs& a)
             std::cout << ev.dump() << std::endl;
             return ExitOk;
         }
-        std::cout << fmt::format("{} · evaluation {} · method {}, round {} · run {} on {}\n", str(ev, "task_id"), a.evaluation, str(ev, "method"),
-                                 str(ev, "round"), str(ev, "run_id"), str(ev, "gpu"));
-        std::cout << fmt::format("verdict {} (stage {}){}{}\n", str(ev, "verdict"), str(ev, "stage"),
-                                 str(ev, "failure_class").empty() ? "" : ", class " + str(ev, "failure_class"),
-                                 str(ev, "manual_class").empty() ? "" : ", manual label " + str(ev, "manual_class") + " (" + str(ev, "manual_note") + ")");
-        if (!str(ev, "failure_detail").empty())
-            std::cout << "detail: " << str(ev, "failure_detail").substr(0, 600) << "\n";
-        std::cout << fmt::format("seeds: public {}, secret {}; candidate {} ({})\n", str(ev, "public_seeds"), str(ev, "secret_seed"),
-                                 str(ev, "code_hash").substr(0, 12), str(ev, "origin"));
-        // Two tiers (issue 21): the contract cases (the seed's own call patterns) decide the verdict
-        // unless the evaluation ran under --protocol strict; the extended cases are reported beside.
-        const std::string protocol = str(ev, "protocol");
-        std::cout << fmt::format("protocol: {}\n", protocol.empty() ? "(before tiers: every case decided)"
-                                                   : protocol == "strict" ? "strict (every case decides)"
-                                                                          : "contract (the seed's call patterns decide; extended cases beside)");
-        int sweepFail = 0;  // cases failed under another autotune config (the sweep), counted apart
-        for (const auto& c : cases)
-            sweepFail += str(c, "name").find(" [autotune config ") != std::string::npos;
-        for (const char* tier : {"contract", "extended"}) {
-            int pass = 0, fail = 0;
-            std::string firstFail;
-            for (const auto& c : cases) {
-                if ((str(c, "tier").empty() ? std::string("contract") : str(c, "tier")) != tier)
-                    continue;
-                if (str(c, "name").find(" [autotune config ") != std::string::npos)
-                    continue;
-                if (str(c, "status") == "pass")
-                    ++pass;
-                else {
-                    ++fail;
-                    if (firstFail.empty())
-                        firstFail = str(c, "name") + (str(c, "failure_class").empty() ? "" : " (" + str(c, "failure_class") + ")");
-                }
-            }
-            if (std::string(tier) == "extended" && pass + fail == 0) {
-                const auto x = ev["evidence"].is_object() ? ev["evidence"].value("extended", json::object()) : json::object();
-                if (x.contains("cases"))
-                    std::cout << fmt::format("extended cases: {} not run ({})\n", str(x, "cases"), str(x, "why"));
-                continue;
-            }
-            std::cout << fmt::format("{} cases: {} pass, {} failed{}{}\n", tier, pass, fail, firstFail.empty() ? "" : "; first: " + firstFail,
-                                     std::string(tier) == "contract" && sweepFail
-                                         ? fmt::format("; {} failed under another autotune config (below)", sweepFail)
-                                         : std::string());
-        }
-        if (!str(ev, "correct_ext").empty())
-            std::cout << fmt::format("correct incl. extended: {}\n", str(ev, "correct_ext") == "1" ? "yes" : "no");
-        const auto& evidence = ev["evidence"];
-        // The autotune sweep (issue 22): the contract cases under each config of the candidate's
-        // @triton.autotune, first config first.
-        if (evidence.is_object() && evidence.contains("autotune_sweep") && evidence["autotune_sweep"].is_object()) {
-            const auto& sw = evidence["autotune_sweep"];
-            std::cout << fmt::format("autotune sweep: contract cases under each of {} config(s)\n", str(sw, "configs"));
-            for (const auto& r : sw.value("runs", json::array())) {
-                if (!r.is_object())
-                    continue;
-                const std::string what = r.contains("not_judged") ? "not judged: " + oneLine(str(r, "not_judged")).substr(0, 200)
-                                         : r.value("pass", false) ? std::string("pass")
-                                                                  : "FAIL (" + str(r, "failure_class") + ")";
-                std::cout << fmt::format("  config {}: {}  {}\n", static_cast<int>(num(r, "pin")) + 1, what,
-                                         oneLine(str(r, "config")).substr(0, 200));
-            }
-        }
-        if (evidence.is_object() && evidence.contains("first_failure")) {
-            const auto e = evidence["first_failure"].value("evidence", json::object());
-            for (const char* k : {"max_abs_err", "max_rel_err", "mismatch_fraction", "passing_rtol_at_atol", "message"})
-                if (e.contains(k))
-                    std::cout << fmt::format("  {}: {}\n", k, str(e, k).substr(0, 300));
-        }
-        if (evidence.is_object() && evidence.contains("perf"))
-            printPerf(evidence["perf"], timings);
-        else
-            std::cout << (str(ev, "verdict") == "pass" ? "\nnot timed: evaluated without --perf\n"
-                                                        : "\nnot timed: only candidates that pass are timed\n");
+        printText(ev, cases, timings, a.evaluation);
         return ExitOk;
     } catch (const std::exception& e) {
         std::cerr << "kbx show: " << e.what() << "\n";

@@ -2,7 +2,6 @@
 #pragma once
 // Screenshot helpers of the GUI tests: grab a widget, save it under the build dir, measure colours.
 #include "../models/testutil.h"
-#include "sqlite.h"
 
 #include <QApplication>
 #include <QDir>
@@ -99,10 +98,7 @@ inline int pixelsNear(const QImage& img, QRect r, QColor c, int tol = 40)
 /// The first column of the first row `sql` gives on database `db` (counts the tests compare with).
 inline qint64 queryInt64(const QString& db, const QString& sql)
 {
-    SqlConnection c(db);
-    SqlStatement st(c, sql);
-    st.step();
-    return st.int64(0);
+    return TestSql(db).int64(sql);
 }
 
 }  // namespace kbx::gui::test

@@ -14,7 +14,6 @@
 #include "perfpanel.h"
 #include "resultsview.h"
 #include "runpanel.h"
-#include "sqlite.h"
 #include "syntax.h"
 #include "taskbrowser.h"
 #include "tasktreemodel.h"
@@ -352,7 +351,7 @@ TEST_F(GuiDb, FailureInspectorEvidenceHeatmapAndManualLabels)
     const qint64 vm = idOf("failure_class = 'value_mismatch'");
     // Put an error map into the evidence, as the comparison records it for a 2-D output.
     {
-        SqlConnection c(db, true);
+        kbx::gui::test::TestSql c(db);
         QStringList vals;
         for (int r = 0; r < 12; ++r)
             for (int k = 0; k < 16; ++k)
@@ -464,7 +463,7 @@ TEST(GuiPerf, PerformanceTabShowsTheShapesTheVerdictAndTheLaunchGap)
     ASSERT_GT(id, 0);
     const qint64 firstTiming = queryInt64(db, QStringLiteral("SELECT min(id) FROM timings WHERE evaluation_id = %1").arg(id));
     {
-        SqlConnection c(db, true);
+        kbx::gui::test::TestSql c(db);
         c.exec(QStringLiteral("UPDATE timings SET samples = json_set(samples, '$.launch_gap_start_us', 197.0, '$.launch_gap_us', 394.0, "
                               "'$.starved', json('{\"candidate\":2,\"reference\":1}'), '$.host_sync', json('{\"candidate\":false,\"reference\":true}'), "
                               "'$.starved_kept', json('[]')) WHERE id = %1").arg(firstTiming));

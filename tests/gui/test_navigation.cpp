@@ -16,7 +16,6 @@
 #include "palette.h"
 #include "resultsview.h"
 #include "runpanel.h"
-#include "sqlite.h"
 #include "store.h"
 #include "taskbrowser.h"
 
@@ -489,7 +488,7 @@ TEST(Navigation, CtrlEndAndTheScrollBarReachTheLastRowOfABigTable)
     QElapsedTimer t;
     t.start();
     {
-        SqlConnection c(db, true);
+        kbx::gui::test::TestSql c(db);
         c.exec(QStringLiteral("BEGIN"));
         for (int i = 0; i < 12; ++i)
             c.exec(QStringLiteral("INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, failure_class, "

@@ -6,7 +6,6 @@
 #include "evaluationtablemodel.h"
 #include "facetmodel.h"
 #include "runcontroller.h"
-#include "sqlite.h"
 #include "tasktreemodel.h"
 #include "textdiff.h"
 #include "testutil.h"
@@ -30,6 +29,7 @@
 #include <gtest/gtest.h>
 
 using namespace kbx::gui;
+using kbx::gui::test::TestSql;
 using kbx::gui::test::waitUntil;
 
 namespace {
@@ -39,18 +39,12 @@ constexpr auto kFatal = QAbstractItemModelTester::FailureReportingMode::Fatal;
 
 qint64 scalar(const QString& db, const QString& sql)
 {
-    SqlConnection c(db);
-    SqlStatement st(c, sql);
-    st.step();
-    return st.int64(0);
+    return TestSql(db).int64(sql);
 }
 
 QString scalarText(const QString& db, const QString& sql)
 {
-    SqlConnection c(db);
-    SqlStatement st(c, sql);
-    st.step();
-    return st.text(0);
+    return TestSql(db).text(sql);
 }
 
 class BenchDb : public ::testing::Test {
@@ -250,7 +244,7 @@ TEST(MillionRows, TableStaysFluid)
     build.start();
     { kbx::Store store(db.toStdString()); }
     {
-        SqlConnection c(db, true);
+        TestSql c(db);
         c.exec(QStringLiteral(R"SQL(
 BEGIN;
 INSERT INTO methods(name) VALUES('alpha'), ('beta');
@@ -413,13 +407,12 @@ TEST(Database, EvaluationDetailsCarryThePerfShapesInTheOrderTimed)
     ASSERT_TRUE(d.valid) << err.toStdString();
     ASSERT_EQ(d.timings.size(), n);
     ASSERT_GE(n, 2);
-    SqlConnection c(db);
-    SqlStatement st(c, QStringLiteral("SELECT shape, candidate_ms FROM timings WHERE evaluation_id = ? ORDER BY id"));
-    st.bind(1, timed);
-    for (const auto& t : d.timings) {
-        ASSERT_TRUE(st.step());
-        EXPECT_EQ(t.shape, st.text(0));
-        EXPECT_DOUBLE_EQ(t.candidateMs, st.real(1));
+    const auto stored = TestSql(db).rows(QStringLiteral("SELECT shape, candidate_ms FROM timings WHERE evaluation_id = %1 ORDER BY id").arg(timed));
+    ASSERT_EQ(stored.size(), d.timings.size());
+    for (qsizetype i = 0; i < d.timings.size(); ++i) {
+        const auto& t = d.timings[i];
+        EXPECT_EQ(t.shape, stored[i][0].toString());
+        EXPECT_DOUBLE_EQ(t.candidateMs, stored[i][1].toDouble());
         EXPECT_GT(t.baselineMs, 0.0);
         EXPECT_TRUE(t.samples.contains(QStringLiteral("speedup"))) << t.shape.toStdString();
     }
@@ -671,7 +664,7 @@ TEST(TaskTree, CountsPerSubmissionAndDeviceWithADeviceFilter)
     const QString db = dir.filePath(QStringLiteral("two-devices.sqlite"));
     { kbx::Store store(db.toStdString()); }  // the schema
     {
-        SqlConnection c(db, true);
+        TestSql c(db);
         for (const char* sql : {
                  "INSERT INTO methods(id, name) VALUES(1, 'm')",
                  "INSERT INTO candidates(id, task_id, code_hash, code, created_at) VALUES(1, 'Activation/relu', 'h1', 'x', 'now')",
@@ -687,8 +680,7 @@ TEST(TaskTree, CountsPerSubmissionAndDeviceWithADeviceFilter)
                  " (2, 2, 1, 'Activation/relu', 'fail', 1, 0, '{}', '{}', 1, 'now', 'now'),"
                  " (3, 2, 1, 'Activation/relu', 'pass', 1, 1, '{}', '{}', 1, 'now', 'now'),"
                  " (4, 2, 2, 'Activation/relu', 'fail', 1, 0, '{}', '{}', 1, 'now', 'now')"}) {
-            SqlStatement st(c, QString::fromLatin1(sql));
-            st.step();
+            c.exec(QString::fromLatin1(sql));
         }
     }
     TaskTreeModel model;
@@ -736,7 +728,7 @@ TEST(WindowedTable, ReachesTheLastRowAndComputesTheReportsSpeedup)
     built.start();
     { kbx::Store store(db.toStdString()); }
     {
-        SqlConnection c(db, true);
+        TestSql c(db);
         c.exec(QStringLiteral(R"SQL(
 BEGIN;
 INSERT INTO methods(id, name) VALUES(1, 'm');
@@ -840,7 +832,7 @@ COMMIT;
     // New results: the rows stay (no reset) and the count follows.
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
     {
-        SqlConnection c(db, true);
+        TestSql c(db);
         c.exec(QStringLiteral("INSERT INTO evaluations(run_id, submission_id, task_id, verdict, call_ok, exe_ok, evidence, stage_seconds, "
                               "taxonomy_version, started_at, finished_at) SELECT run_id, submission_id, task_id, verdict, call_ok, exe_ok, "
                               "evidence, stage_seconds, taxonomy_version, started_at, finished_at FROM evaluations WHERE id <= 10"));
@@ -871,7 +863,7 @@ TEST(WindowedTable, RowsAppendedByNewResultsAreReadAfterARefresh)
     const QString db = dir.filePath(QStringLiteral("grow.sqlite"));
     { kbx::Store store(db.toStdString()); }
     auto add = [&](int id) {
-        SqlConnection c(db, true);
+        TestSql c(db);
         c.exec(QStringLiteral("INSERT OR IGNORE INTO methods(id, name) VALUES(1, 'm');"
                               "INSERT OR IGNORE INTO runs(id, started_at, status, device, provenance, public_seeds, secret_seed, args) "
                               "VALUES(1, 'now', 'finished', 'cpu', '{}', '[]', 0, '{}');"

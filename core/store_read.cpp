@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// The parts of kbx::Store that the read layer (core/query) needs beside store.cpp's: statements with
+// bound parameters, a cancel flag for queries a newer one overtook, and the SQL functions every
+// connection gets (kbx_speedup). One SQLite wrapper: this file and store.cpp.
+#include "store.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <cmath>
+
+namespace kbx {
+
+namespace {
+
+/// kbx_speedup(baseline, candidate): see Store::registerFunctions.
+struct SpeedupAcc {
+    double logSum;
+    double first;
+    std::int64_t count;
+};
+
+void speedupStep(sqlite3_context* ctx, int, sqlite3_value** argv)
+{
+    auto* a = static_cast<SpeedupAcc*>(sqlite3_aggregate_context(ctx, sizeof(SpeedupAcc)));
+    if (!a || sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
+        return;
+    const double s = sqlite3_value_double(argv[0]) / sqlite3_value_double(argv[1]);
+    if (!std::isfinite(s) || s <= 0)
+        return;
+    if (a->count == 0)
+        a->first = s;
+    a->logSum += std::log(s);
+    ++a->count;
+}
+
+void speedupFinal(sqlite3_context* ctx)
+{
+    auto* a = static_cast<SpeedupAcc*>(sqlite3_aggregate_context(ctx, 0));
+    if (!a || a->count == 0)
+        sqlite3_result_null(ctx);
+    else
+        sqlite3_result_double(ctx, a->count == 1 ? a->first : std::exp(a->logSum / double(a->count)));
+}
+
+int cancelHandler(void* flag)
+{
+    return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+}
+
+/// A prepared statement, finalized on every path out.
+struct Prepared {
+    sqlite3_stmt* s = nullptr;
+    Prepared(sqlite3* db, const std::string& sql)
+    {
+        if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &s, nullptr) != SQLITE_OK)
+            throw StoreError(fmt::format("SQL prepare failed: {} ({})", sqlite3_errmsg(db), sql.substr(0, 160)));
+    }
+    ~Prepared() { sqlite3_finalize(s); }
+    Prepared(const Prepared&) = delete;
+    Prepared& operator=(const Prepared&) = delete;
+
+    void bind(int index, const SqlValue& v)
+    {
+        int rc = SQLITE_OK;
+        if (std::holds_alternative<std::int64_t>(v))
+            rc = sqlite3_bind_int64(s, index, std::get<std::int64_t>(v));
+        else if (std::holds_alternative<double>(v))
+            rc = sqlite3_bind_double(s, index, std::get<double>(v));
+        else if (std::holds_alternative<std::string>(v)) {
+            const auto& t = std::get<std::string>(v);
+            rc = sqlite3_bind_text(s, index, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+        } else
+            rc = sqlite3_bind_null(s, index);
+        if (rc != SQLITE_OK)
+            throw StoreError(fmt::format("SQL bind of parameter {} failed: {}", index, sqlite3_errmsg(sqlite3_db_handle(s))));
+    }
+};
+
+}  // namespace
+
+void Store::registerFunctions(sqlite3* db)
+{
+    sqlite3_create_function_v2(db, "kbx_speedup", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, nullptr, speedupStep,
+                               speedupFinal, nullptr);
+}
+
+void Store::setCancelFlag(const std::atomic<bool>* flag)
+{
+    std::lock_guard lock(m_mutex);
+    if (flag)
+        sqlite3_progress_handler(m_db, 2000, &cancelHandler, const_cast<std::atomic<bool>*>(flag));
+    else
+        sqlite3_progress_handler(m_db, 0, nullptr, nullptr);
+}
+
+void Store::each(const std::string& sql, const std::vector<SqlValue>& params, const std::function<void(const Cursor&)>& fn) const
+{
+    std::lock_guard lock(m_mutex);
+    Prepared st(m_db, sql);
+    for (std::size_t i = 0; i < params.size(); ++i)
+        st.bind(static_cast<int>(i + 1), params[i]);
+    const Cursor cursor(st.s);
+    for (;;) {
+        const int rc = sqlite3_step(st.s);
+        if (rc == SQLITE_DONE)
+            return;
+        if (rc != SQLITE_ROW)
+            throw StoreError(fmt::format("SQL step failed: {}", sqlite3_errmsg(m_db)));
+        fn(cursor);
+    }
+}
+
+SqlValue Store::Cursor::value(int c) const
+{
+    auto* st = static_cast<sqlite3_stmt*>(m_stmt);
+    switch (sqlite3_column_type(st, c)) {
+    case SQLITE_INTEGER: return sqlite3_column_int64(st, c);
+    case SQLITE_FLOAT: return sqlite3_column_double(st, c);
+    case SQLITE_NULL: return std::monostate{};
+    default: return text(c);
+    }
+}
+
+}  // namespace kbx
