@@ -1,22 +1,16 @@
 // SPDX-License-Identifier: MIT
+// The supervisor of one child process (runProcess): started by fork+exec or from a warm worker, in
+// its own process group, its streams captured apart and capped, its protocol frames decoded (and
+// answered), killed whole at its wall-clock limit. What the child applies to itself after fork (the
+// sandbox) is core/process_restrictions.cpp.
 #include "process.h"
 
 #include "protocol.h"
 #include "warm.h"
 
 #include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
-#include <linux/capability.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
-#include <sys/syscall.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,26 +49,6 @@ bool drain(int fd, std::string* sink, std::size_t cap, std::size_t& dropped)
     }
 }
 
-/// Writes a whole string to a file from the forked child (async-signal-safe).
-bool writeProcFile(const char* path, const char* text, std::size_t len)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool ok = write(fd, text, len) == static_cast<ssize_t>(len);
-    close(fd);
-    return ok;
-}
-
-[[noreturn]] void childFail(const char* what)
-{
-    const char pre[] = "kbx: sandbox set-up failed: ";
-    (void)!write(2, pre, sizeof pre - 1);
-    (void)!write(2, what, strlen(what));
-    (void)!write(2, "\n", 1);
-    _exit(127);
-}
-
 }  // namespace
 
 std::map<std::string, std::string> currentEnvironment()
@@ -106,429 +80,262 @@ ExecStrings::ExecStrings(const std::map<std::string, std::string>& env)
 {
 }
 
-nlohmann::json toJson(const ChildRestrictions& rx)
-{
-    nlohmann::json lim = nlohmann::json::array();
-    for (const auto& l : rx.rlimits)
-        lim.push_back({l.resource, l.soft, l.hard});
-    nlohmann::json view = nlohmann::json::array();
-    for (const auto& m : rx.view)
-        view.push_back({static_cast<int>(m.kind), m.src, m.dst, m.size, m.optional});
-    return {{"rlimits", lim}, {"unshare_net", rx.unshareNet}, {"uid", rx.uid}, {"gid", rx.gid},
-            {"no_new_privs", rx.noNewPrivs}, {"die_with_parent", rx.dieWithParent}, {"namespaces", rx.namespaces},
-            {"view", view}};
-}
-
-ChildRestrictions restrictionsFromJson(const nlohmann::json& j)
-{
-    ChildRestrictions rx;
-    for (const auto& l : j.value("rlimits", nlohmann::json::array()))
-        rx.rlimits.push_back({l.at(0).get<int>(), l.at(1).get<std::uint64_t>(), l.at(2).get<std::uint64_t>()});
-    rx.unshareNet = j.value("unshare_net", false);
-    rx.uid = j.value("uid", -1);
-    rx.gid = j.value("gid", -1);
-    rx.noNewPrivs = j.value("no_new_privs", false);
-    rx.dieWithParent = j.value("die_with_parent", false);
-    rx.namespaces = j.value("namespaces", false);
-    for (const auto& m : j.value("view", nlohmann::json::array()))
-        rx.view.push_back({static_cast<MountOp::Kind>(m.at(0).get<int>()), m.at(1).get<std::string>(), m.at(2).get<std::string>(),
-                           m.at(3).get<std::uint64_t>(), m.at(4).get<bool>()});
-    return rx;
-}
-
-PreparedRestrictions PreparedRestrictions::prepare(const ChildRestrictions& rx, int parentPid)
-{
-    PreparedRestrictions p;
-    for (const auto& l : rx.rlimits) {
-        rlimit cur{};
-        if (getrlimit(l.resource, &cur) != 0)
-            continue;
-        rlimit want{static_cast<rlim_t>(l.soft), static_cast<rlim_t>(l.hard)};
-        if (cur.rlim_max != RLIM_INFINITY)
-            want.rlim_max = std::min(want.rlim_max, cur.rlim_max);
-        want.rlim_cur = std::min(want.rlim_cur, want.rlim_max);
-        p.limits.push_back({l.resource, {want.rlim_cur, want.rlim_max}});
-    }
-    p.unshareNet = rx.unshareNet;
-    p.asRoot = geteuid() == 0;
-    p.uidMap = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
-    p.gidMap = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
-    p.uid = rx.uid;
-    p.gid = rx.gid;
-    p.noNewPrivs = rx.noNewPrivs;
-    p.dieWithParent = rx.dieWithParent;
-    p.parentPid = parentPid;
-    p.namespaces = rx.namespaces;
-    for (const auto& m : rx.view) {
-        Op op;
-        op.kind = static_cast<int>(m.kind);
-        op.dst = m.dst;
-        op.optional = m.optional;
-        switch (m.kind) {
-        case MountOp::RoBind:
-        case MountOp::Bind:
-        case MountOp::DevBind:
-            op.src = "/oldroot" + m.src;
-            break;
-        case MountOp::HideFile:
-            op.src = "/oldroot/dev/null";
-            break;
-        case MountOp::Symlink:
-            op.src = m.src;
-            break;
-        case MountOp::Tmpfs:
-            op.options = "mode=0755,size=" + std::to_string(m.size ? m.size : (16u << 20));
-            break;
-        default:
-            break;
-        }
-        p.view.push_back(std::move(op));
-    }
-    return p;
-}
-
-namespace {
-
-/// mkdir -p, async-signal-safe (no allocation); `upToParent`: leaves out the last component.
-bool makePath(const char* path, bool upToParent)
-{
-    char buf[4096];
-    const std::size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf)
-        return false;
-    memcpy(buf, path, n + 1);
-    std::size_t end = n;
-    if (upToParent) {
-        while (end > 0 && buf[end - 1] != '/')
-            --end;
-        if (end <= 1)
-            return true;
-        buf[end - 1] = 0;
-        end -= 1;
-    }
-    for (std::size_t i = 1; i <= end; ++i) {
-        if (buf[i] == '/' || buf[i] == 0) {
-            const char c = buf[i];
-            buf[i] = 0;
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return false;
-            buf[i] = c;
-        }
-    }
-    return true;
-}
-
-/// The mount point for a bind: a directory or an empty file, as the source is.
-bool makeMountPoint(const char* dst, bool dir)
-{
-    if (dir)
-        return makePath(dst, false);
-    if (!makePath(dst, true))
-        return false;
-    int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd >= 0) {
-        close(fd);
-        return true;
-    }
-    return errno == EEXIST || errno == EROFS || errno == EACCES ? access(dst, F_OK) == 0 : false;
-}
-
-/// Makes a bind read-only, keeping the flags a user namespace may not clear (they are locked).
-bool remountReadOnly(const char* dst)
-{
-    struct statfs sf {};
-    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
-    if (statfs(dst, &sf) == 0) {
-        if (sf.f_flags & ST_NOSUID)
-            flags |= MS_NOSUID;
-        if (sf.f_flags & ST_NODEV)
-            flags |= MS_NODEV;
-        if (sf.f_flags & ST_NOEXEC)
-            flags |= MS_NOEXEC;
-        if (sf.f_flags & ST_NOATIME)
-            flags |= MS_NOATIME;
-        if (sf.f_flags & ST_NODIRATIME)
-            flags |= MS_NODIRATIME;
-        if (sf.f_flags & ST_RELATIME)
-            flags |= MS_RELATIME;
-    }
-    return mount(nullptr, dst, nullptr, flags, nullptr) == 0;
-}
-
-[[noreturn]] void childFailErrno(const char* what, const char* path)
-{
-    char msg[600];
-    std::size_t n = 0;
-    auto add = [&](const char* t) {
-        while (t && *t && n + 1 < sizeof msg)
-            msg[n++] = *t++;
-    };
-    add(what);
-    if (path) {
-        add(" ");
-        add(path);
-    }
-    add(": ");
-    add(strerrordesc_np(errno));
-    msg[n] = 0;
-    childFail(msg);
-}
-
-/// Closes the caller's ends of the child's stdio and protocol pipes (a relay or init must not keep
-/// kbx reading after the sandboxed process ended).
-void closeStdio()
-{
-    for (int fd = 0; fd <= 3; ++fd)
-        close(fd);
-    int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (nul >= 0 && nul != 2) {
-        dup2(nul, 2);  // anything a relay would say goes nowhere; fd 2 must not be reused by accident
-        close(nul);
-    }
-}
-
-}  // namespace
-
-void PreparedRestrictions::buildRoot() const
-{
-    // Nothing here propagates back to the host.
-    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-        childFailErrno("mount --make-rprivate", "/");
-    // The new root: a tmpfs at /tmp (as bwrap does), the old root below it at /oldroot.
-    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") != 0)
-        childFailErrno("mount tmpfs", "/tmp");
-    if (mkdir("/tmp/oldroot", 0755) != 0)
-        childFailErrno("mkdir", "/tmp/oldroot");
-    if (syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") != 0)
-        childFailErrno("pivot_root", "/tmp");
-    if (chdir("/") != 0)
-        childFailErrno("chdir", "/");
-    for (const auto& op : view) {
-        const char* dst = op.dst.c_str();
-        switch (op.kind) {
-        case MountOp::RoBind:
-        case MountOp::Bind:
-        case MountOp::DevBind:
-        case MountOp::HideFile: {
-            struct stat st {};
-            if (stat(op.src.c_str(), &st) != 0) {
-                if (op.optional || op.kind != MountOp::HideFile)
-                    continue;  // gone since kbx looked (or optional): nothing to show
-                childFailErrno("stat", op.src.c_str());
-            }
-            if (!makeMountPoint(dst, S_ISDIR(st.st_mode)))
-                childFailErrno("mount point", dst);
-            // As root nothing is locked: a bind without the mounts below it (/sys/fs/cgroup and
-            // the like stay out, and with them writable submounts). In a user namespace the mounts
-            // below are locked to their parent and must come along (they stay out of reach of
-            // the candidate's uid either way).
-            // Except /sys, the system directories come with their submounts as root too: a GPU
-            // container's driver libraries (libcuda.so and friends) are files bind-mounted into
-            // /usr/lib/...; without them Triton finds no libcuda and cuBLAS/cuFFT fail (H200, 2026-12-01).
-            const bool rec = !asRoot || op.dst != "/sys";
-            if (mount(op.src.c_str(), dst, nullptr, rec ? MS_BIND | MS_REC : MS_BIND, nullptr) != 0)
-                childFailErrno("bind", dst);
-            if (op.kind != MountOp::Bind && op.kind != MountOp::DevBind && !remountReadOnly(dst))
-                childFailErrno("remount read-only", dst);
-            break;
-        }
-        case MountOp::Tmpfs:
-            if (!makePath(dst, false))
-                childFailErrno("mkdir", dst);
-            if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, op.options.c_str()) != 0)
-                childFailErrno("mount tmpfs", dst);
-            break;
-        case MountOp::Symlink:
-            if (!makePath(dst, true) || (symlink(op.src.c_str(), dst) != 0 && errno != EEXIST))
-                childFailErrno("symlink", dst);
-            break;
-        case MountOp::Dev: {
-            if (!makePath("/dev", false) || mount("tmpfs", "/dev", "tmpfs", MS_NOSUID, "mode=0755,size=1m") != 0)
-                childFailErrno("mount tmpfs", "/dev");
-            static const char* const nodes[][2] = {{"/oldroot/dev/null", "/dev/null"},     {"/oldroot/dev/zero", "/dev/zero"},
-                                                   {"/oldroot/dev/full", "/dev/full"},     {"/oldroot/dev/random", "/dev/random"},
-                                                   {"/oldroot/dev/urandom", "/dev/urandom"}, {"/oldroot/dev/tty", "/dev/tty"}};
-            for (const auto& n : nodes) {
-                if (access(n[0], F_OK) != 0)
-                    continue;
-                if (!makeMountPoint(n[1], false) || mount(n[0], n[1], nullptr, MS_BIND, nullptr) != 0)
-                    childFailErrno("bind", n[1]);
-            }
-            static const char* const links[][2] = {{"/proc/self/fd", "/dev/fd"},     {"/proc/self/fd/0", "/dev/stdin"},
-                                                   {"/proc/self/fd/1", "/dev/stdout"}, {"/proc/self/fd/2", "/dev/stderr"}};
-            for (const auto& l : links)
-                if (symlink(l[0], l[1]) != 0)
-                    childFailErrno("symlink", l[1]);
-            if (mkdir("/dev/shm", 0755) != 0 || mkdir("/dev/pts", 0755) != 0)
-                childFailErrno("mkdir", "/dev/shm");
-            break;
-        }
-        case MountOp::Proc:
-            if (!makePath("/proc", false) || mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
-                childFailErrno("mount proc", "/proc");
-            break;
-        default:
-            break;
-        }
-    }
-    if (umount2("/oldroot", MNT_DETACH) != 0)
-        childFailErrno("umount", "/oldroot");
-    rmdir("/oldroot");
-    // The root itself: read-only (what is writable is mounted on it).
-    if (mount(nullptr, "/", nullptr, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) != 0)
-        childFailErrno("remount read-only", "/");
-    if (chdir("/") != 0)
-        childFailErrno("chdir", "/");
-}
-
-void PreparedRestrictions::enterNamespaces() const
-{
-    if (dieWithParent) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parentPid)
-            _exit(127);
-    }
-    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET;
-    if (!asRoot)
-        flags |= CLONE_NEWUSER;
-    if (unshare(flags) != 0)
-        childFailErrno("unshare", "(mount, pid, net, ipc namespaces)");
-    if (!asRoot) {
-        if (!writeProcFile("/proc/self/setgroups", "deny", 4) || !writeProcFile("/proc/self/uid_map", uidMap.data(), uidMap.size()) ||
-            !writeProcFile("/proc/self/gid_map", gidMap.data(), gidMap.size()))
-            childFail("user namespace id maps");
-    }
-    int status[2];
-    if (pipe2(status, O_CLOEXEC) != 0)
-        childFailErrno("pipe", nullptr);
-    const pid_t init = fork();
-    if (init < 0)
-        childFailErrno("fork", nullptr);
-    if (init > 0) {
-        // The relay, in the caller's namespaces (the pid kbx or the warm worker waits for): exits
-        // as the sandboxed process did, or 127 when the sandbox could not be set up.
-        close(status[1]);
-        closeStdio();
-        int st = 0;
-        ssize_t n;
-        while ((n = read(status[0], &st, sizeof st)) < 0 && errno == EINTR) {
-        }
-        int initStatus = 0;
-        while (waitpid(init, &initStatus, 0) < 0 && errno == EINTR) {
-        }
-        if (n != static_cast<ssize_t>(sizeof st))
-            _exit(127);
-        if (WIFEXITED(st))
-            _exit(WEXITSTATUS(st));
-        if (WIFSIGNALED(st)) {
-            const int sig = WTERMSIG(st);
-            const rlimit noCore{0, 0};
-            setrlimit(RLIMIT_CORE, &noCore);
-            signal(sig, SIG_DFL);
-            sigset_t set;
-            sigemptyset(&set);
-            sigaddset(&set, sig);
-            sigprocmask(SIG_UNBLOCK, &set, nullptr);
-            kill(getpid(), sig);
-            _exit(128 + sig);
-        }
-        _exit(127);
-    }
-    // pid 1 of the new pid namespace: builds the root, starts the sandboxed process (pid 2), reaps
-    // whatever ends up with it and reports the sandboxed process's wait status. When it exits, the
-    // kernel kills everything left in the namespace.
-    close(status[0]);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // The root's directories are for everyone to traverse (a candidate under a uid of its own),
-    // whatever umask kbx runs with (077 for kbx eval); the sandboxed process gets that umask back.
-    const mode_t umaskBefore = umask(022);
-    buildRoot();
-    const pid_t child = fork();
-    if (child < 0)
-        childFailErrno("fork", nullptr);
-    if (child == 0) {
-        close(status[1]);
-        umask(umaskBefore);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        return;
-    }
-    closeStdio();
-    for (;;) {
-        int st = 0;
-        const pid_t w = waitpid(-1, &st, 0);
-        if (w == child) {
-            (void)!write(status[1], &st, sizeof st);
-            _exit(0);
-        }
-        if (w < 0 && errno != EINTR)
-            _exit(127);
-    }
-}
-
-
-void PreparedRestrictions::apply() const
-{
-    if (namespaces) {
-        enterNamespaces();  // returns in the sandboxed process only
-    } else if (unshareNet) {
-        if (asRoot) {
-            if (unshare(CLONE_NEWNET) != 0)
-                childFail("unshare(CLONE_NEWNET)");
-        } else {
-            if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
-                childFail("unshare(CLONE_NEWUSER|CLONE_NEWNET)");
-            if (!writeProcFile("/proc/self/setgroups", "deny", 4) ||
-                !writeProcFile("/proc/self/uid_map", uidMap.data(), uidMap.size()) ||
-                !writeProcFile("/proc/self/gid_map", gidMap.data(), gidMap.size()))
-                childFail("user namespace id maps");
-        }
-    }
-    for (const auto& [res, lim] : limits) {
-        rlimit r{static_cast<rlim_t>(lim.first), static_cast<rlim_t>(lim.second)};
-        if (setrlimit(res, &r) != 0)
-            childFail("setrlimit");
-    }
-    if (namespaces) {
-        // No capability survives into the sandbox (a warm worker's child never execs, and root in
-        // the user namespace could otherwise unmount what hides the host's files).
-        for (int cap = 0; cap <= 63; ++cap)
-            if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
-                childFailErrno("dropping the capability bounding set", nullptr);
-    }
-    if (uid >= 0) {
-        const gid_t g = static_cast<gid_t>(gid >= 0 ? gid : uid);
-        if (setgroups(0, nullptr) != 0 || setresgid(g, g, g) != 0 ||
-            setresuid(static_cast<uid_t>(uid), static_cast<uid_t>(uid), static_cast<uid_t>(uid)) != 0 ||
-            geteuid() != static_cast<uid_t>(uid))
-            childFail("dropping to the sandbox uid");
-    }
-    if (namespaces) {
-        __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
-        __user_cap_data_struct data[2] = {};
-        if (syscall(SYS_capset, &hdr, data) != 0)
-            childFailErrno("dropping capabilities", nullptr);
-    }
-    if (noNewPrivs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        childFail("PR_SET_NO_NEW_PRIVS");
-    if (namespaces) {
-        // Again: a change of uid clears it. The parent is the namespace's init (pid 1), which dies
-        // with the relay, which dies with kbx.
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != 1)
-            _exit(127);
-    } else if (dieWithParent) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parentPid)
-            _exit(127);
-    }
-}
-
 std::string signalName(int sig)
 {
     const char* d = sigdescr_np(sig);
     const char* a = sigabbrev_np(sig);
     return std::string("SIG") + (a ? a : std::to_string(sig)) + (d ? std::string(" (") + d + ")" : "");
 }
+
+
+namespace {
+
+/// The pipes between kbx and the child: stdout, stderr, the protocol stream (fd 3) and, when frames
+/// are answered, stdin. [0] is the read end, [1] the write end.
+struct ChildPipes {
+    int out[2] = {-1, -1}, err[2] = {-1, -1}, proto[2] = {-1, -1}, in[2] = {-1, -1};
+
+    bool open(bool withStdin)
+    {
+        return !(pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(proto, O_CLOEXEC) || (withStdin && pipe2(in, O_CLOEXEC)));
+    }
+    void closeAll() const
+    {
+        for (int fd : {out[0], out[1], err[0], err[1], proto[0], proto[1], in[0], in[1]})
+            if (fd >= 0)
+                close(fd);
+    }
+};
+
+/// The forked child (fork+exec): its own process group, the pipes on fds 0-3, the sandbox, exec.
+/// Async-signal-safe calls only: everything was prepared before fork.
+[[noreturn]] void execChild(const ChildPipes& pipes, const PreparedRestrictions& prepared, const std::string& cwd, ExecStrings& argv,
+                            ExecStrings& envp)
+{
+    setpgid(0, 0);
+    if (pipes.in[0] >= 0) {
+        dup2(pipes.in[0], 0);
+    } else {
+        int devnull = open("/dev/null", O_RDONLY);
+        dup2(devnull, 0);
+    }
+    dup2(pipes.out[1], 1);
+    dup2(pipes.err[1], 2);
+    dup2(pipes.proto[1], protocol::kProtocolFd);
+    // dup2 clears FD_CLOEXEC on the targets; everything else above fd 3 closes on exec.
+    prepared.apply();
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0)
+        _exit(127);
+    execve(argv.data()[0], argv.data(), envp.data());
+    const char msg[] = "kbx: execve failed\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(127);
+}
+
+/// Writes a reply to the child's stdin. A child that closed its stdin must not kill us with
+/// SIGPIPE: blocked for this thread while writing, a pending one consumed.
+void writeAnswer(int fd, const std::string& answer)
+{
+    sigset_t pipeSet, oldSet;
+    sigemptyset(&pipeSet);
+    sigaddset(&pipeSet, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipeSet, &oldSet);
+    for (std::size_t off = 0; off < answer.size();) {
+        ssize_t n = write(fd, answer.data() + off, answer.size() - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (errno == EPIPE) {
+                timespec zero{0, 0};
+                sigtimedwait(&pipeSet, nullptr, &zero);
+            }
+            break;  // the child closed its stdin or died: nothing to tell it
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    pthread_sigmask(SIG_SETMASK, &oldSet, nullptr);
+}
+
+/// One started child, watched until it ended and its streams closed: streams drained into the
+/// result, frames decoded (bounded) and answered, the wall-clock limit and cancel enforced.
+class Supervision {
+public:
+    Supervision(const ProcessSpec& spec, ProcessResult& res, const ChildPipes& pipes, pid_t pid, int session)
+        : m_spec(spec), m_res(res), m_pipes(pipes), m_pid(pid), m_session(session)
+    {
+    }
+
+    void run()
+    {
+        while (m_outOpen || m_errOpen || m_protoOpen || !m_exited) {
+            waitForInput();
+            if (m_outOpen)
+                m_outOpen = drain(m_pipes.out[0], &m_res.stdoutText, m_spec.maxLogBytes, m_res.droppedLogBytes);
+            if (m_errOpen)
+                m_errOpen = drain(m_pipes.err[0], &m_res.stderrText, m_spec.maxLogBytes, m_res.droppedLogBytes);
+            if (m_protoOpen)
+                readProtocol();
+            if (!checkExit())
+                break;  // a stray holder of the pipes outside the group: stop reading
+            auto now = std::chrono::steady_clock::now();
+            if (!m_exited && !m_killed && now > m_deadline) {
+                m_res.timedOut = true;
+                killGroup();
+            }
+            if (!m_exited && !m_killed && m_spec.cancel && m_spec.cancel->load()) {
+                m_res.cancelled = true;
+                killGroup();
+            }
+        }
+    }
+
+    /// After run(): our ends closed, the exit status collected (waited for if not seen yet).
+    void finish()
+    {
+        close(m_pipes.out[0]);
+        close(m_pipes.err[0]);
+        close(m_pipes.proto[0]);
+        if (m_pipes.in[1] >= 0)
+            close(m_pipes.in[1]);
+        if (!m_exited && m_session >= 0) {
+            if (WarmWorker::readStatus(m_session, &m_status, 10000) != 1) {
+                m_res.warmLost = true;
+                m_spec.warm->lost("no exit status of a killed child");
+                m_status = SIGKILL;
+            }
+        } else if (!m_exited) {
+            waitpid(m_pid, &m_status, 0);
+        }
+        if (m_session >= 0)
+            close(m_session);
+        if (WIFEXITED(m_status))
+            m_res.exitCode = WEXITSTATUS(m_status);
+        else if (WIFSIGNALED(m_status))
+            m_res.signal = WTERMSIG(m_status);
+        if (m_res.protocolError.empty() && m_decoder.pendingBytes() > 0)
+            m_res.protocolError = "truncated frame at end of stream";
+    }
+
+private:
+    void waitForInput()
+    {
+        pollfd fds[4];
+        int nf = 0;
+        if (m_session >= 0 && !m_exited)
+            fds[nf++] = {m_session, POLLIN, 0};
+        if (m_outOpen)
+            fds[nf++] = {m_pipes.out[0], POLLIN, 0};
+        if (m_errOpen)
+            fds[nf++] = {m_pipes.err[0], POLLIN, 0};
+        if (m_protoOpen)
+            fds[nf++] = {m_pipes.proto[0], POLLIN, 0};
+        if (nf > 0)
+            poll(fds, static_cast<nfds_t>(nf), 50);
+        else
+            usleep(20000);
+    }
+
+    void readProtocol()
+    {
+        m_protoBuf.clear();
+        // Once the stream broke or ran past its bounds, what comes is read and dropped.
+        const bool taking = m_res.protocolError.empty();
+        // Never more than one byte past the bound in memory, however fast the child writes.
+        const std::size_t room = m_spec.maxFrameStreamBytes >= m_protoBytes ? m_spec.maxFrameStreamBytes - m_protoBytes + 1 : 1;
+        m_protoOpen = drain(m_pipes.proto[0], taking ? &m_protoBuf : nullptr, taking ? room : 0, m_dummyDropped);
+        m_protoBytes += m_protoBuf.size();
+        if (taking && m_protoBytes > m_spec.maxFrameStreamBytes) {
+            m_res.protocolError = fmt::format("the worker sent more than {} MiB on its protocol stream (the bound per process)",
+                                              m_spec.maxFrameStreamBytes >> 20);
+            m_protoBuf.clear();
+        }
+        if (!m_protoBuf.empty() && m_res.protocolError.empty()) {
+            try {
+                takeFrames();
+            } catch (const std::exception& e) {
+                m_res.protocolError = e.what();
+            }
+        }
+    }
+
+    void takeFrames()
+    {
+        m_decoder.feed(m_protoBuf);
+        while (m_decoder.hasMessage()) {
+            if (m_res.frames.size() >= m_spec.maxFrames) {
+                m_res.protocolError = fmt::format("the worker sent more than {} frames (the bound per process)", m_spec.maxFrames);
+                break;
+            }
+            auto m = m_decoder.take();
+            if (m_spec.onFrame)
+                m_spec.onFrame(m);
+            if (m_spec.reply && m_pipes.in[1] >= 0) {
+                const auto r0 = std::chrono::steady_clock::now();
+                const std::string answer = m_spec.reply(m);
+                m_deadline += std::chrono::steady_clock::now() - r0;  // waiting is not the child's time
+                writeAnswer(m_pipes.in[1], answer);
+            }
+            m_res.frames.push_back(std::move(m));
+        }
+    }
+
+    /// Has the child ended? False once it ended more than 2 s ago and something still holds the pipes.
+    bool checkExit()
+    {
+        if (!m_exited && m_session >= 0) {
+            const int r = WarmWorker::readStatus(m_session, &m_status, 0);
+            if (r != 0) {
+                m_exited = true;
+                m_exitSeen = std::chrono::steady_clock::now();
+                kill(-m_pid, SIGKILL);
+                if (r < 0) {
+                    m_res.warmLost = true;
+                    m_spec.warm->lost("a child's session ended without its exit status");
+                    m_status = SIGKILL;  // reads as killed
+                }
+            }
+        } else if (!m_exited) {
+            pid_t w = waitpid(m_pid, &m_status, WNOHANG);
+            if (w == m_pid) {
+                m_exited = true;
+                m_exitSeen = std::chrono::steady_clock::now();
+                // Anything the child left behind in its group goes too (and releases our pipes).
+                kill(-m_pid, SIGKILL);
+            }
+        } else if (std::chrono::steady_clock::now() - m_exitSeen > std::chrono::seconds(2)) {
+            return false;
+        }
+        return true;
+    }
+
+    void killGroup()
+    {
+        kill(-m_pid, SIGKILL);
+        kill(m_pid, SIGKILL);
+        m_killed = true;
+    }
+
+    const ProcessSpec& m_spec;
+    ProcessResult& m_res;
+    const ChildPipes& m_pipes;
+    const pid_t m_pid;
+    const int m_session;  // warm: the warm worker's socket for this child (its exit status comes there)
+    protocol::FrameDecoder m_decoder;
+    std::string m_protoBuf;
+    std::size_t m_dummyDropped = 0;
+    std::size_t m_protoBytes = 0;  // everything read from fd 3
+    bool m_outOpen = true, m_errOpen = true, m_protoOpen = true;
+    bool m_exited = false;
+    int m_status = 0;
+    bool m_killed = false;
+    // From the start of the child (waiting for a warm worker to be ready is not the child's time).
+    std::chrono::steady_clock::time_point m_deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(m_spec.timeoutSeconds));
+    std::chrono::steady_clock::time_point m_exitSeen{};
+};
+
+}  // namespace
 
 ProcessResult runProcess(const ProcessSpec& spec)
 {
@@ -546,9 +353,8 @@ ProcessResult runProcess(const ProcessSpec& spec)
     const std::string cwd = spec.cwd.string();
     // Sandbox restrictions, prepared here too (limits clamped to the current hard limits).
     const auto prepared = PreparedRestrictions::prepare(spec.restrictions, getpid());
-    int outPipe[2], errPipe[2], protoPipe[2], inPipe[2] = {-1, -1};
-    if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC) || pipe2(protoPipe, O_CLOEXEC) ||
-        (spec.reply && pipe2(inPipe, O_CLOEXEC))) {
+    ChildPipes pipes;
+    if (!pipes.open(static_cast<bool>(spec.reply))) {
         res.spawnFailed = true;
         res.stderrText = std::string("pipe: ") + std::strerror(errno);
         return res;
@@ -556,8 +362,8 @@ ProcessResult runProcess(const ProcessSpec& spec)
     pid_t pid = -1;
     int session = -1;  // warm: the warm worker's socket for this child (its exit status comes there)
     if (spec.warm && spec.warm->usable()) {
-        int devnull = inPipe[0] >= 0 ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
-        const int childFds[4] = {inPipe[0] >= 0 ? inPipe[0] : devnull, outPipe[1], errPipe[1], protoPipe[1]};
+        int devnull = pipes.in[0] >= 0 ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
+        const int childFds[4] = {pipes.in[0] >= 0 ? pipes.in[0] : devnull, pipes.out[1], pipes.err[1], pipes.proto[1]};
         const nlohmann::json job = {{"argv", spec.argv}, {"env", envMap}, {"cwd", cwd}, {"restrictions", toJson(spec.restrictions)}};
         const auto sp = spec.warm->spawn(job, childFds, spec.cancel);
         if (devnull >= 0)
@@ -565,9 +371,7 @@ ProcessResult runProcess(const ProcessSpec& spec)
         if (sp.session < 0) {
             // Not started (the warm worker is gone or was never ready): fork+exec with fresh pipes,
             // as nobody can say whether a child got these.
-            for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], protoPipe[0], protoPipe[1], inPipe[0], inPipe[1]})
-                if (fd >= 0)
-                    close(fd);
+            pipes.closeAll();
             if (spec.cancel && spec.cancel->load()) {
                 res.cancelled = true;
                 return res;
@@ -584,190 +388,25 @@ ProcessResult runProcess(const ProcessSpec& spec)
         if (pid < 0) {
             res.spawnFailed = true;
             res.stderrText = std::string("fork: ") + std::strerror(errno);
-            for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], protoPipe[0], protoPipe[1], inPipe[0], inPipe[1]})
-                if (fd >= 0)
-                    close(fd);
+            pipes.closeAll();
             return res;
         }
-        if (pid == 0) {
-            setpgid(0, 0);
-            if (inPipe[0] >= 0) {
-                dup2(inPipe[0], 0);
-            } else {
-                int devnull = open("/dev/null", O_RDONLY);
-                dup2(devnull, 0);
-            }
-            dup2(outPipe[1], 1);
-            dup2(errPipe[1], 2);
-            dup2(protoPipe[1], protocol::kProtocolFd);
-            // dup2 clears FD_CLOEXEC on the targets; everything else above fd 3 closes on exec.
-            prepared.apply();
-            if (!cwd.empty() && chdir(cwd.c_str()) != 0)
-                _exit(127);
-            execve(argv.data()[0], argv.data(), envp.data());
-            const char msg[] = "kbx: execve failed\n";
-            (void)!write(2, msg, sizeof msg - 1);
-            _exit(127);
-        }
+        if (pid == 0)
+            execChild(pipes, prepared, cwd, argv, envp);
         setpgid(pid, pid);  // also from the parent: no race with an early kill
     }
-    close(outPipe[1]);
-    close(errPipe[1]);
-    close(protoPipe[1]);
-    if (inPipe[0] >= 0)
-        close(inPipe[0]);
-    setNonBlocking(outPipe[0]);
-    setNonBlocking(errPipe[0]);
-    setNonBlocking(protoPipe[0]);
+    close(pipes.out[1]);
+    close(pipes.err[1]);
+    close(pipes.proto[1]);
+    if (pipes.in[0] >= 0)
+        close(pipes.in[0]);
+    setNonBlocking(pipes.out[0]);
+    setNonBlocking(pipes.err[0]);
+    setNonBlocking(pipes.proto[0]);
 
-    protocol::FrameDecoder decoder;
-    std::string protoBuf;
-    std::size_t dummyDropped = 0;
-    std::size_t protoBytes = 0;  // everything read from fd 3
-    bool outOpen = true, errOpen = true, protoOpen = true;
-    bool exited = false;
-    int status = 0;
-    bool killed = false;
-    // From the start of the child (waiting for a warm worker to be ready is not the child's time).
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(spec.timeoutSeconds));
-    std::chrono::steady_clock::time_point exitSeen{};
-
-    auto killGroup = [&] {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        killed = true;
-    };
-
-    while (outOpen || errOpen || protoOpen || !exited) {
-        pollfd fds[4];
-        int nf = 0;
-        if (session >= 0 && !exited)
-            fds[nf++] = {session, POLLIN, 0};
-        if (outOpen)
-            fds[nf++] = {outPipe[0], POLLIN, 0};
-        if (errOpen)
-            fds[nf++] = {errPipe[0], POLLIN, 0};
-        if (protoOpen)
-            fds[nf++] = {protoPipe[0], POLLIN, 0};
-        if (nf > 0)
-            poll(fds, static_cast<nfds_t>(nf), 50);
-        else
-            usleep(20000);
-        if (outOpen)
-            outOpen = drain(outPipe[0], &res.stdoutText, spec.maxLogBytes, res.droppedLogBytes);
-        if (errOpen)
-            errOpen = drain(errPipe[0], &res.stderrText, spec.maxLogBytes, res.droppedLogBytes);
-        if (protoOpen) {
-            protoBuf.clear();
-            // Once the stream broke or ran past its bounds, what comes is read and dropped.
-            const bool taking = res.protocolError.empty();
-            // Never more than one byte past the bound in memory, however fast the child writes.
-            const std::size_t room = spec.maxFrameStreamBytes >= protoBytes ? spec.maxFrameStreamBytes - protoBytes + 1 : 1;
-            protoOpen = drain(protoPipe[0], taking ? &protoBuf : nullptr, taking ? room : 0, dummyDropped);
-            protoBytes += protoBuf.size();
-            if (taking && protoBytes > spec.maxFrameStreamBytes) {
-                res.protocolError = fmt::format("the worker sent more than {} MiB on its protocol stream (the bound per process)",
-                                                spec.maxFrameStreamBytes >> 20);
-                protoBuf.clear();
-            }
-            if (!protoBuf.empty() && res.protocolError.empty()) {
-                try {
-                    decoder.feed(protoBuf);
-                    while (decoder.hasMessage()) {
-                        if (res.frames.size() >= spec.maxFrames) {
-                            res.protocolError = fmt::format("the worker sent more than {} frames (the bound per process)", spec.maxFrames);
-                            break;
-                        }
-                        auto m = decoder.take();
-                        if (spec.onFrame)
-                            spec.onFrame(m);
-                        if (spec.reply && inPipe[1] >= 0) {
-                            const auto r0 = std::chrono::steady_clock::now();
-                            const std::string answer = spec.reply(m);
-                            deadline += std::chrono::steady_clock::now() - r0;  // waiting is not the child's time
-                            // A child that closed its stdin must not kill us with SIGPIPE: blocked
-                            // for this thread while writing, a pending one consumed.
-                            sigset_t pipeSet, oldSet;
-                            sigemptyset(&pipeSet);
-                            sigaddset(&pipeSet, SIGPIPE);
-                            pthread_sigmask(SIG_BLOCK, &pipeSet, &oldSet);
-                            for (std::size_t off = 0; off < answer.size();) {
-                                ssize_t n = write(inPipe[1], answer.data() + off, answer.size() - off);
-                                if (n < 0 && errno == EINTR)
-                                    continue;
-                                if (n <= 0) {
-                                    if (errno == EPIPE) {
-                                        timespec zero{0, 0};
-                                        sigtimedwait(&pipeSet, nullptr, &zero);
-                                    }
-                                    break;  // the child closed its stdin or died: nothing to tell it
-                                }
-                                off += static_cast<std::size_t>(n);
-                            }
-                            pthread_sigmask(SIG_SETMASK, &oldSet, nullptr);
-                        }
-                        res.frames.push_back(std::move(m));
-                    }
-                } catch (const std::exception& e) {
-                    res.protocolError = e.what();
-                }
-            }
-        }
-        if (!exited && session >= 0) {
-            const int r = WarmWorker::readStatus(session, &status, 0);
-            if (r != 0) {
-                exited = true;
-                exitSeen = std::chrono::steady_clock::now();
-                kill(-pid, SIGKILL);
-                if (r < 0) {
-                    res.warmLost = true;
-                    spec.warm->lost("a child's session ended without its exit status");
-                    status = SIGKILL;  // reads as killed
-                }
-            }
-        } else if (!exited) {
-            pid_t w = waitpid(pid, &status, WNOHANG);
-            if (w == pid) {
-                exited = true;
-                exitSeen = std::chrono::steady_clock::now();
-                // Anything the child left behind in its group goes too (and releases our pipes).
-                kill(-pid, SIGKILL);
-            }
-        } else if (std::chrono::steady_clock::now() - exitSeen > std::chrono::seconds(2)) {
-            break;  // a stray holder of the pipes outside the group: stop reading
-        }
-        auto now = std::chrono::steady_clock::now();
-        if (!exited && !killed && now > deadline) {
-            res.timedOut = true;
-            killGroup();
-        }
-        if (!exited && !killed && spec.cancel && spec.cancel->load()) {
-            res.cancelled = true;
-            killGroup();
-        }
-    }
-    close(outPipe[0]);
-    close(errPipe[0]);
-    close(protoPipe[0]);
-    if (inPipe[1] >= 0)
-        close(inPipe[1]);
-    if (!exited && session >= 0) {
-        if (WarmWorker::readStatus(session, &status, 10000) != 1) {
-            res.warmLost = true;
-            spec.warm->lost("no exit status of a killed child");
-            status = SIGKILL;
-        }
-    } else if (!exited) {
-        waitpid(pid, &status, 0);
-    }
-    if (session >= 0)
-        close(session);
-    if (WIFEXITED(status))
-        res.exitCode = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-        res.signal = WTERMSIG(status);
-    if (res.protocolError.empty() && decoder.pendingBytes() > 0)
-        res.protocolError = "truncated frame at end of stream";
+    Supervision watch(spec, res, pipes, pid, session);
+    watch.run();
+    watch.finish();
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
 }

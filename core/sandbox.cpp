@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: MIT
+// The candidate sandbox: which kind this machine gives (resolveSandbox, probed once per mode), and
+// applying it to one candidate's process (applySandbox). What the candidate sees of the file system is
+// core/sandbox_fs.cpp; the uids of a kbx running as root, core/sandbox_uid.cpp.
 #include "sandbox.h"
+#include "sandbox_internal.h"
 
 #include "paths.h"
 
 #include <fmt/format.h>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -26,43 +24,17 @@
 #define KBX_DEFAULT_PYTHON ""
 #endif
 
-
 namespace kbx {
 namespace fs = std::filesystem;
+using namespace sandbox_internal;
 
 namespace {
-
-// Candidates of a kbx running as root get uids from this range, one per candidate at a time
-// (a lock file per uid keeps concurrent kbx processes apart). No passwd entry is needed.
-constexpr int kUidBase = 1'900'000'000;
-constexpr int kUidCount = 1024;
 
 const char* env(const char* name)
 {
     const char* v = std::getenv(name);
     return (v && *v) ? v : nullptr;
 }
-
-fs::path canon(const fs::path& p)
-{
-    std::error_code ec;
-    auto c = fs::weakly_canonical(p, ec);
-    return ec ? p.lexically_normal() : c;
-}
-
-bool isUnder(const fs::path& p, const fs::path& dir)
-{
-    auto a = p.begin(), b = dir.begin();
-    for (; b != dir.end(); ++a, ++b) {
-        if (b->empty())
-            continue;  // trailing separator
-        if (a == p.end() || *a != *b)
-            return false;
-    }
-    return true;
-}
-
-std::size_t depth(const fs::path& p) { return static_cast<std::size_t>(std::distance(p.begin(), p.end())); }
 
 fs::path findExecutable(const std::string& name)
 {
@@ -84,122 +56,6 @@ fs::path findExecutable(const std::string& name)
             return c;
     }
     return {};
-}
-
-// ---- uid leases (root only) ----------------------------------------------------------------------
-
-fs::path lockDir()
-{
-    for (fs::path d : {fs::path("/run/kbx-sandbox"), fs::temp_directory_path() / fmt::format("kbx-sandbox-{}", geteuid())}) {
-        std::error_code ec;
-        fs::create_directories(d, ec);
-        struct stat st {};
-        if (lstat(d.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
-            chmod(d.c_str(), 0700);
-            return d;
-        }
-    }
-    throw std::runtime_error("sandbox: no private directory for uid locks (/run/kbx-sandbox)");
-}
-
-std::mutex g_uidMutex;
-std::map<int, int> g_uidLocks;  // uid -> fd holding its flock
-
-int leaseUid()
-{
-    static const fs::path dir = lockDir();
-    std::lock_guard g(g_uidMutex);
-    static int next = 0;
-    for (int i = 0; i < kUidCount; ++i) {
-        int uid = kUidBase + (next + i) % kUidCount;
-        if (g_uidLocks.count(uid))
-            continue;
-        int fd = open((dir / fmt::format("uid-{}.lock", uid)).c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-            continue;
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            close(fd);
-            continue;
-        }
-        g_uidLocks[uid] = fd;
-        next = (next + i + 1) % kUidCount;
-        return uid;
-    }
-    throw std::runtime_error("sandbox: no free sandbox uid");
-}
-
-void releaseUid(int uid)
-{
-    std::lock_guard g(g_uidMutex);
-    if (auto it = g_uidLocks.find(uid); it != g_uidLocks.end()) {
-        close(it->second);
-        g_uidLocks.erase(it);
-    }
-}
-
-/// Is any live (not zombie) process running with this uid? (/proc/PID is owned by its euid.)
-bool anyProcessOf(int uid)
-{
-    std::error_code ec;
-    for (auto it = fs::directory_iterator("/proc", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        const auto name = it->path().filename().string();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        struct stat st {};
-        if (stat(it->path().c_str(), &st) != 0 || st.st_uid != static_cast<uid_t>(uid))
-            continue;
-        char buf[512] = {};
-        int fd = open((it->path() / "stat").c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        const char* rp = n > 0 ? strrchr(buf, ')') : nullptr;
-        if (rp && rp[1] == ' ' && rp[2] == 'Z')
-            continue;
-        return true;
-    }
-    return false;
-}
-
-/// Kills every process running under uid: a helper takes that uid and sends kill(-1, SIGKILL),
-/// which reaches exactly those (and nothing it has no right to signal). Only as root.
-void killAllOf(int uid)
-{
-    if (geteuid() != 0 || uid <= 0)
-        return;
-    for (int round = 0; round < 100 && anyProcessOf(uid); ++round) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            if (setresgid(static_cast<gid_t>(uid), static_cast<gid_t>(uid), static_cast<gid_t>(uid)) != 0 ||
-                setresuid(static_cast<uid_t>(uid), static_cast<uid_t>(uid), static_cast<uid_t>(uid)) != 0)
-                _exit(1);
-            kill(-1, SIGKILL);
-            _exit(0);
-        }
-        if (pid > 0) {
-            int st = 0;
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-            }
-        }
-        usleep(2000);
-    }
-}
-
-/// lchown of a tree without following links; a regular file with other hard links is left alone
-/// (it could be one of ours that a candidate linked in).
-void chownTree(const fs::path& root, uid_t uid, gid_t gid)
-{
-    struct stat st {};
-    if (lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || lchown(root.c_str(), uid, gid) != 0)
-        return;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (lstat(it->path().c_str(), &st) != 0 || (S_ISREG(st.st_mode) && st.st_nlink > 1))
-            continue;
-        (void)!lchown(it->path().c_str(), uid, gid);
-    }
 }
 
 // ---- probes ----------------------------------------------------------------------------------------
@@ -286,63 +142,7 @@ std::string probeBwrap(const fs::path& bwrap, bool separateUid)
     return why.empty() ? fmt::format("exit {} signal {}", r.exitCode, r.signal) : why;
 }
 
-/// Can a process of another uid reach p (every directory above traversable, p itself readable)?
-bool reachableByOthers(const fs::path& p)
-{
-    fs::path cur;
-    for (const auto& part : canon(p)) {
-        cur /= part;
-        struct stat st {};
-        if (stat(cur.c_str(), &st) != 0)
-            return false;
-        if (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))
-            return false;
-        if (cur == canon(p) && !(st.st_mode & S_IROTH))
-            return false;
-    }
-    return true;
-}
-
-/// Makes the directories from root down to p traversable by others (only ours, only below root).
-void makeTraversable(const fs::path& root, const fs::path& p)
-{
-    if (root.empty() || !isUnder(p, root))
-        return;
-    fs::path cur = root;
-    auto rel = p.lexically_relative(root);
-    auto step = [&](const fs::path& d) {
-        struct stat st {};
-        if (lstat(d.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & S_IXOTH))
-            chmod(d.c_str(), (st.st_mode & 07777) | 0111);
-    };
-    step(cur);
-    for (const auto& part : rel) {
-        if (part == "." || part.empty())
-            continue;
-        cur /= part;
-        if (cur == p)
-            break;
-        step(cur);
-    }
-}
-
 }  // namespace
-
-fs::path firstUntraversable(const fs::path& p)
-{
-    std::error_code ec;
-    fs::path target = fs::weakly_canonical(p, ec);
-    if (ec)
-        target = p;
-    fs::path cur;
-    for (const auto& part : target) {
-        cur /= part;
-        struct stat st {};
-        if (stat(cur.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))
-            return cur;
-    }
-    return {};
-}
 
 namespace {
 
@@ -547,168 +347,6 @@ std::vector<fs::path> defaultHiddenPaths(const fs::path& tasksDir)
     return v;
 }
 
-// ---- the view: what a candidate sees of the file system ------------------------------------------------
-
-std::vector<MountOp> sandboxView(const SandboxRequest& req)
-{
-    std::vector<MountOp> view;
-    std::error_code ec;
-    // Everything shown, by depth: a path re-exposed inside a hidden directory shows, a hidden
-    // directory inside a shown one stays hidden. Ties: hide, then read-only, then writable.
-    enum Rank { First = 0, Hide = 1, ReadOnly = 2, Writable = 3 };
-    struct Step {
-        MountOp op;
-        Rank rank;
-    };
-    std::vector<Step> steps;
-    std::vector<fs::path> shown;  // what is bound from the host (hidden paths matter only below these)
-    auto add = [&](MountOp op, Rank rank) { steps.push_back({std::move(op), rank}); };
-
-    // The system: programs, libraries, configuration. Merged-/usr links stay links.
-    for (const char* d : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys"}) {
-        const auto st = fs::symlink_status(d, ec);
-        if (ec || !fs::exists(st))
-            continue;
-        if (fs::is_symlink(st)) {
-            auto target = fs::read_symlink(d, ec);
-            if (!ec)
-                add({MountOp::Symlink, target.string(), d}, First);
-        } else if (fs::is_directory(st)) {
-            add({MountOp::RoBind, d, d, 0, true}, ReadOnly);
-            shown.emplace_back(d);
-        }
-    }
-    add({MountOp::Dev, "", "/dev"}, First);
-    add({MountOp::Proc, "", "/proc"}, First);
-    // Private scratch, sized: tmpfs lives in memory. /run (sockets, the host's state) is empty.
-    for (const char* d : {"/tmp", "/var/tmp", "/dev/shm"})
-        add({MountOp::Tmpfs, "", d, req.limits.tmpfsBytes}, First);
-    add({MountOp::Tmpfs, "", "/run", 16u << 20}, First);
-    if (req.gpu) {
-        std::vector<std::string> nodes;
-        for (auto it = fs::directory_iterator("/dev", ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-            if (it->path().filename().string().rfind("nvidia", 0) == 0)
-                nodes.push_back(it->path().string());
-        std::sort(nodes.begin(), nodes.end());
-        for (const auto& n : nodes)
-            add({MountOp::DevBind, n, n, 0, true}, Writable);  // nodes, and /dev/nvidia-caps
-        add({MountOp::RoBind, "/run/nvidia-persistenced", "/run/nvidia-persistenced", 0, true}, ReadOnly);
-    }
-    // Programs on PATH installed under their own prefix (a GPU image's /opt/gcc/bin/gcc, which
-    // Triton compiles its launchers with): the prefix, read-only. Nothing under $HOME, /tmp or a
-    // hidden path, nothing that is the root.
-    if (const char* path = std::getenv("PATH")) {
-        const char* home = std::getenv("HOME");
-        std::string entry;
-        std::istringstream in(path);
-        while (std::getline(in, entry, ':')) {
-            if (entry.empty() || entry[0] != '/')
-                continue;
-            auto p = canon(entry);
-            if (p.empty() || !fs::is_directory(p, ec))
-                continue;
-            if (p.filename() == "bin" || p.filename() == "sbin")
-                p = p.parent_path();
-            if (p == "/" || p.empty() || isUnder(p, "/tmp") || (home && *home && isUnder(p, canon(home))) ||
-                std::any_of(req.hidden.begin(), req.hidden.end(), [&](const fs::path& h) { return isUnder(p, canon(h)) || isUnder(canon(h), p); }))
-                continue;
-            if (std::any_of(shown.begin(), shown.end(), [&](const fs::path& s) { return isUnder(p, s); }))
-                continue;
-            add({MountOp::RoBind, p.string(), p.string(), 0, true}, ReadOnly);
-            shown.push_back(p);
-        }
-    }
-    // What the worker needs (its Python, the harness, the tasks, this candidate's inputs).
-    const auto hiddenBetween = [&](const fs::path& p, const fs::path& s) {
-        return std::any_of(req.hidden.begin(), req.hidden.end(), [&](const fs::path& h) {
-            const auto c = canon(h);
-            return isUnder(p, c) && isUnder(c, s);
-        });
-    };
-    for (const auto& r : req.readOnly) {
-        auto p = canon(r);
-        if (p.empty() || p == "/" || !fs::exists(p, ec))
-            continue;
-        // Already shown through a directory above it (and not hidden on the way): nothing to add.
-        if (std::any_of(shown.begin(), shown.end(), [&](const fs::path& s) { return isUnder(p, s) && !hiddenBetween(p, s); }))
-            continue;
-        add({MountOp::RoBind, p.string(), p.string()}, ReadOnly);
-        shown.push_back(p);
-    }
-    if (!req.workDir.empty()) {
-        const auto w = canon(req.workDir);
-        add({MountOp::Bind, w.string(), w.string()}, Writable);
-        shown.push_back(w);
-    }
-    // Hidden paths inside what is shown: empty directories, files shown as /dev/null.
-    for (const auto& h : req.hidden) {
-        auto p = canon(h);
-        if (p.empty() || p == "/" || !fs::exists(p, ec))
-            continue;
-        const bool inside = std::any_of(shown.begin(), shown.end(), [&](const fs::path& s) { return isUnder(p, s) && p != s; });
-        if (!inside)
-            continue;  // not visible anyway
-        if (fs::is_directory(p, ec))
-            add({MountOp::Tmpfs, "", p.string(), 16u << 20}, Hide);
-        else
-            add({MountOp::HideFile, "/dev/null", p.string()}, Hide);
-    }
-    std::stable_sort(steps.begin(), steps.end(), [](const Step& x, const Step& y) {
-        const auto dx = depth(x.op.dst), dy = depth(y.op.dst);
-        if (dx != dy)
-            return dx < dy;
-        return x.rank < y.rank;
-    });
-    // /dev before what goes into it (/dev/shm, GPU nodes): depth already orders them.
-    for (auto& st : steps)
-        view.push_back(std::move(st.op));
-    return view;
-}
-
-// ---- bwrap -------------------------------------------------------------------------------------------
-
-std::vector<std::string> bwrapArguments(const SandboxInfo& info, const SandboxRequest& req)
-{
-    std::vector<std::string> a = {info.bwrap.string(), "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-                                  "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--hostname", "kbx-sandbox"};
-    if (geteuid() == 0 && !info.separateUid)
-        a.insert(a.begin() + 1, {"--cap-drop", "ALL"});
-    // An allow-list: nothing of the host's file tree beyond the view (other checkouts, $HOME, the
-    // database, the run's scratch stay out of sight, issue 20).
-    for (const auto& op : sandboxView(req)) {
-        switch (op.kind) {
-        case MountOp::RoBind:
-            a.insert(a.end(), {op.optional ? "--ro-bind-try" : "--ro-bind", op.src, op.dst});
-            break;
-        case MountOp::Bind:
-            a.insert(a.end(), {op.optional ? "--bind-try" : "--bind", op.src, op.dst});
-            break;
-        case MountOp::DevBind:
-            a.insert(a.end(), {op.optional ? "--dev-bind-try" : "--dev-bind", op.src, op.dst});
-            break;
-        case MountOp::Tmpfs:
-            a.insert(a.end(), {"--size", std::to_string(op.size ? op.size : (16u << 20)), "--tmpfs", op.dst});
-            break;
-        case MountOp::HideFile:
-            a.insert(a.end(), {"--ro-bind", "/dev/null", op.dst});
-            break;
-        case MountOp::Symlink:
-            a.insert(a.end(), {"--symlink", op.src, op.dst});
-            break;
-        case MountOp::Dev:
-            a.insert(a.end(), {"--dev", "/dev"});
-            break;
-        case MountOp::Proc:
-            a.insert(a.end(), {"--proc", "/proc"});
-            break;
-        }
-    }
-    a.insert(a.end(), {"--remount-ro", "/"});
-    if (!req.workDir.empty())
-        a.insert(a.end(), {"--chdir", canon(req.workDir).string()});
-    return a;
-}
-
 // ---- applying it -------------------------------------------------------------------------------------
 
 SandboxLease::~SandboxLease()
@@ -723,19 +361,11 @@ SandboxLease::~SandboxLease()
     }
 }
 
-std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const SandboxRequest& req, ProcessSpec& spec)
-{
-    auto lease = std::make_unique<SandboxLease>();
-    if (info.kind == SandboxKind::None)
-        return lease;
-    std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(req.workDir, ec)))
-        throw std::runtime_error("sandbox: the evaluation directory is a symlink: " + req.workDir.string());
-    const fs::path work = canon(req.workDir);
-    for (const char* sub : {"tmp", ".cache"})
-        fs::create_directories(work / sub, ec);
+namespace {
 
-    // A clean environment: what the worker needs, nothing of ours (tokens, KBX_DB, ssh agent ...).
+/// A clean environment: what the worker needs, nothing of ours (tokens, KBX_DB, ssh agent ...).
+void setCandidateEnvironment(ProcessSpec& spec, const fs::path& work)
+{
     for (const auto& [name, value] : currentEnvironment())
         if (!candidateEnvAllowed(name) && !spec.env.count(name))
             spec.unsetEnv.push_back(name);
@@ -745,56 +375,58 @@ std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const Sandbo
     spec.env["TRITON_CACHE_DIR"] = (work / ".cache" / "triton").string();
     spec.env["USER"] = "kbx-sandbox";
     spec.env["LOGNAME"] = "kbx-sandbox";
+}
 
-    auto& rx = spec.restrictions;
+void setLimits(const SandboxLimits& limits, ChildRestrictions& rx)
+{
     using L = ChildRestrictions::Limit;
-    if (req.limits.cpuSeconds > 0) {
-        auto s = static_cast<std::uint64_t>(req.limits.cpuSeconds + 0.999);
+    if (limits.cpuSeconds > 0) {
+        auto s = static_cast<std::uint64_t>(limits.cpuSeconds + 0.999);
         rx.rlimits.push_back(L{RLIMIT_CPU, s, s + 5});
     }
-    if (req.limits.addressSpace)
-        rx.rlimits.push_back(L{RLIMIT_AS, req.limits.addressSpace, req.limits.addressSpace});
-    if (req.limits.fileSize)
-        rx.rlimits.push_back(L{RLIMIT_FSIZE, req.limits.fileSize, req.limits.fileSize});
-    if (req.limits.openFiles)
-        rx.rlimits.push_back(L{RLIMIT_NOFILE, req.limits.openFiles, req.limits.openFiles});
+    if (limits.addressSpace)
+        rx.rlimits.push_back(L{RLIMIT_AS, limits.addressSpace, limits.addressSpace});
+    if (limits.fileSize)
+        rx.rlimits.push_back(L{RLIMIT_FSIZE, limits.fileSize, limits.fileSize});
+    if (limits.openFiles)
+        rx.rlimits.push_back(L{RLIMIT_NOFILE, limits.openFiles, limits.openFiles});
     rx.rlimits.push_back(L{RLIMIT_CORE, 0, 0});
     rx.dieWithParent = true;
     rx.noNewPrivs = true;
+}
 
-    if (info.separateUid) {
-        makeTraversable(canon(req.traverseRoot), work);
-        for (const auto& r : req.readOnly)
-            makeTraversable(canon(req.traverseRoot), canon(r));
-        lease->m_uid = leaseUid();
-        lease->m_workDir = work;
-        killAllOf(lease->m_uid);  // anything a crashed kbx left under this uid
-        chownTree(work, static_cast<uid_t>(lease->m_uid), static_cast<gid_t>(lease->m_uid));
-        chmod(work.c_str(), 0700);
-        rx.uid = rx.gid = lease->m_uid;
-        // Reference outputs and the database: ours alone (kbx eval creates files 0600 from the
-        // start, umask 077; this covers what an older kbx or another tool made).
-        std::vector<fs::path> private_ = req.unreadable;
-        private_.insert(private_.end(), req.hidden.begin(), req.hidden.end());
-        for (const auto& f : private_) {
-            struct stat st {};
-            if (lstat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077))
-                chmod(f.c_str(), st.st_mode & 0700);
-        }
-        // What it must read below the scratch root (its inputs file, 0600 from creation): readable
-        // by others now, when this candidate starts.
-        const auto root = canon(req.traverseRoot);
-        for (const auto& r : req.readOnly) {
-            const auto p = canon(r);
-            struct stat st {};
-            if (!root.empty() && isUnder(p, root) && lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
-                chmod(p.c_str(), (st.st_mode & 07777) | S_IRUSR | S_IROTH);
-        }
+/// A uid of its own (kbx as root): its evaluation directory handed over to `uid`, our private files
+/// closed to it, the files it must read below the scratch root opened to it.
+void handOverToUid(const SandboxRequest& req, const fs::path& work, int uid, ChildRestrictions& rx)
+{
+    killAllOf(uid);  // anything a crashed kbx left under this uid
+    chownTree(work, static_cast<uid_t>(uid), static_cast<gid_t>(uid));
+    chmod(work.c_str(), 0700);
+    rx.uid = rx.gid = uid;
+    // Reference outputs and the database: ours alone (kbx eval creates files 0600 from the
+    // start, umask 077; this covers what an older kbx or another tool made).
+    std::vector<fs::path> private_ = req.unreadable;
+    private_.insert(private_.end(), req.hidden.begin(), req.hidden.end());
+    for (const auto& f : private_) {
+        struct stat st {};
+        if (lstat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077))
+            chmod(f.c_str(), st.st_mode & 0700);
     }
-    const bool nprocDirect = req.limits.processes && (info.separateUid || (info.kind == SandboxKind::Rlimit && info.nprocLimited));
-    if (nprocDirect)
-        rx.rlimits.push_back(L{RLIMIT_NPROC, req.limits.processes, req.limits.processes});
+    // What it must read below the scratch root (its inputs file, 0600 from creation): readable
+    // by others now, when this candidate starts.
+    const auto root = canon(req.traverseRoot);
+    for (const auto& r : req.readOnly) {
+        const auto p = canon(r);
+        struct stat st {};
+        if (!root.empty() && isUnder(p, root) && lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+            chmod(p.c_str(), (st.st_mode & 07777) | S_IRUSR | S_IROTH);
+    }
+}
 
+/// The containment itself: argv wrapped in bwrap, or the namespace sandbox, or a network namespace.
+void contain(const SandboxInfo& info, const SandboxRequest& req, ProcessSpec& spec, bool nprocDirect)
+{
+    auto& rx = spec.restrictions;
     if (info.kind == SandboxKind::Bwrap) {
         auto argv = bwrapArguments(info, req);
         argv.push_back("--");
@@ -812,6 +444,37 @@ std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const Sandbo
     } else {
         rx.unshareNet = info.networkIsolated;
     }
+}
+
+}  // namespace
+
+std::unique_ptr<SandboxLease> applySandbox(const SandboxInfo& info, const SandboxRequest& req, ProcessSpec& spec)
+{
+    auto lease = std::make_unique<SandboxLease>();
+    if (info.kind == SandboxKind::None)
+        return lease;
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(req.workDir, ec)))
+        throw std::runtime_error("sandbox: the evaluation directory is a symlink: " + req.workDir.string());
+    const fs::path work = canon(req.workDir);
+    for (const char* sub : {"tmp", ".cache"})
+        fs::create_directories(work / sub, ec);
+
+    setCandidateEnvironment(spec, work);
+    auto& rx = spec.restrictions;
+    setLimits(req.limits, rx);
+    if (info.separateUid) {
+        makeTraversable(canon(req.traverseRoot), work);
+        for (const auto& r : req.readOnly)
+            makeTraversable(canon(req.traverseRoot), canon(r));
+        lease->m_uid = leaseUid();
+        lease->m_workDir = work;
+        handOverToUid(req, work, lease->m_uid, rx);
+    }
+    const bool nprocDirect = req.limits.processes && (info.separateUid || (info.kind == SandboxKind::Rlimit && info.nprocLimited));
+    if (nprocDirect)
+        rx.rlimits.push_back(ChildRestrictions::Limit{RLIMIT_NPROC, req.limits.processes, req.limits.processes});
+    contain(info, req, spec, nprocDirect);
     return lease;
 }
 

@@ -36,6 +36,140 @@ bool wantsHeadless(int argc, char** argv)
     return false;
 }
 
+/// The command line's options, registered in this order (the order of --help).
+struct Options {
+    QCommandLineOption exportFigure{QStringLiteral("export-figure"), QStringLiteral("Render figure NAME headless and exit."),
+                                    QStringLiteral("NAME")};
+    QCommandLineOption db{QStringLiteral("db"), QStringLiteral("The kbx database."), QStringLiteral("PATH")};
+    QCommandLineOption out{QStringLiteral("out"), QStringLiteral("Output file of --export-figure (.svg, .pdf, .png, .csv, .tex)."),
+                           QStringLiteral("FILE")};
+    QCommandLineOption list{QStringLiteral("list-figures"), QStringLiteral("Print the figure names and exit.")};
+    // Filters of --export-figure (comma-separated lists), as kbx report --figure passes them.
+    QCommandLineOption method{QStringLiteral("method"), QStringLiteral("--export-figure: only these methods."), QStringLiteral("M,...")};
+    QCommandLineOption gpu{QStringLiteral("gpu"), QStringLiteral("--export-figure: only these GPUs."), QStringLiteral("G,...")};
+    QCommandLineOption round{QStringLiteral("round"), QStringLiteral("--export-figure: only these rounds."), QStringLiteral("N,...")};
+    QCommandLineOption category{QStringLiteral("category"), QStringLiteral("--export-figure: only these categories."), QStringLiteral("C,...")};
+    QCommandLineOption provenance{QStringLiteral("provenance-line"),
+                                  QStringLiteral("--export-figure: print the provenance (database, runs, filters, kbx, date) under the figure.")};
+    QCommandLineOption allTasks{QStringLiteral("all-tasks"),
+                                QStringLiteral("--export-figure: also tasks outside the benchmark's own (by default the figure covers those).")};
+    // Size and type of --export-figure.
+    QCommandLineOption width{QStringLiteral("width"), QStringLiteral("--export-figure: width, e.g. 3.5in, 88mm, 252pt, 800 (px)."), QStringLiteral("LEN")};
+    QCommandLineOption height{QStringLiteral("height"), QStringLiteral("--export-figure: height (as --width)."), QStringLiteral("LEN")};
+    QCommandLineOption aspect{QStringLiteral("aspect"), QStringLiteral("--export-figure: width/height where one of them is not given (1.6, 16:9)."),
+                              QStringLiteral("W:H")};
+    QCommandLineOption font{QStringLiteral("font-size"), QStringLiteral("--export-figure: base font size in pt (default 9)."), QStringLiteral("PT")};
+    QCommandLineOption noTitle{QStringLiteral("no-title"), QStringLiteral("--export-figure: leave the title out (for a caption).")};
+
+    void addTo(QCommandLineParser& p) const
+    {
+        for (const auto* o : {&exportFigure, &db, &out, &list, &method, &gpu, &round, &category, &allTasks, &provenance, &width, &height,
+                              &aspect, &font, &noTitle})
+            p.addOption(*o);
+        p.addPositionalArgument(QStringLiteral("DATABASE"), QStringLiteral("A kbx database to open (same as --db)."), QStringLiteral("[DATABASE]"));
+    }
+};
+
+#ifdef KBX_HAVE_CHARTS
+/// --export-figure's filters; false (said why) when --round is not a list of numbers.
+bool readFilters(const QCommandLineParser& p, const Options& o, kbx::analysis::Filters& filters)
+{
+    auto list = [&](const QCommandLineOption& opt) {
+        std::vector<std::string> v;
+        for (const auto& x : p.value(opt).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            v.push_back(x.trimmed().toStdString());
+        return v;
+    };
+    filters.methods = list(o.method);
+    filters.gpus = list(o.gpu);
+    filters.categories = list(o.category);
+    if (!p.isSet(o.allTasks)) {
+        // As kbx report --table: the benchmark's own tasks (an imported corpus carries others).
+        try {
+            const auto cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
+            for (const auto& t : cat.tasks())
+                filters.tasks.push_back(t.id);
+            filters.tasksLabel = "the benchmark's " + std::to_string(filters.tasks.size()) + " tasks";
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "kbx-workbench: no task index (%s): every task drawn (as --all-tasks)\n", e.what());
+        }
+    }
+    for (const auto& r : list(o.round)) {
+        bool ok = false;
+        const int n = QString::fromStdString(r).toInt(&ok);
+        if (!ok) {
+            std::fprintf(stderr, "kbx-workbench: --round wants numbers, got '%s'\n", r.c_str());
+            return false;
+        }
+        filters.rounds.push_back(n);
+    }
+    return true;
+}
+
+/// --width, --height, --aspect, --font-size, --no-title; false (said why) when one is wrong.
+bool readFigureOptions(const QCommandLineParser& p, const Options& o, kbx::gui::FigureOptions& figure)
+{
+    QString error;
+    if (p.isSet(o.width) && (figure.widthPx = kbx::gui::parseLength(p.value(o.width), &error)) < 0)
+        return std::fprintf(stderr, "kbx-workbench: --width: %s\n", qPrintable(error)), false;
+    if (p.isSet(o.height) && (figure.heightPx = kbx::gui::parseLength(p.value(o.height), &error)) < 0)
+        return std::fprintf(stderr, "kbx-workbench: --height: %s\n", qPrintable(error)), false;
+    if (p.isSet(o.aspect) && (figure.aspect = kbx::gui::parseAspect(p.value(o.aspect), &error)) < 0)
+        return std::fprintf(stderr, "kbx-workbench: --aspect: %s\n", qPrintable(error)), false;
+    if (p.isSet(o.font)) {
+        bool ok = false;
+        figure.fontPt = p.value(o.font).toDouble(&ok);
+        if (!ok || figure.fontPt < 4 || figure.fontPt > 48)
+            return std::fprintf(stderr, "kbx-workbench: --font-size wants points from 4 to 48, got '%s'\n", qPrintable(p.value(o.font))), false;
+    }
+    figure.title = !p.isSet(o.noTitle);
+    return true;
+}
+
+/// --list-figures, or --export-figure NAME --db PATH --out FILE: the process's exit code.
+int exportHeadless(const QCommandLineParser& p, const Options& o)
+{
+    if (p.isSet(o.list)) {
+        for (const auto& n : kbx::gui::figureNames())
+            std::printf("%s\n", qPrintable(n));
+        return 0;
+    }
+    const QString name = p.value(o.exportFigure);
+    const QString requested = p.isSet(o.db) ? p.value(o.db) : p.positionalArguments().value(0);
+    const QString out = p.value(o.out);
+    if (name.isEmpty() || requested.isEmpty() || out.isEmpty()) {
+        std::fprintf(stderr, "kbx-workbench: --export-figure NAME needs --db PATH and --out FILE\n");
+        return 2;
+    }
+    const QString db = kbx::gui::resolveDatabasePath(requested);
+    if (db != requested)
+        std::fprintf(stderr, "kbx-workbench: %s is the installed (read-only) demo database: using your copy %s\n",
+                     qPrintable(requested), qPrintable(db));
+    if (!kbx::gui::figureNames().contains(name)) {
+        std::fprintf(stderr, "kbx-workbench: unknown figure '%s' (known: %s)\n", qPrintable(name),
+                     qPrintable(kbx::gui::figureNames().join(QStringLiteral(", "))));
+        return 2;
+    }
+    kbx::analysis::Filters filters;
+    if (!readFilters(p, o, filters))
+        return 2;
+    QString error;
+    if (!kbx::gui::prepareDatabase(db, &error)) {
+        std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
+        return 1;
+    }
+    kbx::gui::FigureOptions figure;
+    if (!readFigureOptions(p, o, figure))
+        return 2;
+    if (!kbx::gui::exportFigure(name, db, out, filters, p.isSet(o.provenance), figure, &error)) {
+        std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
+        return 1;
+    }
+    std::fprintf(stderr, "kbx-workbench: wrote %s\n", qPrintable(out));
+    return 0;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -56,121 +190,13 @@ int main(int argc, char** argv)
     p.setApplicationDescription(QStringLiteral("KernelBench-X Workbench: browse tasks, run and inspect Triton kernels, chart results."));
     p.addHelpOption();
     p.addVersionOption();
-    QCommandLineOption exportOpt(QStringLiteral("export-figure"), QStringLiteral("Render figure NAME headless and exit."),
-                                 QStringLiteral("NAME"));
-    QCommandLineOption dbOpt(QStringLiteral("db"), QStringLiteral("The kbx database."), QStringLiteral("PATH"));
-    QCommandLineOption outOpt(QStringLiteral("out"), QStringLiteral("Output file of --export-figure (.svg, .pdf, .png, .csv, .tex)."),
-                              QStringLiteral("FILE"));
-    QCommandLineOption listOpt(QStringLiteral("list-figures"), QStringLiteral("Print the figure names and exit."));
-    // Filters of --export-figure (comma-separated lists), as kbx report --figure passes them.
-    QCommandLineOption methodOpt(QStringLiteral("method"), QStringLiteral("--export-figure: only these methods."), QStringLiteral("M,..."));
-    QCommandLineOption gpuOpt(QStringLiteral("gpu"), QStringLiteral("--export-figure: only these GPUs."), QStringLiteral("G,..."));
-    QCommandLineOption roundOpt(QStringLiteral("round"), QStringLiteral("--export-figure: only these rounds."), QStringLiteral("N,..."));
-    QCommandLineOption categoryOpt(QStringLiteral("category"), QStringLiteral("--export-figure: only these categories."), QStringLiteral("C,..."));
-    QCommandLineOption provenanceOpt(QStringLiteral("provenance-line"),
-                                     QStringLiteral("--export-figure: print the provenance (database, runs, filters, kbx, date) under the figure."));
-    QCommandLineOption allTasksOpt(QStringLiteral("all-tasks"),
-                                   QStringLiteral("--export-figure: also tasks outside the benchmark's own (by default the figure covers those)."));
-    p.addOption(exportOpt);
-    p.addOption(dbOpt);
-    p.addOption(outOpt);
-    p.addOption(listOpt);
-    p.addOption(methodOpt);
-    p.addOption(gpuOpt);
-    p.addOption(roundOpt);
-    p.addOption(categoryOpt);
-    p.addOption(allTasksOpt);
-    p.addOption(provenanceOpt);
-    // Size and type of --export-figure (issue 24).
-    QCommandLineOption widthOpt(QStringLiteral("width"), QStringLiteral("--export-figure: width, e.g. 3.5in, 88mm, 252pt, 800 (px)."), QStringLiteral("LEN"));
-    QCommandLineOption heightOpt(QStringLiteral("height"), QStringLiteral("--export-figure: height (as --width)."), QStringLiteral("LEN"));
-    QCommandLineOption aspectOpt(QStringLiteral("aspect"), QStringLiteral("--export-figure: width/height where one of them is not given (1.6, 16:9)."),
-                                 QStringLiteral("W:H"));
-    QCommandLineOption fontOpt(QStringLiteral("font-size"), QStringLiteral("--export-figure: base font size in pt (default 9)."), QStringLiteral("PT"));
-    QCommandLineOption noTitleOpt(QStringLiteral("no-title"), QStringLiteral("--export-figure: leave the title out (for a caption)."));
-    for (const auto* o : {&widthOpt, &heightOpt, &aspectOpt, &fontOpt, &noTitleOpt})
-        p.addOption(*o);
-    p.addPositionalArgument(QStringLiteral("DATABASE"), QStringLiteral("A kbx database to open (same as --db)."), QStringLiteral("[DATABASE]"));
+    const Options options;
+    options.addTo(p);
     p.process(app);
 
-    if (p.isSet(listOpt) || p.isSet(exportOpt)) {
+    if (p.isSet(options.list) || p.isSet(options.exportFigure)) {
 #ifdef KBX_HAVE_CHARTS
-        if (p.isSet(listOpt)) {
-            for (const auto& n : kbx::gui::figureNames())
-                std::printf("%s\n", qPrintable(n));
-            return 0;
-        }
-        const QString name = p.value(exportOpt);
-        const QString requested = p.isSet(dbOpt) ? p.value(dbOpt) : p.positionalArguments().value(0);
-        const QString out = p.value(outOpt);
-        if (name.isEmpty() || requested.isEmpty() || out.isEmpty()) {
-            std::fprintf(stderr, "kbx-workbench: --export-figure NAME needs --db PATH and --out FILE\n");
-            return 2;
-        }
-        const QString db = kbx::gui::resolveDatabasePath(requested);
-        if (db != requested)
-            std::fprintf(stderr, "kbx-workbench: %s is the installed (read-only) demo database: using your copy %s\n",
-                         qPrintable(requested), qPrintable(db));
-        if (!kbx::gui::figureNames().contains(name)) {
-            std::fprintf(stderr, "kbx-workbench: unknown figure '%s' (known: %s)\n", qPrintable(name),
-                         qPrintable(kbx::gui::figureNames().join(QStringLiteral(", "))));
-            return 2;
-        }
-        kbx::analysis::Filters filters;
-        auto list = [&](const QCommandLineOption& o) {
-            std::vector<std::string> v;
-            for (const auto& x : p.value(o).split(QLatin1Char(','), Qt::SkipEmptyParts))
-                v.push_back(x.trimmed().toStdString());
-            return v;
-        };
-        filters.methods = list(methodOpt);
-        filters.gpus = list(gpuOpt);
-        filters.categories = list(categoryOpt);
-        if (!p.isSet(allTasksOpt)) {
-            // As kbx report --table: the benchmark's own tasks (an imported corpus carries others).
-            try {
-                const auto cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
-                for (const auto& t : cat.tasks())
-                    filters.tasks.push_back(t.id);
-                filters.tasksLabel = "the benchmark's " + std::to_string(filters.tasks.size()) + " tasks";
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "kbx-workbench: no task index (%s): every task drawn (as --all-tasks)\n", e.what());
-            }
-        }
-        for (const auto& r : list(roundOpt)) {
-            bool ok = false;
-            const int n = QString::fromStdString(r).toInt(&ok);
-            if (!ok) {
-                std::fprintf(stderr, "kbx-workbench: --round wants numbers, got '%s'\n", r.c_str());
-                return 2;
-            }
-            filters.rounds.push_back(n);
-        }
-        QString error;
-        if (!kbx::gui::prepareDatabase(db, &error)) {
-            std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
-            return 1;
-        }
-        kbx::gui::FigureOptions figure;
-        if (p.isSet(widthOpt) && (figure.widthPx = kbx::gui::parseLength(p.value(widthOpt), &error)) < 0)
-            return std::fprintf(stderr, "kbx-workbench: --width: %s\n", qPrintable(error)), 2;
-        if (p.isSet(heightOpt) && (figure.heightPx = kbx::gui::parseLength(p.value(heightOpt), &error)) < 0)
-            return std::fprintf(stderr, "kbx-workbench: --height: %s\n", qPrintable(error)), 2;
-        if (p.isSet(aspectOpt) && (figure.aspect = kbx::gui::parseAspect(p.value(aspectOpt), &error)) < 0)
-            return std::fprintf(stderr, "kbx-workbench: --aspect: %s\n", qPrintable(error)), 2;
-        if (p.isSet(fontOpt)) {
-            bool ok = false;
-            figure.fontPt = p.value(fontOpt).toDouble(&ok);
-            if (!ok || figure.fontPt < 4 || figure.fontPt > 48)
-                return std::fprintf(stderr, "kbx-workbench: --font-size wants points from 4 to 48, got '%s'\n", qPrintable(p.value(fontOpt))), 2;
-        }
-        figure.title = !p.isSet(noTitleOpt);
-        if (!kbx::gui::exportFigure(name, db, out, filters, p.isSet(provenanceOpt), figure, &error)) {
-            std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
-            return 1;
-        }
-        std::fprintf(stderr, "kbx-workbench: wrote %s\n", qPrintable(out));
-        return 0;
+        return exportHeadless(p, options);
 #else
         std::fprintf(stderr, "kbx-workbench: this build has no charts\n");
         return 2;
@@ -178,7 +204,7 @@ int main(int argc, char** argv)
     }
 
     kbx::gui::MainWindow w;
-    w.openInitialDatabase(kbx::gui::resolveDatabasePath(p.isSet(dbOpt) ? p.value(dbOpt) : p.positionalArguments().value(0)));
+    w.openInitialDatabase(kbx::gui::resolveDatabasePath(p.isSet(options.db) ? p.value(options.db) : p.positionalArguments().value(0)));
     w.show();
     return app.exec();
 }

@@ -30,7 +30,6 @@ On the CPU (Triton interpreter) the same plumbing runs with wall-clock timers: f
 never performance."""
 from __future__ import annotations
 
-import ctypes
 import importlib
 import math
 import random
@@ -45,40 +44,7 @@ from . import autotune
 from .common import Phases, guarded, import_candidate, load_task, send, triton_cache_entries, versions
 from . import recheck
 from .inputs import InputGen, derive_seed
-
-
-# ---- NVML (through the driver's own library; no Python package needed) -------------------------
-class _Nvml:
-    def __init__(self):
-        self.lib = None
-        try:
-            self.lib = ctypes.CDLL("libnvidia-ml.so.1")
-            if self.lib.nvmlInit_v2() != 0:
-                self.lib = None
-        except OSError:
-            self.lib = None
-
-    def snapshot(self, index: int = 0) -> dict:
-        if self.lib is None:
-            return {}
-        h = ctypes.c_void_p()
-        if self.lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(index), ctypes.byref(h)) != 0:
-            return {}
-        out = {}
-        v = ctypes.c_uint()
-        for name, clock in (("sm_clock_mhz", 1), ("mem_clock_mhz", 2)):  # NVML_CLOCK_SM, NVML_CLOCK_MEM
-            if self.lib.nvmlDeviceGetClockInfo(h, ctypes.c_uint(clock), ctypes.byref(v)) == 0:
-                out[name] = v.value
-        if self.lib.nvmlDeviceGetTemperature(h, ctypes.c_uint(0), ctypes.byref(v)) == 0:
-            out["temperature_c"] = v.value
-        if self.lib.nvmlDeviceGetPowerUsage(h, ctypes.byref(v)) == 0:
-            out["power_w"] = v.value / 1000.0
-        buf = ctypes.create_string_buffer(96)
-        if self.lib.nvmlSystemGetDriverVersion(buf, ctypes.c_uint(96)) == 0:
-            out["driver"] = buf.value.decode()
-        if self.lib.nvmlDeviceGetUUID(h, buf, ctypes.c_uint(96)) == 0:
-            out["uuid"] = buf.value.decode()
-        return out
+from .perf_device import Nvml, calibrate, kernel_attribution
 
 
 # ---- integrity of torch's namespace ------------------------------------------------------------
@@ -250,36 +216,6 @@ def timed_call(task):
     return lambda f, a, kw: f(*a, **kw)
 
 
-def _attribution(fn_call, device: str, triton_names: set) -> dict:
-    if device != "cuda":
-        return {"available": False, "reason": "no CUDA profiler on the CPU"}
-    from torch.profiler import ProfilerActivity, profile
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn_call()
-        torch.cuda.synchronize()
-    kernels = {}
-    for ev in prof.events():
-        if getattr(ev, "device_type", None) is None or str(ev.device_type).split(".")[-1] != "CUDA":
-            continue
-        name = ev.name
-        us = float(getattr(ev, "device_time_total", 0.0) or getattr(ev, "cuda_time_total", 0.0) or 0.0)
-        k = kernels.setdefault(name, {"name": name, "calls": 0, "us": 0.0})
-        k["calls"] += 1
-        k["us"] += us
-    total = sum(k["us"] for k in kernels.values())
-
-    def is_triton(name):
-        return any(name == t or name.startswith(t + "_") or name.startswith(t) for t in triton_names)
-
-    trit = sum(k["us"] for k in kernels.values() if is_triton(k["name"]))
-    top = sorted(kernels.values(), key=lambda k: -k["us"])[:12]
-    for k in top:
-        k["triton"] = is_triton(k["name"])
-    return {"available": True, "gpu_us": total, "triton_us": trit,
-            "triton_share": (trit / total) if total > 0 else 0.0, "kernels": top}
-
-
 def compute_dtype(meta: dict, args, kwargs) -> str:
     """The arithmetic a perf shape is held against (issue 22): "int8" for a quantization task (its
     dot products are int8 whatever its inputs are), else the floating dtype holding most of the
@@ -307,135 +243,12 @@ def compute_dtype(meta: dict, args, kwargs) -> str:
     return "float32"
 
 
-def calibrate() -> dict:
-    """Device peaks, measured once per run: device-to-device copy bandwidth (GB/s, read + write
-    counted) and dense matmul rates (TFLOP/s) for fp32 (TF32 off), TF32, bf16 and fp16."""
-    out = {}
-
-    def best_ms(fn, reps=10):
-        fn()
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(reps):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            torch.cuda.synchronize()
-            ts.append(a.elapsed_time(b))
-        return min(ts)
-
-    n = 1 << 28  # 1 GiB of fp32
-    x = torch.empty(n, dtype=torch.float32, device="cuda")
-    y = torch.empty_like(x)
-    out["copy_gbs"] = 2 * x.numel() * 4 / (best_ms(lambda: y.copy_(x)) * 1e-3) / 1e9
-    del x, y
-    m = 8192
-    prev = torch.backends.cuda.matmul.allow_tf32
-    try:
-        for key, dt, tf32 in (("fp32_tflops", torch.float32, False), ("tf32_tflops", torch.float32, True),
-                              ("bf16_tflops", torch.bfloat16, False), ("fp16_tflops", torch.float16, False)):
-            torch.backends.cuda.matmul.allow_tf32 = tf32
-            a = torch.randn(m, m, device="cuda", dtype=dt)
-            b = torch.randn(m, m, device="cuda", dtype=dt)
-            out[key] = 2 * m ** 3 / (best_ms(lambda: a @ b, reps=5) * 1e-3) / 1e12
-            del a, b
-        # fp64 (a smaller product: its rate is a fraction of the others') and int8 dot products
-        a = torch.randn(4096, 4096, device="cuda", dtype=torch.float64)
-        out["fp64_tflops"] = 2 * 4096 ** 3 / (best_ms(lambda: a @ a, reps=5) * 1e-3) / 1e12
-        del a
-        try:
-            a = torch.randint(-128, 127, (m, m), device="cuda", dtype=torch.int8)
-            b = torch.randint(-128, 127, (m, m), device="cuda", dtype=torch.int8).t().contiguous().t()
-            out["int8_tops"] = 2 * m ** 3 / (best_ms(lambda: torch._int_mm(a, b), reps=5) * 1e-3) / 1e12
-            del a, b
-        except Exception as e:  # noqa: BLE001 - no int8 tensor cores: the int8 peak falls back to bf16's
-            out["int8_error"] = f"{type(e).__name__}: {e}"[:200]
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = prev
-    torch.cuda.empty_cache()
-    p = torch.cuda.get_device_properties(0)
-    out["l2_bytes"] = int(getattr(p, "L2_cache_size", 0) or 0)
-    out["sm_count"] = p.multi_processor_count
-    out["name"] = p.name
-    return out
-
-
-def run(req: dict) -> int:
-    send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "perf", "versions": versions()})
-    # Wall seconds per phase of this worker (the process start before run() is the evaluator's total
-    # minus their sum): where the perf stage's time goes, kept with every measurement.
-    phase = Phases()
-    device = req["device"]
-    # kbx sends the complete configuration (core/perfconfig.cpp holds every key's default);
-    # FALLBACK_CONFIG only fills what a request without one (an older kbx, a test) leaves out.
-    cfg = dict(FALLBACK_CONFIG)
-    cfg.update(req.get("config") or {})
-    task = load_task(req["task_file"], req["task_id"])
-    meta = task.META
-    shapes = perf_shapes(meta, cfg, req)
-    nvml = _Nvml() if device == "cuda" else None
-    flush = None
-    if device == "cuda":
-        # The CUDA context and the L2 flush buffer (torch.empty launches nothing on the device).
-        l2 = int(getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) or (64 << 20))
-        flush = torch.empty(max(2 * l2, 64 << 20), dtype=torch.int8, device="cuda")
-    # Modules that rebind torch functions when first imported (torch._dynamo wraps torch.manual_seed;
-    # Triton and the profiler import it) are imported now, so the fingerprint sees only the candidate.
-    for name in ("torch._dynamo", "triton", "triton.language", "torch.profiler"):
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001
-            pass
-    phase("start")  # task module, CUDA context, flush buffer, imports: no work on the device yet
-    # Everything above may overlap another worker's timing on this GPU; what follows may not. The
-    # supervisor answers "go" when the GPU is ours (a stdin at EOF: nobody to wait for).
-    send({"type": "ready"})
-    answer = sys.stdin.buffer.readline().strip()
-    t_go = time.time()
-    cache0 = triton_cache_entries()
-    phase("wait_gpu")
-    if answer == b"stop":
-        send({"type": "result", "ok": False, "failure_class": "harness_error", "message": "perf stage cancelled"})
-        return 0
-    before = nvml.snapshot() if nvml else {}
-    peaks = {}
-    if req.get("calibrate") and device == "cuda":
-        try:
-            peaks = calibrate()
-        except Exception as e:  # noqa: BLE001
-            peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
-    timer = _Timer(device)
-    spin, cycles_per_us = None, 0.0
-    if device == "cuda":
-        # The device's spin rate (cycles per microsecond), for the launch gap; taken before any
-        # candidate code runs, like every function the timed loop calls.
-        spin = torch.cuda._sleep
-        spin(1000)
-        ea, eb = timer.pair()
-        ea.record()
-        spin(2_000_000)
-        eb.record()
-        timer.sync()
-        cycles_per_us = 2_000_000 / max(1e-3, ea.elapsed_time(eb) * 1e3)
-    # Inputs of every shape and rotation, drawn on the device before any candidate code runs.
-    sets = perf_input_sets(task, req["task_id"], shapes, device, int(cfg["rotations"]))
-    timer.sync()
-    phase("setup")  # NVML, calibration (first job per GPU), perf inputs
-    autotune.install(bounded=False)  # the perf stage autotunes fully; what it chose goes with each shape
-    fp0 = _fingerprint()
-    _count_launches()
-    try:
-        fn = getattr(import_candidate(req["source_file"]), req["entry"])
-        phase("candidate_import")
-    except BaseException as e:  # noqa: BLE001
-        send({"type": "result", "ok": False, "failure_class": classify(e), "message": f"{type(e).__name__}: {e}"[:2000]})
-        return 0
-    ref = task.reference
-    # Optional baselines beside eager (config "baselines"), timed in the same ABAB… rotation as the
-    # candidate and the reference: "compile" = torch.compile of the reference (fixed shapes, warmed;
-    # its compile time is its first call), "tf32" = the reference with TF32 allowed for matmuls and
-    # convolutions (precision-matched to a Triton kernel whose tl.dot uses TF32).
+def _baselines(cfg: dict, ref):
+    """Optional baselines beside eager (config "baselines"), timed in the same ABAB… rotation as the
+    candidate and the reference: "compile" = torch.compile of the reference (fixed shapes, warmed;
+    its compile time is its first call), "tf32" = the reference with TF32 allowed for matmuls and
+    convolutions (precision-matched to a Triton kernel whose tl.dot uses TF32). Returns (the
+    baselines by name, why a baseline is left out by name)."""
     extra, baseline_errors = {}, {}
     for b in cfg.get("baselines") or []:
         if b == "compile":
@@ -454,191 +267,338 @@ def run(req: dict) -> int:
             extra["tf32"] = tf32_ref
         else:
             baseline_errors[str(b)] = "unknown baseline (compile, tf32)"
-    rng = random.Random(req.get("seed", 0))
-    results = []
-    for s in shapes:
+    return extra, baseline_errors
+
+
+def _repetitions(cfg: dict, last_ms: dict, gap: LaunchGap, sides: list, recheck_at: int, inputs: list):
+    """(min_reps, block, recheck_at) of one shape. Slow calls: when min_reps pairs would take longer
+    than the time cap (a pair's cost known from the warm-up), fewer pairs are the minimum (at least
+    min_reps_slow) and blocks are that small, so that the cap bounds the shape's time: long calls
+    vary little run to run."""
+    pair_s = 1e-3 * sum(last_ms.values()) + 1e-6 * gap.us * len(sides)
+    min_reps = int(cfg["min_reps"])
+    if pair_s * min_reps > cfg["max_seconds"]:
+        min_reps = max(int(cfg["min_reps_slow"]), min(min_reps, math.ceil(cfg["max_seconds"] / max(pair_s, 1e-9))))
+    block = max(1, min(int(cfg["block"]), min_reps))
+    if recheck_at >= min_reps:  # the same input set as the reference outputs above
+        recheck_at = recheck_at % len(inputs)
+        min_reps = max(min_reps, recheck_at + 1)
+    return min_reps, block, recheck_at
+
+
+def _converged(samples: dict, min_reps: int, cfg: dict) -> bool:
+    """Both medians' 95 % CIs within target_rel_ci of the median (optional baselines are recorded,
+    not waited for)."""
+    ok = True
+    for side in ("candidate", "reference"):
+        if len(samples[side]) < min_reps:
+            ok = False
+            continue
+        m, lo, hi = _median_ci(samples[side])
+        if m <= 0 or (hi - lo) / m > 2 * cfg["target_rel_ci"]:
+            ok = False
+    return ok
+
+
+class _PerfRun:
+    """One perf worker's work, phase by phase (run() drives it): start-up (overlapping other workers'
+    timing), the wait for the GPU, device set-up and inputs, the candidate's import, the shapes,
+    attribution and the result."""
+
+    def __init__(self, req: dict):
+        self.req = req
+        # Wall seconds per phase of this worker (the process start before run() is the evaluator's total
+        # minus their sum): where the perf stage's time goes, kept with every measurement.
+        self.phase = Phases()
+        self.device = req["device"]
+        # kbx sends the complete configuration (core/perfconfig.cpp holds every key's default);
+        # FALLBACK_CONFIG only fills what a request without one (an older kbx, a test) leaves out.
+        self.cfg = dict(FALLBACK_CONFIG)
+        self.cfg.update(req.get("config") or {})
+        self.task = load_task(req["task_file"], req["task_id"])
+        self.meta = self.task.META
+        self.shapes = perf_shapes(self.meta, self.cfg, req)
+
+    def start(self) -> None:
+        """Everything before the GPU is ours: no work on the device yet."""
+        self.nvml = Nvml() if self.device == "cuda" else None
+        self.flush = None
+        if self.device == "cuda":
+            # The CUDA context and the L2 flush buffer (torch.empty launches nothing on the device).
+            l2 = int(getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 64 << 20) or (64 << 20))
+            self.flush = torch.empty(max(2 * l2, 64 << 20), dtype=torch.int8, device="cuda")
+        # Modules that rebind torch functions when first imported (torch._dynamo wraps torch.manual_seed;
+        # Triton and the profiler import it) are imported now, so the fingerprint sees only the candidate.
+        for name in ("torch._dynamo", "triton", "triton.language", "torch.profiler"):
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001
+                pass
+        self.phase("start")  # task module, CUDA context, flush buffer, imports: no work on the device yet
+
+    def wait_for_gpu(self) -> bool:
+        """Everything before may overlap another worker's timing on this GPU; what follows may not. The
+        supervisor answers "go" when the GPU is ours (a stdin at EOF: nobody to wait for). False: "stop"."""
+        send({"type": "ready"})
+        answer = sys.stdin.buffer.readline().strip()
+        self.t_go = time.time()
+        self.cache0 = triton_cache_entries()
+        self.phase("wait_gpu")
+        return answer != b"stop"
+
+    def setup(self) -> None:
+        """NVML, calibration (first job per GPU), the timer, the spin rate, the perf inputs."""
+        self.before = self.nvml.snapshot() if self.nvml else {}
+        self.peaks = {}
+        if self.req.get("calibrate") and self.device == "cuda":
+            try:
+                self.peaks = calibrate()
+            except Exception as e:  # noqa: BLE001
+                self.peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
+        timer = self.timer = _Timer(self.device)
+        self.spin, self.cycles_per_us = None, 0.0
+        if self.device == "cuda":
+            # The device's spin rate (cycles per microsecond), for the launch gap; taken before any
+            # candidate code runs, like every function the timed loop calls.
+            spin = self.spin = torch.cuda._sleep
+            spin(1000)
+            ea, eb = timer.pair()
+            ea.record()
+            spin(2_000_000)
+            eb.record()
+            timer.sync()
+            self.cycles_per_us = 2_000_000 / max(1e-3, ea.elapsed_time(eb) * 1e3)
+        # Inputs of every shape and rotation, drawn on the device before any candidate code runs.
+        self.sets = perf_input_sets(self.task, self.req["task_id"], self.shapes, self.device, int(self.cfg["rotations"]))
+        timer.sync()
+        self.phase("setup")  # NVML, calibration (first job per GPU), perf inputs
+
+    def load_candidate(self) -> bool:
+        """torch fingerprinted, launches counted, then the candidate imported. False: it failed (said)."""
+        autotune.install(bounded=False)  # the perf stage autotunes fully; what it chose goes with each shape
+        self.fp0 = _fingerprint()
+        _count_launches()
+        try:
+            self.fn = getattr(import_candidate(self.req["source_file"]), self.req["entry"])
+            self.phase("candidate_import")
+        except BaseException as e:  # noqa: BLE001
+            send({"type": "result", "ok": False, "failure_class": classify(e), "message": f"{type(e).__name__}: {e}"[:2000]})
+            return False
+        self.ref = self.task.reference
+        self.extra, self.baseline_errors = _baselines(self.cfg, self.ref)
+        self.rng = random.Random(self.req.get("seed", 0))
+        return True
+
+    def time_shape(self, s: dict):
+        """One perf shape's result; None after a sticky CUDA error (said: the worker exits 68)."""
         name = s["name"]
-        inputs = sets[name]
+        inputs = self.sets[name]
         # An earlier run's autotune choices for this shape, replayed (kbx eval --autotune-replay).
-        autotune.replay({e.get("kernel"): e.get("config") for e in (req.get("autotune_replay") or {}).get(name, [])
+        autotune.replay({e.get("kernel"): e.get("config") for e in (self.req.get("autotune_replay") or {}).get(name, [])
                          if isinstance(e, dict) and isinstance(e.get("kernel"), str) and isinstance(e.get("config"), str)})
         at_mark = autotune.mark()
-        cost = task.perf_cost(s["params"]) if hasattr(task, "perf_cost") else None
+        cost = self.task.perf_cost(s["params"]) if hasattr(self.task, "perf_cost") else None
         try:
-            # Reference outputs for the re-check (before any candidate call), then warm-up of both
-            # sides. The re-check compares one random timed call: only its input set needs reference
-            # outputs (two calls, to tell a random output; a slow reference is not called more).
-            call = timed_call(task)
-            recheck_at = rng.randrange(cfg["min_reps"])
-            k = recheck_at % len(inputs)
-            # The re-check's reference output(s), from a pristine copy of input set k (kbx_harness.recheck).
-            rplan = recheck.plan(task, meta, ref, inputs[k], int(cfg["recheck_drive_max_elements"]),
-                                 float(cfg["recheck_drive_max_seconds"]))
-            first = {}
-            warm = {}
-            last_ms = {}
-            host_us = {}
-            sides = [("candidate", fn), ("reference", ref)] + [(b, f) for b, f in extra.items() if b not in baseline_errors]
-            for side, f in list(sides):
-                a, kw = inputs[0]
-                timer.sync()
-                t0 = time.perf_counter()
-                try:
-                    call(f, a, kw)
-                    timer.sync()
-                except Exception as e:  # noqa: BLE001
-                    if side in ("candidate", "reference"):
-                        raise
-                    # An optional baseline that cannot run this shape (torch.compile refusing an op):
-                    # left out of this shape, said why; the candidate's timing goes on.
-                    baseline_errors[side] = f"{type(e).__name__}: {e}"[:500]
-                    sides.remove((side, f))
-                    continue
-                first[side] = time.perf_counter() - t0
-                prev, n = None, 0
-                enq = []
-                warm_ms = 0.0
-                t = 1e3 * first[side]  # a pair's cost estimate if no warm-up call runs (max_warmup 0)
-                # Until two consecutive calls agree, or (slow calls) after two calls once the warm-up has
-                # taken max_warmup_seconds: a call of seconds is past its JIT after the first.
-                while n < cfg["max_warmup"] and not (n >= 2 and warm_ms > 1e3 * cfg["max_warmup_seconds"]):
-                    ea, eb = timer.pair()
-                    timer.start(ea)
-                    h0 = time.perf_counter()
-                    call(f, *inputs[n % len(inputs)])
-                    enq.append(time.perf_counter() - h0)
-                    timer.stop(eb)
-                    timer.sync()
-                    t = timer.ms(ea, eb)
-                    warm_ms += t
-                    n += 1
-                    if prev is not None and abs(t - prev) <= 0.1 * max(prev, 1e-6):
-                        break
-                    prev = t
-                warm[side] = n
-                last_ms[side] = t
-                host_us[side] = 1e6 * sorted(enq)[len(enq) // 2]
-            gap = LaunchGap(host_us, cfg, cycles_per_us)
-            if gap.cycles:
-                # Which sides wait for the device inside their call: two probe calls per side behind
-                # the longest gap; both must have found the start event passed when they returned.
-                # A side whose warm-up call took probe_max_ms or more is not probed (None, unchecked).
-                for side, f in sides:
-                    if last_ms[side] >= float(cfg["probe_max_ms"]):
-                        gap.host_sync[side] = None
-                        continue
-                    waited = 0
-                    for _ in range(2):
-                        timer.sync()
-                        spin(gap.probe_cycles())
-                        ea, eb = timer.pair()
-                        timer.start(ea)
-                        out = call(f, *inputs[0])
-                        timer.stop(eb)
-                        waited += bool(ea.query())
-                        del out
-                    gap.host_sync[side] = waited == 2
-                timer.sync()
-            phase("reference_outputs_and_warmup")
-            samples = {side: [] for side, _ in sides}
-            starved = {side: [] for side, _ in sides}  # LaunchGap: samples the host may have held up
-            # Slow calls: when min_reps pairs would take longer than the time cap (a pair's cost known
-            # from the warm-up), fewer pairs are the minimum (at least min_reps_slow) and blocks are
-            # that small, so that the cap bounds the shape's time: long calls vary little run to run.
-            pair_s = 1e-3 * sum(last_ms.values()) + 1e-6 * gap.us * len(sides)
-            min_reps = int(cfg["min_reps"])
-            if pair_s * min_reps > cfg["max_seconds"]:
-                min_reps = max(int(cfg["min_reps_slow"]), min(min_reps, math.ceil(cfg["max_seconds"] / max(pair_s, 1e-9))))
-            block = max(1, min(int(cfg["block"]), min_reps))
-            if recheck_at >= min_reps:  # the same input set as the reference outputs above
-                recheck_at = recheck_at % len(inputs)
-                min_reps = max(min_reps, recheck_at + 1)
-            recheck_result = None
-            t_start = time.perf_counter()
-            reps = 0
-            while True:
-                evs = []
-                for _ in range(block):
-                    k = reps % len(inputs)
-                    a, kw = inputs[k]
-                    pair = []
-                    for side, f in sides:
-                        if flush is not None:
-                            flush.zero_()
-                        if gap.cycles:
-                            spin(gap.cycles)
-                        ea, eb = timer.pair()
-                        timer.start(ea)
-                        out = call(f, a, kw)
-                        timer.stop(eb)
-                        pair.append((side, ea, eb, gap.starved(side, ea)))
-                        if side == "candidate" and reps == recheck_at:
-                            timer.sync()
-                            if rplan.mode != "skipped" and recheck.needs_untimed_call(task, rplan, (a, kw)):
-                                del out
-                                out = recheck.untimed_output(task, f, rplan)
-                                timer.sync()
-                            recheck_result = recheck.check(rplan, out, meta)
-                        del out
-                    evs.append(pair)
-                    reps += 1
-                timer.sync()
-                gap.sort(evs, timer.ms, samples, starved)
-                if reps >= cfg["max_reps"]:
-                    stop = "max_reps"
-                    break
-                if reps >= min_reps:
-                    ok = True
-                    for side in ("candidate", "reference"):  # optional baselines are recorded, not waited for
-                        if len(samples[side]) < min_reps:
-                            ok = False
-                            continue
-                        m, lo, hi = _median_ci(samples[side])
-                        if m <= 0 or (hi - lo) / m > 2 * cfg["target_rel_ci"]:
-                            ok = False
-                    if ok:
-                        stop = "converged"
-                        break
-                if reps >= min_reps and time.perf_counter() - t_start > cfg["max_seconds"]:
-                    stop = "time_cap"
-                    break
-            kept_starved = LaunchGap.keep_if_too_few(samples, starved, min_reps)
-            res = {"shape": name, "params": s["params"], "compute_dtype": compute_dtype(meta, *inputs[0]),
-                   "autotune": autotune.since(at_mark),
-                   "samples_ms": samples, "first_call_s": first,
-                   "warmup_calls": warm, "host_enqueue_us": host_us, **gap.evidence(starved, kept_starved),
-                   "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
-                   "recheck": recheck_result, "cost": cost, "baseline_errors": dict(baseline_errors)}
-            phase("timed_loops")
+            return self._measure(s, inputs, at_mark, cost)
         except BaseException as e:  # noqa: BLE001
             res = {"shape": name, "error": classify(e), "message": f"{type(e).__name__}: {e}"[:2000],
                    "traceback": traceback.format_exc()[-4000:]}
-            if device == "cuda":
+            if self.device == "cuda":
                 try:
                     torch.cuda.synchronize()
                 except Exception:  # noqa: BLE001
                     send({"type": "shape", **res})
                     send({"type": "result", "ok": False, "failure_class": "cuda_error", "message": res["message"]})
-                    return 68
+                    return None
+            return res
+
+    def _measure(self, s: dict, inputs: list, at_mark, cost) -> dict:
+        task, meta, cfg = self.task, self.meta, self.cfg
+        # Reference outputs for the re-check (before any candidate call), then warm-up of both
+        # sides. The re-check compares one random timed call: only its input set needs reference
+        # outputs (two calls, to tell a random output; a slow reference is not called more).
+        call = timed_call(task)
+        recheck_at = self.rng.randrange(cfg["min_reps"])
+        k = recheck_at % len(inputs)
+        # The re-check's reference output(s), from a pristine copy of input set k (kbx_harness.recheck).
+        rplan = recheck.plan(task, meta, self.ref, inputs[k], int(cfg["recheck_drive_max_elements"]),
+                             float(cfg["recheck_drive_max_seconds"]))
+        sides = [("candidate", self.fn), ("reference", self.ref)] + [(b, f) for b, f in self.extra.items()
+                                                                     if b not in self.baseline_errors]
+        first, warm, last_ms, host_us = self._warm_up(sides, call, inputs)
+        gap = LaunchGap(host_us, cfg, self.cycles_per_us)
+        if gap.cycles:
+            self._probe_host_sync(gap, sides, call, inputs, last_ms)
+        self.phase("reference_outputs_and_warmup")
+        samples = {side: [] for side, _ in sides}
+        starved = {side: [] for side, _ in sides}  # LaunchGap: samples the host may have held up
+        min_reps, block, recheck_at = _repetitions(cfg, last_ms, gap, sides, recheck_at, inputs)
+        reps, stop, recheck_result = self._timed_loop(sides, call, inputs, gap, samples, starved, min_reps, block,
+                                                      recheck_at, rplan)
+        kept_starved = LaunchGap.keep_if_too_few(samples, starved, min_reps)
+        res = {"shape": s["name"], "params": s["params"], "compute_dtype": compute_dtype(meta, *inputs[0]),
+               "autotune": autotune.since(at_mark),
+               "samples_ms": samples, "first_call_s": first,
+               "warmup_calls": warm, "host_enqueue_us": host_us, **gap.evidence(starved, kept_starved),
+               "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
+               "recheck": recheck_result, "cost": cost, "baseline_errors": dict(self.baseline_errors)}
+        self.phase("timed_loops")
+        return res
+
+    def _warm_up(self, sides: list, call, inputs: list):
+        """Each side's first call timed alone, then calls until two consecutive ones agree. An optional
+        baseline that cannot run this shape is taken out of `sides`. Returns (first call s, warm-up
+        calls, last warm-up ms, median host enqueue us), by side."""
+        cfg, timer = self.cfg, self.timer
+        first = {}
+        warm = {}
+        last_ms = {}
+        host_us = {}
+        for side, f in list(sides):
+            a, kw = inputs[0]
+            timer.sync()
+            t0 = time.perf_counter()
+            try:
+                call(f, a, kw)
+                timer.sync()
+            except Exception as e:  # noqa: BLE001
+                if side in ("candidate", "reference"):
+                    raise
+                # An optional baseline that cannot run this shape (torch.compile refusing an op):
+                # left out of this shape, said why; the candidate's timing goes on.
+                self.baseline_errors[side] = f"{type(e).__name__}: {e}"[:500]
+                sides.remove((side, f))
+                continue
+            first[side] = time.perf_counter() - t0
+            prev, n = None, 0
+            enq = []
+            warm_ms = 0.0
+            t = 1e3 * first[side]  # a pair's cost estimate if no warm-up call runs (max_warmup 0)
+            # Until two consecutive calls agree, or (slow calls) after two calls once the warm-up has
+            # taken max_warmup_seconds: a call of seconds is past its JIT after the first.
+            while n < cfg["max_warmup"] and not (n >= 2 and warm_ms > 1e3 * cfg["max_warmup_seconds"]):
+                ea, eb = timer.pair()
+                timer.start(ea)
+                h0 = time.perf_counter()
+                call(f, *inputs[n % len(inputs)])
+                enq.append(time.perf_counter() - h0)
+                timer.stop(eb)
+                timer.sync()
+                t = timer.ms(ea, eb)
+                warm_ms += t
+                n += 1
+                if prev is not None and abs(t - prev) <= 0.1 * max(prev, 1e-6):
+                    break
+                prev = t
+            warm[side] = n
+            last_ms[side] = t
+            host_us[side] = 1e6 * sorted(enq)[len(enq) // 2]
+        return first, warm, last_ms, host_us
+
+    def _probe_host_sync(self, gap: LaunchGap, sides: list, call, inputs: list, last_ms: dict) -> None:
+        """Which sides wait for the device inside their call: two probe calls per side behind the
+        longest gap; both must have found the start event passed when they returned. A side whose
+        warm-up call took probe_max_ms or more is not probed (None, unchecked)."""
+        timer, spin = self.timer, self.spin
+        for side, f in sides:
+            if last_ms[side] >= float(self.cfg["probe_max_ms"]):
+                gap.host_sync[side] = None
+                continue
+            waited = 0
+            for _ in range(2):
+                timer.sync()
+                spin(gap.probe_cycles())
+                ea, eb = timer.pair()
+                timer.start(ea)
+                out = call(f, *inputs[0])
+                timer.stop(eb)
+                waited += bool(ea.query())
+                del out
+            gap.host_sync[side] = waited == 2
+        timer.sync()
+
+    def _timed_loop(self, sides: list, call, inputs: list, gap: LaunchGap, samples: dict, starved: dict, min_reps: int,
+                    block: int, recheck_at: int, rplan):
+        """ABAB… blocks until converged, max_reps or the time cap; the candidate's output of call
+        recheck_at re-checked. Returns (reps, why it stopped, the re-check)."""
+        cfg, timer, flush, spin, task = self.cfg, self.timer, self.flush, self.spin, self.task
+        recheck_result = None
+        t_start = time.perf_counter()
+        reps = 0
+        while True:
+            evs = []
+            for _ in range(block):
+                k = reps % len(inputs)
+                a, kw = inputs[k]
+                pair = []
+                for side, f in sides:
+                    if flush is not None:
+                        flush.zero_()
+                    if gap.cycles:
+                        spin(gap.cycles)
+                    ea, eb = timer.pair()
+                    timer.start(ea)
+                    out = call(f, a, kw)
+                    timer.stop(eb)
+                    pair.append((side, ea, eb, gap.starved(side, ea)))
+                    if side == "candidate" and reps == recheck_at:
+                        timer.sync()
+                        if rplan.mode != "skipped" and recheck.needs_untimed_call(task, rplan, (a, kw)):
+                            del out
+                            out = recheck.untimed_output(task, f, rplan)
+                            timer.sync()
+                        recheck_result = recheck.check(rplan, out, self.meta)
+                    del out
+                evs.append(pair)
+                reps += 1
+            timer.sync()
+            gap.sort(evs, timer.ms, samples, starved)
+            if reps >= cfg["max_reps"]:
+                return reps, "max_reps", recheck_result
+            if reps >= min_reps and _converged(samples, min_reps, cfg):
+                return reps, "converged", recheck_result
+            if reps >= min_reps and time.perf_counter() - t_start > cfg["max_seconds"]:
+                return reps, "time_cap", recheck_result
+
+    def finish(self, results: list) -> None:
+        """Attribution on the largest shape that ran, torch's integrity, NVML after; the result."""
+        attribution = {"available": False, "reason": "no shape ran"}
+        ran = [s for s in self.shapes if any(r.get("shape") == s["name"] and "error" not in r for r in results)]
+        if ran:
+            a, kw = self.sets[ran[-1]["name"]][0]
+            try:
+                attribution = kernel_attribution(lambda: timed_call(self.task)(self.fn, a, kw), self.device, set(_launches))
+                attribution["shape"] = ran[-1]["name"]
+            except Exception as e:  # noqa: BLE001
+                attribution = {"available": False, "reason": f"{type(e).__name__}: {e}"[:500]}
+        self.phase("attribution")
+        changed = _changed(self.fp0, _fingerprint())
+        after = self.nvml.snapshot() if self.nvml else {}
+        self.phase("finish")
+        send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed, "peaks": self.peaks,
+              "launches": dict(_launches), "nvml_before": self.before, "nvml_after": after, "config": self.cfg,
+              "phases": self.phase.times, "window": [self.t_go, time.time()],
+              "triton_compiles": triton_cache_entries() - self.cache0})
+
+
+def run(req: dict) -> int:
+    send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "perf", "versions": versions()})
+    work = _PerfRun(req)
+    work.start()
+    if not work.wait_for_gpu():
+        send({"type": "result", "ok": False, "failure_class": "harness_error", "message": "perf stage cancelled"})
+        return 0
+    work.setup()
+    if not work.load_candidate():
+        return 0
+    results = []
+    for s in work.shapes:
+        res = work.time_shape(s)
+        if res is None:  # a sticky CUDA error: the worker exits (core/protocol.h)
+            return 68
         send({"type": "shape", **res})
         results.append(res)
-    # Attribution on the largest shape that ran.
-    attribution = {"available": False, "reason": "no shape ran"}
-    ran = [s for s in shapes if any(r.get("shape") == s["name"] and "error" not in r for r in results)]
-    if ran:
-        a, kw = sets[ran[-1]["name"]][0]
-        try:
-            attribution = _attribution(lambda: timed_call(task)(fn, a, kw), device, set(_launches))
-            attribution["shape"] = ran[-1]["name"]
-        except Exception as e:  # noqa: BLE001
-            attribution = {"available": False, "reason": f"{type(e).__name__}: {e}"[:500]}
-    phase("attribution")
-    changed = _changed(fp0, _fingerprint())
-    after = nvml.snapshot() if nvml else {}
-    phase("finish")
-    send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed, "peaks": peaks,
-          "launches": dict(_launches), "nvml_before": before, "nvml_after": after, "config": cfg, "phases": phase.times,
-          "window": [t_go, time.time()], "triton_compiles": triton_cache_entries() - cache0})
+    work.finish(results)
     return 0
 
 
