@@ -138,13 +138,13 @@ TEST_F(QueryDb, EveryEvaluationLoadsWholeAndItsRowIsTheViews)
                                                   "WHERE e.id = {}",
                                                   id))
                              .at(0);
-        EXPECT_EQ(e->evidence, raw["evidence"]);
-        EXPECT_EQ(e->stageSeconds, raw["stage_seconds"]);
-        EXPECT_EQ(e->code, raw["code"]);
-        EXPECT_EQ(e->codeHash, raw["code_hash"]);
+        EXPECT_EQ(nlohmann::json(e->evidence), raw["evidence"]);
+        EXPECT_EQ(nlohmann::json(e->stageSeconds), raw["stage_seconds"]);
+        EXPECT_EQ(nlohmann::json(e->code), raw["code"]);
+        EXPECT_EQ(nlohmann::json(e->codeHash), raw["code_hash"]);
         EXPECT_EQ(e->origin.has_value(), !raw["origin"].is_null());
-        EXPECT_EQ(e->publicSeeds, raw["public_seeds"]);
-        EXPECT_EQ(e->secretSeed, raw["secret_seed"]);
+        EXPECT_EQ(nlohmann::json(e->publicSeeds), raw["public_seeds"]);
+        EXPECT_EQ(nlohmann::json(e->secretSeed), raw["secret_seed"]);
         EXPECT_EQ(e->cases.size(), store->query(fmt::format("SELECT count(*) AS n FROM case_results WHERE evaluation_id = {}", id))[0]["n"]);
         EXPECT_EQ(e->timings.size(), store->query(fmt::format("SELECT count(*) AS n FROM timings WHERE evaluation_id = {}", id))[0]["n"]);
     }
