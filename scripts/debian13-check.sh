@@ -20,7 +20,7 @@ skip() {
 command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null 2>&1 || skip "debootstrap not installable"
 PKGS="g++ cmake ninja-build pkg-config ccache qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev
 libkf6syntaxhighlighting-dev libsqlite3-dev libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev
-libssl-dev libcli11-dev libeigen3-dev fonts-dejavu-core ca-certificates"
+libssl-dev libcli11-dev libeigen3-dev fonts-dejavu-core ca-certificates xz-utils"
 cleanup() { for m in src proc dev; do umount "$CHROOT/$m" 2>/dev/null || umount -l "$CHROOT/$m" 2>/dev/null || true; done; }
 if [[ ! -f "$CHROOT/.kbx-ready" ]]; then
   # a run killed half-way may have left the checkout and /dev bound inside: unmount before removing,

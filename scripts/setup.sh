@@ -41,7 +41,7 @@ PKGS="build-essential cmake ninja-build pkg-config ccache libsqlite3-dev libgtes
 nlohmann-json3-dev libcli11-dev libfmt-dev pybind11-dev python3-dev python3-venv python3-pip libssl-dev libeigen3-dev bubblewrap
 qt6-base-dev ?libqt6opengl6-dev qt6-charts-dev|libqt6charts6-dev qt6-svg-dev|libqt6svg6-dev libgl-dev fonts-dejavu-core
 ?libkf6syntaxhighlighting-dev
-clang libclang-rt-dev"
+clang libclang-rt-dev xz-utils"
 # test: a one-node Slurm cluster on localhost for scripts/slurm-test.sh (kbx eval --backend slurm).
 [[ $PKG_MODE == test ]] && PKGS="$PKGS ?munge ?slurmctld ?slurmd ?slurm-client"
 # Installed means dpkg's "ii": a package removed but not purged ("rc") is not.
