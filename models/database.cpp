@@ -262,7 +262,8 @@ QMap<int, QString> failureMarkers(const QJsonObject& evidence, const QString& tr
 {
     QMap<int, QString> markers;
     // Frames in the candidate's own file: File "/.../candidate.py", line 17, in relu
-    static const char* const kFrame = R"re(File "([^"]*candidate\.py)", line (\d+)(?:, in (\S+))?)re";
+    // (An escaped literal, not a raw string: lizard, which measures function length, misreads the raw one.)
+    static const char* const kFrame = "File \"([^\"]*candidate\\.py)\", line (\\d+)(?:, in (\\S+))?";
     static const QRegularExpression frame(QString::fromLatin1(kFrame));
     auto it = frame.globalMatch(traceback);
     while (it.hasNext()) {

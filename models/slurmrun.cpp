@@ -220,6 +220,11 @@ void SlurmRun::start()
         }
     }
 
+    launch(kbxProgram, source);
+}
+
+void SlurmRun::launch(const QString& kbxProgram, const QString& source)
+{
     const QStringList args = arguments(m_req, source, m_workDir);
     m_command = QStringList{kbxProgram} + args;
     m_result.workDir = m_workDir;
@@ -337,31 +342,57 @@ void SlurmRun::onEvent(const QJsonObject& e)
 {
     const QString ev = e.value(QStringLiteral("event")).toString();
     const int shard = e.value(QStringLiteral("shard")).toInt(-1);
-    auto cur = [&](int s) {
-        ShardStatus st = m_shards.value(s);
+    if (ev == QLatin1String("plan")) {
+        onPlan(e);
+    } else if (ev == QLatin1String("merged") && shard >= 0) {
+        onMerged(shard, e);
+    } else if (ev == QLatin1String("merge_failed") && shard >= 0) {
+        auto st = currentShard(shard);
+        st.detail = tr("merge failed: %1").arg(e.value(QStringLiteral("message")).toString());
+        updateShard(st);
+    } else if (ev == QLatin1String("cancelled")) {
+        onCancelled(e);
+    } else if (ev == QLatin1String("error")) {
+        m_errorEvent = e.value(QStringLiteral("message")).toString();
+    } else if (ev == QLatin1String("end")) {
+        onEnd(e);
+    } else {
+        onShardEvent(ev, shard, e);
+    }
+}
+
+ShardStatus SlurmRun::currentShard(int s) const
+{
+    ShardStatus st = m_shards.value(s);
+    st.shard = s;
+    st.shards = m_progress.shards;
+    return st;
+}
+
+void SlurmRun::onPlan(const QJsonObject& e)
+{
+    m_progress.shards = e.value(QStringLiteral("shards")).toInt();
+    m_progress.submissions = e.value(QStringLiteral("submissions")).toInt();
+    m_workDir = e.value(QStringLiteral("work_dir")).toString(m_workDir);
+    m_result.workDir = m_workDir;
+    m_result.shards = m_progress.shards;
+    m_shards.clear();
+    emit slurmStarted(m_progress.submissions, m_progress.shards, m_workDir);
+    for (int s = 0; s < m_progress.shards; ++s) {
+        ShardStatus st;
         st.shard = s;
         st.shards = m_progress.shards;
-        return st;
-    };
-    if (ev == QLatin1String("plan")) {
-        m_progress.shards = e.value(QStringLiteral("shards")).toInt();
-        m_progress.submissions = e.value(QStringLiteral("submissions")).toInt();
-        m_workDir = e.value(QStringLiteral("work_dir")).toString(m_workDir);
-        m_result.workDir = m_workDir;
-        m_result.shards = m_progress.shards;
-        m_shards.clear();
-        emit slurmStarted(m_progress.submissions, m_progress.shards, m_workDir);
-        for (int s = 0; s < m_progress.shards; ++s) {
-            ShardStatus st;
-            st.shard = s;
-            st.shards = m_progress.shards;
-            st.state = tr("NOT SUBMITTED");
-            st.phase = QStringLiteral("pending");
-            updateShard(st);
-        }
-        emitProgress();
-    } else if (ev == QLatin1String("shard_checked") && shard >= 0) {
-        auto st = cur(shard);
+        st.state = tr("NOT SUBMITTED");
+        st.phase = QStringLiteral("pending");
+        updateShard(st);
+    }
+    emitProgress();
+}
+
+void SlurmRun::onShardEvent(const QString& ev, int shard, const QJsonObject& e)
+{
+    if (ev == QLatin1String("shard_checked") && shard >= 0) {
+        auto st = currentShard(shard);
         if (e.value(QStringLiteral("complete")).toBool()) {
             st.state = QStringLiteral("COMPLETE");
             st.phase = QStringLiteral("done");
@@ -377,7 +408,7 @@ void SlurmRun::onEvent(const QJsonObject& e)
     } else if (ev == QLatin1String("submitted")) {
         const QString job = e.value(QStringLiteral("job_id")).toString();
         for (const auto& v : e.value(QStringLiteral("shards")).toArray()) {
-            auto st = cur(v.toInt());
+            auto st = currentShard(v.toInt());
             st.jobId = job;
             st.state = QStringLiteral("PENDING");
             st.phase = QStringLiteral("pending");
@@ -390,7 +421,7 @@ void SlurmRun::onEvent(const QJsonObject& e)
         const QString msg = e.value(QStringLiteral("message")).toString();
         m_sbatchErrors << msg;
         for (const auto& v : e.value(QStringLiteral("shards")).toArray()) {
-            auto st = cur(v.toInt());
+            auto st = currentShard(v.toInt());
             st.state = QStringLiteral("SBATCH FAILED");
             st.phase = QStringLiteral("failed");
             st.detail = msg;
@@ -398,7 +429,7 @@ void SlurmRun::onEvent(const QJsonObject& e)
         }
         emitProgress();
     } else if (ev == QLatin1String("shard") && shard >= 0) {
-        auto st = cur(shard);
+        auto st = currentShard(shard);
         st.jobId = e.value(QStringLiteral("job_id")).toString(st.jobId);
         st.state = e.value(QStringLiteral("state")).toString();
         st.phase = e.value(QStringLiteral("phase")).toString();
@@ -407,7 +438,7 @@ void SlurmRun::onEvent(const QJsonObject& e)
         updateShard(st);
         emitProgress();
     } else if (ev == QLatin1String("shard_done") && shard >= 0) {
-        auto st = cur(shard);
+        auto st = currentShard(shard);
         st.state = QStringLiteral("COMPLETED");
         st.phase = QStringLiteral("done");
         st.evaluations = e.value(QStringLiteral("evaluations")).toInt();
@@ -418,7 +449,7 @@ void SlurmRun::onEvent(const QJsonObject& e)
         updateShard(st);
         emitProgress();
     } else if (ev == QLatin1String("shard_failed") && shard >= 0) {
-        auto st = cur(shard);
+        auto st = currentShard(shard);
         const bool retry = e.value(QStringLiteral("retry")).toBool();
         const QString why = e.value(QStringLiteral("why")).toString();
         if (retry) {
@@ -433,75 +464,78 @@ void SlurmRun::onEvent(const QJsonObject& e)
         }
         updateShard(st);
         emitProgress();
-    } else if (ev == QLatin1String("merged") && shard >= 0) {
-        auto st = cur(shard);
-        st.state = QStringLiteral("MERGED");
-        st.phase = QStringLiteral("done");
-        st.evaluations = e.value(QStringLiteral("evaluations")).toInt();
-        st.passed = e.value(QStringLiteral("passed")).toInt();
-        if (!e.value(QStringLiteral("node")).toString().isEmpty())
-            st.nodes = e.value(QStringLiteral("node")).toString();
-        const QString how = e.value(QStringLiteral("result")).toString();
-        QStringList notes;
-        if (how != QLatin1String("merged"))  // "replaced an earlier copy", "already merged"
-            notes << how;
-        if (e.value(QStringLiteral("exit")).toInt() == 1)
-            notes << tr("some candidates could not be judged");
-        st.detail = notes.join(QStringLiteral("; "));
-        m_progress.mergedShards = e.value(QStringLiteral("merged_shards")).toInt();
-        m_progress.mergedEvaluations = e.value(QStringLiteral("merged_evaluations")).toInt();
-        m_result.passed += st.passed;
-        m_result.failed += e.value(QStringLiteral("failed")).toInt();
-        m_result.total = m_progress.mergedEvaluations;
-        m_result.mergedShards = m_progress.mergedShards;
-        updateShard(st);
-        emitProgress();
-        emit shardMerged(shard, st.evaluations);
-    } else if (ev == QLatin1String("merge_failed") && shard >= 0) {
-        auto st = cur(shard);
-        st.detail = tr("merge failed: %1").arg(e.value(QStringLiteral("message")).toString());
-        updateShard(st);
-    } else if (ev == QLatin1String("cancelled")) {
-        m_result.cancelled = true;
-        for (const auto& v : e.value(QStringLiteral("scancel")).toArray()) {
-            const auto o = v.toObject();
-            auto st = cur(o.value(QStringLiteral("shard")).toInt());
-            st.state = QStringLiteral("CANCELLED");
-            st.phase = QStringLiteral("failed");
-            st.detail = o.value(QStringLiteral("exit")).toInt() == 0
-                            ? tr("scancel %1").arg(o.value(QStringLiteral("task")).toString())
-                            : tr("scancel %1 failed: %2").arg(o.value(QStringLiteral("task")).toString(), o.value(QStringLiteral("message")).toString());
-            updateShard(st);
-        }
-        emitProgress();
-    } else if (ev == QLatin1String("error")) {
-        m_errorEvent = e.value(QStringLiteral("message")).toString();
-    } else if (ev == QLatin1String("end")) {
-        m_gotEnd = true;
-        m_result.exitCode = e.value(QStringLiteral("exit")).toInt();
-        m_result.cancelled = m_result.cancelled || e.value(QStringLiteral("cancelled")).toBool();
-        m_result.mergedShards = e.value(QStringLiteral("merged")).toInt();
-        m_result.shards = e.value(QStringLiteral("shards")).toInt(m_result.shards);
-        m_result.total = e.value(QStringLiteral("merged_evaluations")).toInt(m_result.total);
-        m_result.seconds = e.value(QStringLiteral("elapsed")).toDouble(m_clock.elapsed() / 1000.0);
-        m_result.resubmitCommand = e.value(QStringLiteral("resubmit")).toString();
-        m_result.incompleteShards.clear();
-        for (const auto& v : e.value(QStringLiteral("incomplete")).toArray())
-            m_result.incompleteShards << v.toInt();
-        if (!m_result.incompleteShards.isEmpty()) {
-            const auto why = e.value(QStringLiteral("why")).toObject();
-            QStringList parts;
-            for (int s : m_result.incompleteShards)
-                parts << tr("shard %1/%2: %3").arg(s).arg(m_result.shards).arg(why.value(QString::number(s)).toString());
-            m_result.error = tr("%n shard(s) did not finish (%1). Logs in %2. Re-run them with Resubmit, or: %3",
-                                nullptr, int(m_result.incompleteShards.size()))
-                                 .arg(parts.join(QStringLiteral("; ")), e.value(QStringLiteral("logs")).toString(), m_result.resubmitCommand);
-        } else if (e.value(QStringLiteral("message")).isString()) {
-            m_result.error = e.value(QStringLiteral("message")).toString();
-        }
-        if (e.value(QStringLiteral("unjudged")).toBool())
-            emit logMessage(tr("Some candidates could not be judged (a shard's kbx eval exited with 1: see its log in %1/logs)").arg(m_workDir));
     }
+}
+
+void SlurmRun::onMerged(int shard, const QJsonObject& e)
+{
+    auto st = currentShard(shard);
+    st.state = QStringLiteral("MERGED");
+    st.phase = QStringLiteral("done");
+    st.evaluations = e.value(QStringLiteral("evaluations")).toInt();
+    st.passed = e.value(QStringLiteral("passed")).toInt();
+    if (!e.value(QStringLiteral("node")).toString().isEmpty())
+        st.nodes = e.value(QStringLiteral("node")).toString();
+    const QString how = e.value(QStringLiteral("result")).toString();
+    QStringList notes;
+    if (how != QLatin1String("merged"))  // "replaced an earlier copy", "already merged"
+        notes << how;
+    if (e.value(QStringLiteral("exit")).toInt() == 1)
+        notes << tr("some candidates could not be judged");
+    st.detail = notes.join(QStringLiteral("; "));
+    m_progress.mergedShards = e.value(QStringLiteral("merged_shards")).toInt();
+    m_progress.mergedEvaluations = e.value(QStringLiteral("merged_evaluations")).toInt();
+    m_result.passed += st.passed;
+    m_result.failed += e.value(QStringLiteral("failed")).toInt();
+    m_result.total = m_progress.mergedEvaluations;
+    m_result.mergedShards = m_progress.mergedShards;
+    updateShard(st);
+    emitProgress();
+    emit shardMerged(shard, st.evaluations);
+}
+
+void SlurmRun::onCancelled(const QJsonObject& e)
+{
+    m_result.cancelled = true;
+    for (const auto& v : e.value(QStringLiteral("scancel")).toArray()) {
+        const auto o = v.toObject();
+        auto st = currentShard(o.value(QStringLiteral("shard")).toInt());
+        st.state = QStringLiteral("CANCELLED");
+        st.phase = QStringLiteral("failed");
+        st.detail = o.value(QStringLiteral("exit")).toInt() == 0
+                        ? tr("scancel %1").arg(o.value(QStringLiteral("task")).toString())
+                        : tr("scancel %1 failed: %2").arg(o.value(QStringLiteral("task")).toString(), o.value(QStringLiteral("message")).toString());
+        updateShard(st);
+    }
+    emitProgress();
+}
+
+void SlurmRun::onEnd(const QJsonObject& e)
+{
+    m_gotEnd = true;
+    m_result.exitCode = e.value(QStringLiteral("exit")).toInt();
+    m_result.cancelled = m_result.cancelled || e.value(QStringLiteral("cancelled")).toBool();
+    m_result.mergedShards = e.value(QStringLiteral("merged")).toInt();
+    m_result.shards = e.value(QStringLiteral("shards")).toInt(m_result.shards);
+    m_result.total = e.value(QStringLiteral("merged_evaluations")).toInt(m_result.total);
+    m_result.seconds = e.value(QStringLiteral("elapsed")).toDouble(m_clock.elapsed() / 1000.0);
+    m_result.resubmitCommand = e.value(QStringLiteral("resubmit")).toString();
+    m_result.incompleteShards.clear();
+    for (const auto& v : e.value(QStringLiteral("incomplete")).toArray())
+        m_result.incompleteShards << v.toInt();
+    if (!m_result.incompleteShards.isEmpty()) {
+        const auto why = e.value(QStringLiteral("why")).toObject();
+        QStringList parts;
+        for (int s : m_result.incompleteShards)
+            parts << tr("shard %1/%2: %3").arg(s).arg(m_result.shards).arg(why.value(QString::number(s)).toString());
+        m_result.error = tr("%n shard(s) did not finish (%1). Logs in %2. Re-run them with Resubmit, or: %3",
+                            nullptr, int(m_result.incompleteShards.size()))
+                             .arg(parts.join(QStringLiteral("; ")), e.value(QStringLiteral("logs")).toString(), m_result.resubmitCommand);
+    } else if (e.value(QStringLiteral("message")).isString()) {
+        m_result.error = e.value(QStringLiteral("message")).toString();
+    }
+    if (e.value(QStringLiteral("unjudged")).toBool())
+        emit logMessage(tr("Some candidates could not be judged (a shard's kbx eval exited with 1: see its log in %1/logs)").arg(m_workDir));
 }
 
 void SlurmRun::onFinished(int exitCode, QProcess::ExitStatus status)

@@ -53,6 +53,16 @@ private:
     void onStderr();
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void onEvent(const QJsonObject& e);
+    // onEvent()'s parts, one per kind of event of kbx eval --backend slurm --json.
+    void onPlan(const QJsonObject& e);
+    void onShardEvent(const QString& ev, int shard, const QJsonObject& e);
+    void onMerged(int shard, const QJsonObject& e);
+    void onCancelled(const QJsonObject& e);
+    void onEnd(const QJsonObject& e);
+    /// Shard s as shown now (a fresh one where none is known yet), with the run's shard count.
+    ShardStatus currentShard(int s) const;
+    /// start()'s last part: kbx eval --backend slurm --json started on source (its events read as they come).
+    void launch(const QString& kbxProgram, const QString& source);
     void updateShard(const ShardStatus& s);
     void emitProgress();
     void cleanUpUnusedWorkDir();

@@ -181,55 +181,7 @@ FailureInspector::FailureInspector(QWidget* parent)
       m_note(new QLineEdit), m_save(new QPushButton(tr("Save label"))), m_code(new QPushButton(tr("Show code"))),
       m_agreement(new QLabel), m_status(new QLabel)
 {
-    m_header->setTextFormat(Qt::RichText);
-    m_header->setWordWrap(true);
-    m_header->setObjectName(QStringLiteral("inspectorHeader"));
-    m_detail->setWordWrap(true);
-    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_seeds->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Long details, seeds and headers wrap and never set the window's width (issue 24: laptop
-    // screens): an explicit minimum width overrides a label's minimum size hint, which is its longest
-    // unbreakable word (a path in a traceback).
-    m_seeds->setWordWrap(true);
-    for (QLabel* l : {m_header, m_detail, m_seeds})
-        l->setMinimumWidth(120);
-
-    m_evidence->setHorizontalHeaderLabels({tr("Evidence"), tr("Value")});
-    m_evidence->horizontalHeader()->setStretchLastSection(true);
-    m_evidence->verticalHeader()->hide();
-    m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_evidence->setObjectName(QStringLiteral("evidenceTable"));
-    m_evidence->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_cases->setHorizontalHeaderLabels({tr("#"), tr("Case"), tr("Status"), tr("Class"), tr("Tier")});
-    m_cases->horizontalHeader()->setStretchLastSection(true);
-    m_cases->verticalHeader()->hide();
-    m_cases->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_cases->setObjectName(QStringLiteral("casesTable"));
-    m_cases->setSelectionBehavior(QAbstractItemView::SelectRows);
-    connect(m_cases, &QTableWidget::currentCellChanged, this, [this](int row, int, int, int) {
-        if (row >= 0)
-            showCase(row);
-    });
-    m_evidenceOf = new QLabel;
-    m_evidenceOf->setObjectName(QStringLiteral("evidenceSource"));
-    m_evidenceOf->setWordWrap(true);
-    m_evidenceOf->setMinimumWidth(120);
-    m_cases->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_traceback->setReadOnly(true);
-    m_traceback->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_traceback->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_traceback->setObjectName(QStringLiteral("tracebackView"));
-
-    m_label->addItem(tr("(no manual label)"), QString());
-    m_label->addItem(tr("pass — the automatic verdict is wrong"), QStringLiteral("pass"));
-    for (const auto& id : failureClassIds())
-        m_label->addItem(QStringLiteral("%1 — %2").arg(id, failureClassTitle(id)), id);
-    m_label->setObjectName(QStringLiteral("manualLabel"));
-    // The class titles are long: the box is as wide as the group allows, its list as wide as they are.
-    m_label->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_label->setMinimumContentsLength(16);
-    m_label->view()->setMinimumWidth(m_label->view()->sizeHintForColumn(0) + 24);
-    m_note->setPlaceholderText(tr("Why (stored with the label)"));
+    setUpFields();
 
     auto* facts = new QFormLayout;
     facts->addRow(tr("Detail:"), m_detail);
@@ -295,6 +247,59 @@ FailureInspector::FailureInspector(QWidget* parent)
             emit showCodeRequested(m_details.id);
     });
     clear();
+}
+
+void FailureInspector::setUpFields()
+{
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setWordWrap(true);
+    m_header->setObjectName(QStringLiteral("inspectorHeader"));
+    m_detail->setWordWrap(true);
+    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_seeds->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Long details, seeds and headers wrap and never set the window's width (issue 24: laptop
+    // screens): an explicit minimum width overrides a label's minimum size hint, which is its longest
+    // unbreakable word (a path in a traceback).
+    m_seeds->setWordWrap(true);
+    for (QLabel* l : {m_header, m_detail, m_seeds})
+        l->setMinimumWidth(120);
+
+    m_evidence->setHorizontalHeaderLabels({tr("Evidence"), tr("Value")});
+    m_evidence->horizontalHeader()->setStretchLastSection(true);
+    m_evidence->verticalHeader()->hide();
+    m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_evidence->setObjectName(QStringLiteral("evidenceTable"));
+    m_evidence->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_cases->setHorizontalHeaderLabels({tr("#"), tr("Case"), tr("Status"), tr("Class"), tr("Tier")});
+    m_cases->horizontalHeader()->setStretchLastSection(true);
+    m_cases->verticalHeader()->hide();
+    m_cases->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_cases->setObjectName(QStringLiteral("casesTable"));
+    m_cases->setSelectionBehavior(QAbstractItemView::SelectRows);
+    connect(m_cases, &QTableWidget::currentCellChanged, this, [this](int row, int, int, int) {
+        if (row >= 0)
+            showCase(row);
+    });
+    m_evidenceOf = new QLabel;
+    m_evidenceOf->setObjectName(QStringLiteral("evidenceSource"));
+    m_evidenceOf->setWordWrap(true);
+    m_evidenceOf->setMinimumWidth(120);
+    m_cases->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_traceback->setReadOnly(true);
+    m_traceback->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_traceback->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_traceback->setObjectName(QStringLiteral("tracebackView"));
+
+    m_label->addItem(tr("(no manual label)"), QString());
+    m_label->addItem(tr("pass — the automatic verdict is wrong"), QStringLiteral("pass"));
+    for (const auto& id : failureClassIds())
+        m_label->addItem(QStringLiteral("%1 — %2").arg(id, failureClassTitle(id)), id);
+    m_label->setObjectName(QStringLiteral("manualLabel"));
+    // The class titles are long: the box is as wide as the group allows, its list as wide as they are.
+    m_label->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_label->setMinimumContentsLength(16);
+    m_label->view()->setMinimumWidth(m_label->view()->sizeHintForColumn(0) + 24);
+    m_note->setPlaceholderText(tr("Why (stored with the label)"));
 }
 
 void FailureInspector::setDatabase(const QString& path)

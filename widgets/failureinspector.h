@@ -67,6 +67,8 @@ signals:
     void showCodeRequested(qint64 evaluationId);
 
 private:
+    /// The constructor's first part: the settings of the labels, tables, traceback and label box.
+    void setUpFields();
     void updateAgreement();
     void fillEvidence(const QJsonObject& ev);
 

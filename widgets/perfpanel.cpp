@@ -139,13 +139,19 @@ void PerfPanel::setEvaluation(const EvaluationDetails& d)
     m_hasPerf = true;
     m_shapes->setEnabled(true);
     m_kernels->setEnabled(true);
+    const int nShapes = int(d.timings.size());
+    showSummary(perf, nShapes);
+    showShapes(d);
+    showKernels(perf.value(QStringLiteral("attribution")).toObject());
+}
 
+void PerfPanel::showSummary(const QJsonObject& perf, int nShapes)
+{
     // The verdict against eager. Audit flags (an output re-check that failed, a time below the
     // roofline bound, device work outside the events, a speedup above 10x) come first, as a warning,
     // and take the emphasis off the speedup: it is not a result until they are explained (issue 24).
     QStringList lines;
     const auto g = perf.value(QStringLiteral("geomean_speedup")).toObject();
-    const int nShapes = int(d.timings.size());
     QStringList audit;
     {
         QMap<QString, int> byKind;
@@ -221,8 +227,12 @@ void PerfPanel::setEvaluation(const EvaluationDetails& d)
         flags << QString::fromStdString(kbx::perf::flagText(f.toString().toStdString())).toHtmlEscaped();
     lines << (flags.isEmpty() ? tr("Flags: none.") : tr("<b>Flags:</b> %1.").arg(flags.join(QStringLiteral("; "))));
     m_summary->setText(lines.join(QStringLiteral("<br>")));
+}
 
+void PerfPanel::showShapes(const EvaluationDetails& d)
+{
     // One row per shape.
+    const int nShapes = int(d.timings.size());
     m_details.clear();
     m_shapes->setRowCount(nShapes);
     for (int r = 0; r < nShapes; ++r) {
@@ -280,7 +290,10 @@ void PerfPanel::setEvaluation(const EvaluationDetails& d)
     if (nShapes > 0)
         m_shapes->setCurrentCell(0, Shape);
     showShapeDetail(nShapes > 0 ? 0 : -1);
+}
 
+void PerfPanel::showKernels(const QJsonObject& att)
+{
     // The profiled call's kernels.
     const auto kernels = att.value(QStringLiteral("kernels")).toArray();
     const double total = att.value(QStringLiteral("gpu_us")).toDouble();

@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+class QJsonObject;
 class QLabel;
 class QTableWidget;
 
@@ -37,6 +38,11 @@ public:
     QLabel* shapeDetailLabel() const { return m_shapeDetail; }
 
 private:
+    // setEvaluation()'s parts: the summary (verdict, audit, attribution, where it ran, flags) of the
+    // evidence's perf object, the row of each shape, and the profiled call's kernels.
+    void showSummary(const QJsonObject& perf, int nShapes);
+    void showShapes(const EvaluationDetails& d);
+    void showKernels(const QJsonObject& attribution);
     void showShapeDetail(int row);
 
     bool m_hasPerf = false;

@@ -29,6 +29,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <initializer_list>
+
 namespace kbx::gui {
 
 namespace {
@@ -151,6 +153,18 @@ public:
     // Sorting happens in SQL: forward it to the source.
     void sort(int column, Qt::SortOrder order) override { sourceModel()->sort(column, order); }
 };
+
+/// Widgets side by side in a box of their own, which the flow layout keeps on one line (a label with its box).
+QWidget* groupOf(std::initializer_list<QWidget*> ws)
+{
+    auto* g = new QWidget;
+    auto* h = new QHBoxLayout(g);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->setSpacing(4);
+    for (auto* w : ws)
+        h->addWidget(w);
+    return g;
+}
 }  // namespace
 
 ResultsView::ResultsView(QWidget* parent)
@@ -159,19 +173,30 @@ ResultsView::ResultsView(QWidget* parent)
       m_taskChip(new QToolButton),
       m_counted(new QCheckBox(tr("Counted only")))
 {
+    auto* barWidget = buildFilterBar();
+    setUpTable();
+
+    m_count->setObjectName(QStringLiteral("resultsCount"));
+    m_count->setWordWrap(true);
+    m_count->setToolTip(tr("The table lists every evaluation, also re-evaluations of the same submission. kbx report and the "
+                           "Tasks tab count the latest evaluation of every submission on each GPU once (Help ▸ Columns and counting)."));
+
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(4, 4, 4, 4);
+    l->addWidget(barWidget);
+    l->addWidget(m_table, 1);
+    l->addWidget(m_count);
+
+    connectTable();
+    updateCount();
+}
+
+QWidget* ResultsView::buildFilterBar()
+{
     // The filter bar wraps (a laptop screen with the run dock shown): each label stays with its box.
     auto* barWidget = new QWidget;
     barWidget->setObjectName(QStringLiteral("resultsFilterBar"));
     auto* bar = new FlowLayout(barWidget);
-    auto group = [](std::initializer_list<QWidget*> ws) {
-        auto* g = new QWidget;
-        auto* h = new QHBoxLayout(g);
-        h->setContentsMargins(0, 0, 0, 0);
-        h->setSpacing(4);
-        for (auto* w : ws)
-            h->addWidget(w);
-        return g;
-    };
     m_taskChip->setObjectName(QStringLiteral("taskFilterChip"));
     m_taskChip->setToolButtonStyle(Qt::ToolButtonTextOnly);
     m_taskChip->setAutoRaise(false);
@@ -183,6 +208,35 @@ ResultsView::ResultsView(QWidget* parent)
         applyFilter();
     });
     bar->addWidget(m_taskChip);
+    addFacets(bar);
+    m_text->setPlaceholderText(tr("Search task, method, class, detail…"));
+    m_text->setClearButtonEnabled(true);
+    m_text->setObjectName(QStringLiteral("resultsText"));
+    m_text->setMinimumWidth(160);
+    m_text->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    bar->addWidget(m_text);
+    m_counted->setObjectName(QStringLiteral("countedOnly"));
+    m_counted->setToolTip(tr("Only the evaluations that kbx report, the Tasks tab and the charts count: the %1. "
+                             "Off: every evaluation is a row.")
+                              .arg(QString::fromStdString(kbx::analysis::countingRule())));
+    connect(m_counted, &QCheckBox::toggled, this, &ResultsView::applyFilter);
+    bar->addWidget(m_counted);
+    m_diff->setToolTip(tr("Compare the code of the two selected evaluations"));
+    m_diff->setEnabled(false);
+    m_rerun->setToolTip(tr("Add the selected evaluations' candidates to the run panel"));
+    m_rerun->setEnabled(false);
+    m_rerun->setObjectName(QStringLiteral("rerunButton"));
+    m_diff->setObjectName(QStringLiteral("diffButton"));
+    bar->addWidget(groupOf({m_diff, m_rerun}));
+    m_textTimer->setSingleShot(true);
+    m_textTimer->setInterval(250);
+    connect(m_text, &QLineEdit::textChanged, m_textTimer, qOverload<>(&QTimer::start));
+    connect(m_textTimer, &QTimer::timeout, this, &ResultsView::applyFilter);
+    return barWidget;
+}
+
+void ResultsView::addFacets(QLayout* bar)
+{
     const struct {
         FacetListModel::Kind kind;
         const char* label;
@@ -202,7 +256,7 @@ ResultsView::ResultsView(QWidget* parent)
             box->setToolTip(tr("Only the evaluations of one run (kbx eval): number, start, device, evaluations"));
         auto* label = new QLabel(tr(f.label));
         label->setBuddy(box);
-        bar->addWidget(group({label, box}));
+        bar->addWidget(groupOf({label, box}));
         m_facets << m;
         m_boxes << box;
         connect(box, &QComboBox::currentIndexChanged, this, &ResultsView::applyFilter);
@@ -233,30 +287,10 @@ ResultsView::ResultsView(QWidget* parent)
             applyFilter();
         });
     }
-    m_text->setPlaceholderText(tr("Search task, method, class, detail…"));
-    m_text->setClearButtonEnabled(true);
-    m_text->setObjectName(QStringLiteral("resultsText"));
-    m_text->setMinimumWidth(160);
-    m_text->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    bar->addWidget(m_text);
-    m_counted->setObjectName(QStringLiteral("countedOnly"));
-    m_counted->setToolTip(tr("Only the evaluations that kbx report, the Tasks tab and the charts count: the %1. "
-                             "Off: every evaluation is a row.")
-                              .arg(QString::fromStdString(kbx::analysis::countingRule())));
-    connect(m_counted, &QCheckBox::toggled, this, &ResultsView::applyFilter);
-    bar->addWidget(m_counted);
-    m_diff->setToolTip(tr("Compare the code of the two selected evaluations"));
-    m_diff->setEnabled(false);
-    m_rerun->setToolTip(tr("Add the selected evaluations' candidates to the run panel"));
-    m_rerun->setEnabled(false);
-    m_rerun->setObjectName(QStringLiteral("rerunButton"));
-    m_diff->setObjectName(QStringLiteral("diffButton"));
-    bar->addWidget(group({m_diff, m_rerun}));
-    m_textTimer->setSingleShot(true);
-    m_textTimer->setInterval(250);
-    connect(m_text, &QLineEdit::textChanged, m_textTimer, qOverload<>(&QTimer::start));
-    connect(m_textTimer, &QTimer::timeout, this, &ResultsView::applyFilter);
+}
 
+void ResultsView::setUpTable()
+{
     // Windowed: the scroll bar and Ctrl+End reach the whole table, however many rows it has.
     m_model->setWindowed(true);
     auto* proxy = new VerdictColours(this);
@@ -288,18 +322,10 @@ ResultsView::ResultsView(QWidget* parent)
         h->moveSection(h->visualIndex(M::RunColumn), 1);
         h->moveSection(h->visualIndex(M::SpeedupColumn), h->visualIndex(M::StageColumn) + 1);
     }
+}
 
-    m_count->setObjectName(QStringLiteral("resultsCount"));
-    m_count->setWordWrap(true);
-    m_count->setToolTip(tr("The table lists every evaluation, also re-evaluations of the same submission. kbx report and the "
-                           "Tasks tab count the latest evaluation of every submission on each GPU once (Help ▸ Columns and counting)."));
-
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(4, 4, 4, 4);
-    l->addWidget(barWidget);
-    l->addWidget(m_table, 1);
-    l->addWidget(m_count);
-
+void ResultsView::connectTable()
+{
     connect(m_model, &EvaluationTableModel::totalCountChanged, this, &ResultsView::updateCount);
     connect(m_model, &EvaluationTableModel::pageLoaded, this, &ResultsView::updateCount);
     connect(m_model, &EvaluationTableModel::pageLoaded, this, [this] {
@@ -364,7 +390,6 @@ ResultsView::ResultsView(QWidget* parent)
         if (ids.size() == 2)
             emit diffRequested(ids[0], ids[1]);
     });
-    updateCount();
 }
 
 QComboBox* ResultsView::facetBox(int kind) const

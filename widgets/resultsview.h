@@ -5,6 +5,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QMenu;
 class QPushButton;
@@ -72,6 +73,12 @@ signals:
     void exportFinished(const QString& path, qint64 rows, const QString& error);
 
 private:
+    // The constructor's parts: the filter bar (its facet boxes added by addFacets), the table's
+    // settings, and the connections of the table and the model.
+    QWidget* buildFilterBar();
+    void addFacets(QLayout* bar);
+    void setUpTable();
+    void connectTable();
     void applyFilter();
     void updateCount();
     void updateTaskChip();

@@ -49,14 +49,58 @@ RunPanel::RunPanel(QWidget* parent)
 {
     setAcceptDrops(true);
     setObjectName(QStringLiteral("runPanel"));
+    setUpFields();
+    auto* addFiles = new QPushButton(tr("Add files…"));
+    auto* addDir = new QPushButton(tr("Add folder…"));
+    auto* remove = new QPushButton(tr("Remove"));
+
+    auto* srcButtons = new QHBoxLayout;
+    srcButtons->addWidget(addFiles);
+    srcButtons->addWidget(addDir);
+    srcButtons->addWidget(remove);
+    srcButtons->addStretch(1);
+    auto* form = buildForm();
+    auto* browseWork = buildSlurmOptions();
+
+    auto* run = new QHBoxLayout;
+    run->addWidget(m_start);
+    run->addWidget(m_cancel);
+    run->addWidget(m_progress, 1);
+    // The progress text on a line of its own: a Slurm run's (shards per state, merged evaluations)
+    // is longer than a dock is wide.
+    m_eta->setObjectName(QStringLiteral("runEta"));
+    m_eta->setWordWrap(true);
+
+    auto* top = new QWidget;
+    auto* tl = new QVBoxLayout(top);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->addWidget(new QLabel(tr("Submissions:")));
+    tl->addWidget(m_sources, 1);
+    tl->addLayout(srcButtons);
+    tl->addLayout(form);
+    tl->addWidget(m_slurmBox);
+    tl->addLayout(run);
+    tl->addWidget(m_eta);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(top);
+    split->addWidget(m_status);
+    split->addWidget(m_log);
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(4, 4, 4, 4);
+    l->addWidget(split);
+
+    connectSignals(addFiles, addDir, remove, browseWork);
+    refreshBackends();
+    updateBackendWidgets();
+}
+
+void RunPanel::setUpFields()
+{
     m_sources->setObjectName(QStringLiteral("runSources"));
     m_sources->setToolTip(tr("Submission files or folders in any seed format (JSONL, Category/stem.py, folders, "
                              "round-transition corpus). Drop files here."));
     m_sources->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_sources->setMinimumHeight(60);
-    auto* addFiles = new QPushButton(tr("Add files…"));
-    auto* addDir = new QPushButton(tr("Add folder…"));
-    auto* remove = new QPushButton(tr("Remove"));
     m_device->addItem(tr("CPU (Triton interpreter)"), QStringLiteral("cpu"));
     m_device->addItem(tr("CUDA GPU"), QStringLiteral("cuda"));
     m_device->addItem(tr("Auto"), QStringLiteral("auto"));
@@ -83,12 +127,10 @@ RunPanel::RunPanel(QWidget* parent)
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_log->setMaximumBlockCount(5000);
     m_log->setObjectName(QStringLiteral("runLog"));
+}
 
-    auto* srcButtons = new QHBoxLayout;
-    srcButtons->addWidget(addFiles);
-    srcButtons->addWidget(addDir);
-    srcButtons->addWidget(remove);
-    srcButtons->addStretch(1);
+QFormLayout* RunPanel::buildForm()
+{
     auto* form = new QFormLayout;
     // A narrow dock (a laptop screen, issue 24): a row that does not fit puts its field under its label.
     form->setRowWrapPolicy(QFormLayout::WrapLongRows);
@@ -119,6 +161,11 @@ RunPanel::RunPanel(QWidget* parent)
     m_backend->addItem(tr("Local (this machine)"), QStringLiteral("local"));
     m_backend->addItem(tr("Slurm cluster (job array)"), QStringLiteral("slurm"));
     form->addRow(tr("Backend:"), m_backend);
+    return form;
+}
+
+QToolButton* RunPanel::buildSlurmOptions()
+{
     m_slurmBox->setObjectName(QStringLiteral("runSlurmOptions"));
     m_partition->setObjectName(QStringLiteral("runPartition"));
     m_partition->setPlaceholderText(tr("cluster default"));
@@ -186,34 +233,11 @@ RunPanel::RunPanel(QWidget* parent)
     sg->addLayout(wd, 4, 1, 1, 3);
     sg->setColumnStretch(1, 1);
     sg->setColumnStretch(3, 1);
+    return browseWork;
+}
 
-    auto* run = new QHBoxLayout;
-    run->addWidget(m_start);
-    run->addWidget(m_cancel);
-    run->addWidget(m_progress, 1);
-    // The progress text on a line of its own: a Slurm run's (shards per state, merged evaluations)
-    // is longer than a dock is wide.
-    m_eta->setObjectName(QStringLiteral("runEta"));
-    m_eta->setWordWrap(true);
-
-    auto* top = new QWidget;
-    auto* tl = new QVBoxLayout(top);
-    tl->setContentsMargins(0, 0, 0, 0);
-    tl->addWidget(new QLabel(tr("Submissions:")));
-    tl->addWidget(m_sources, 1);
-    tl->addLayout(srcButtons);
-    tl->addLayout(form);
-    tl->addWidget(m_slurmBox);
-    tl->addLayout(run);
-    tl->addWidget(m_eta);
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(top);
-    split->addWidget(m_status);
-    split->addWidget(m_log);
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(4, 4, 4, 4);
-    l->addWidget(split);
-
+void RunPanel::connectSignals(QPushButton* addFiles, QPushButton* addDir, QPushButton* remove, QToolButton* browseWork)
+{
     connect(addFiles, &QPushButton::clicked, this, [this] {
         addSources(QFileDialog::getOpenFileNames(this, tr("Submission files"), {},
                                                  tr("Submissions (*.jsonl *.json *.py);;All files (*)")));
@@ -255,8 +279,6 @@ RunPanel::RunPanel(QWidget* parent)
         if (!d.isEmpty())
             m_workDir->setText(d);
     });
-    refreshBackends();
-    updateBackendWidgets();
 }
 
 void RunPanel::refreshBackends()

@@ -6,6 +6,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
@@ -16,6 +17,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+class QToolButton;
 
 namespace kbx::gui {
 
@@ -105,6 +107,12 @@ protected:
     void dropEvent(QDropEvent* e) override;
 
 private:
+    // The constructor's parts: the fields' settings, the form, the Slurm options (returns its "…"
+    // button) and the connections.
+    void setUpFields();
+    QFormLayout* buildForm();
+    QToolButton* buildSlurmOptions();
+    void connectSignals(QPushButton* addFiles, QPushButton* addDir, QPushButton* remove, QToolButton* browseWork);
     void onStarted(int total, const QString& device);
     void onCandidate(const kbx::gui::CandidateResult& c);
     void onProgress(int done, int total, double elapsed, double eta);

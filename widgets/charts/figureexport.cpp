@@ -135,6 +135,68 @@ bool writeText(const QString& file, const QString& text, QString* error)
 
 QString creator() { return QStringLiteral("kbx-workbench %1").arg(kbxVersion()); }
 
+/// The columns of a call rate and an exe rate (rateCols() of each).
+QStringList rateHeaderColumns()
+{
+    return {QStringLiteral("call_ok"), QStringLiteral("call_rate"), QStringLiteral("call_lo95"),
+            QStringLiteral("call_hi95"), QStringLiteral("exe_ok"), QStringLiteral("exe_rate"),
+            QStringLiteral("exe_lo95"), QStringLiteral("exe_hi95")};
+}
+
+/// The table of an analysis figure (kbx report --figure; core/stats_tables) of kind; t unchanged for
+/// another kind.
+void statsFigureTable(const QString& kind, const kbx::stats::Bundle& s, Table& t)
+{
+    const QStringList rateHeader = rateHeaderColumns();
+    if (kind == QLatin1String("method-summary")) {
+        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("round") << QStringLiteral("n") << rateHeader
+                 << QStringLiteral("correct_per_compile") << QStringLiteral("cpc_lo95") << QStringLiteral("cpc_hi95");
+        for (const auto& m : s.methods) {
+            const auto ci = m.exeGivenCall.ci();
+            t.rows << (QStringList{q(m.gpu), q(m.method), num(m.round), num(m.n)} + rateCols(m.call) + rateCols(m.exe) +
+                       QStringList{num(m.exeGivenCall.value()), num(ci.lo), num(ci.hi)});
+        }
+    } else if (kind == QLatin1String("deviance")) {
+        t.header << QStringLiteral("gpu") << QStringLiteral("round") << QStringLiteral("n") << QStringLiteral("null_deviance")
+                 << QStringLiteral("model") << QStringLiteral("chi2") << QStringLiteral("df") << QStringLiteral("p") << QStringLiteral("share");
+        for (const auto& g : s.deviance) {
+            for (const auto& f : g.analysis.alone)
+                t.rows << QStringList{q(g.gpu), num(g.round), num(g.analysis.n), num(g.analysis.nullDeviance), q(f.factor) + QStringLiteral(" alone"),
+                                      num(f.chi2), num(f.df), QString::number(f.p, 'g', 6), num(f.share)};
+            t.rows << QStringList{q(g.gpu), num(g.round), num(g.analysis.n), num(g.analysis.nullDeviance), QStringLiteral("category + method"),
+                                  num(g.analysis.jointChi2), num(g.analysis.jointDf), QString::number(g.analysis.jointP, 'g', 6),
+                                  num(g.analysis.jointShare)};
+        }
+    } else if (kind == QLatin1String("rescued")) {
+        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("cohort") << QStringLiteral("kernels")
+                 << QStringLiteral("timed") << QStringLiteral("geomean") << QStringLiteral("lo95") << QStringLiteral("hi95");
+        for (const auto& c : s.rescued.cohorts) {
+            QStringList row{q(c.gpu), q(c.method), q(c.cohort), num(c.kernels), num(c.speedup.n)};
+            if (c.speedup.geomean)
+                row << num(*c.speedup.geomean) << num(c.speedup.geomeanCI->lo) << num(c.speedup.geomeanCI->hi);
+            else
+                row << QString() << QString() << QString();
+            t.rows << row;
+        }
+    } else if (kind == QLatin1String("cross-hardware")) {
+        t.header << QStringLiteral("what") << QStringLiteral("name") << QStringLiteral("gpus") << QStringLiteral("fastest_gpu")
+                 << QStringLiteral("slowest_gpu") << QStringLiteral("spread");
+        for (const auto& k : s.cross.kernels)
+            t.rows << QStringList{QStringLiteral("kernel speedup"), QStringLiteral("%1 / %2 r%3").arg(q(k.taskId), q(k.method)).arg(k.round),
+                                  num(int(k.speedups.size())), q(k.fastestGpu), q(k.slowestGpu), num(k.spread)};
+        for (const auto& g : s.cross.golden)
+            t.rows << QStringList{QStringLiteral("golden eager time"), q(g.taskId.empty() ? g.task : g.taskId), num(int(g.ms.size())),
+                                  q(g.fastestGpu), q(g.slowestGpu), num(g.spread)};
+    } else if (kind == QLatin1String("slow-fraction")) {
+        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("timed") << QStringLiteral("slower")
+                 << QStringLiteral("fraction") << QStringLiteral("lo95") << QStringLiteral("hi95");
+        for (const auto& sf : s.cross.slow) {
+            const auto ci = sf.slower.ci();
+            t.rows << QStringList{q(sf.gpu), q(sf.method), num(sf.slower.n), num(sf.slower.k), num(sf.slower.value()), num(ci.lo), num(ci.hi)};
+        }
+    }
+}
+
 }  // namespace
 
 QString kbxVersion() { return QStringLiteral(KBX_VERSION); }
@@ -143,9 +205,7 @@ Table figureTable(const FigureInput& in)
 {
     const auto& d = in.data;
     Table t;
-    const QStringList rateHeader = {QStringLiteral("call_ok"), QStringLiteral("call_rate"), QStringLiteral("call_lo95"),
-                                    QStringLiteral("call_hi95"), QStringLiteral("exe_ok"), QStringLiteral("exe_rate"),
-                                    QStringLiteral("exe_lo95"), QStringLiteral("exe_hi95")};
+    const QStringList rateHeader = rateHeaderColumns();
     if (figureKind(in.name) == QLatin1String("correctness_heatmap")) {
         t.header << QStringLiteral("category") << QStringLiteral("method") << QStringLiteral("n") << rateHeader;
         const auto& m = d.correctness;
@@ -212,52 +272,8 @@ Table figureTable(const FigureInput& in)
                                       num(ci.lo), num(ci.hi), num(p.compile.k), num(p.compile.value()), num(p.timed),
                                       p.geomeanSpeedup ? num(*p.geomeanSpeedup) : QString(), q(tr.gpu)};
             }
-    } else if (d.stats && figureKind(in.name) == QLatin1String("method-summary")) {
-        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("round") << QStringLiteral("n") << rateHeader
-                 << QStringLiteral("correct_per_compile") << QStringLiteral("cpc_lo95") << QStringLiteral("cpc_hi95");
-        for (const auto& m : d.stats->methods) {
-            const auto ci = m.exeGivenCall.ci();
-            t.rows << (QStringList{q(m.gpu), q(m.method), num(m.round), num(m.n)} + rateCols(m.call) + rateCols(m.exe) +
-                       QStringList{num(m.exeGivenCall.value()), num(ci.lo), num(ci.hi)});
-        }
-    } else if (d.stats && figureKind(in.name) == QLatin1String("deviance")) {
-        t.header << QStringLiteral("gpu") << QStringLiteral("round") << QStringLiteral("n") << QStringLiteral("null_deviance")
-                 << QStringLiteral("model") << QStringLiteral("chi2") << QStringLiteral("df") << QStringLiteral("p") << QStringLiteral("share");
-        for (const auto& g : d.stats->deviance) {
-            for (const auto& f : g.analysis.alone)
-                t.rows << QStringList{q(g.gpu), num(g.round), num(g.analysis.n), num(g.analysis.nullDeviance), q(f.factor) + QStringLiteral(" alone"),
-                                      num(f.chi2), num(f.df), QString::number(f.p, 'g', 6), num(f.share)};
-            t.rows << QStringList{q(g.gpu), num(g.round), num(g.analysis.n), num(g.analysis.nullDeviance), QStringLiteral("category + method"),
-                                  num(g.analysis.jointChi2), num(g.analysis.jointDf), QString::number(g.analysis.jointP, 'g', 6),
-                                  num(g.analysis.jointShare)};
-        }
-    } else if (d.stats && figureKind(in.name) == QLatin1String("rescued")) {
-        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("cohort") << QStringLiteral("kernels")
-                 << QStringLiteral("timed") << QStringLiteral("geomean") << QStringLiteral("lo95") << QStringLiteral("hi95");
-        for (const auto& c : d.stats->rescued.cohorts) {
-            QStringList row{q(c.gpu), q(c.method), q(c.cohort), num(c.kernels), num(c.speedup.n)};
-            if (c.speedup.geomean)
-                row << num(*c.speedup.geomean) << num(c.speedup.geomeanCI->lo) << num(c.speedup.geomeanCI->hi);
-            else
-                row << QString() << QString() << QString();
-            t.rows << row;
-        }
-    } else if (d.stats && figureKind(in.name) == QLatin1String("cross-hardware")) {
-        t.header << QStringLiteral("what") << QStringLiteral("name") << QStringLiteral("gpus") << QStringLiteral("fastest_gpu")
-                 << QStringLiteral("slowest_gpu") << QStringLiteral("spread");
-        for (const auto& k : d.stats->cross.kernels)
-            t.rows << QStringList{QStringLiteral("kernel speedup"), QStringLiteral("%1 / %2 r%3").arg(q(k.taskId), q(k.method)).arg(k.round),
-                                  num(int(k.speedups.size())), q(k.fastestGpu), q(k.slowestGpu), num(k.spread)};
-        for (const auto& g : d.stats->cross.golden)
-            t.rows << QStringList{QStringLiteral("golden eager time"), q(g.taskId.empty() ? g.task : g.taskId), num(int(g.ms.size())),
-                                  q(g.fastestGpu), q(g.slowestGpu), num(g.spread)};
-    } else if (d.stats && figureKind(in.name) == QLatin1String("slow-fraction")) {
-        t.header << QStringLiteral("gpu") << QStringLiteral("method") << QStringLiteral("timed") << QStringLiteral("slower")
-                 << QStringLiteral("fraction") << QStringLiteral("lo95") << QStringLiteral("hi95");
-        for (const auto& sf : d.stats->cross.slow) {
-            const auto ci = sf.slower.ci();
-            t.rows << QStringList{q(sf.gpu), q(sf.method), num(sf.slower.n), num(sf.slower.k), num(sf.slower.value()), num(ci.lo), num(ci.hi)};
-        }
+    } else if (d.stats) {
+        statsFigureTable(figureKind(in.name), *d.stats, t);
     }
     return t;
 }

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// The parts the Qt Charts figures share: axes, reference lines, legends from series, label breaking,
+// click filters and the texts of rates.
+#include "chartparts.h"
+
+#include <QAbstractBarSeries>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QCursor>
+#include <QFontMetricsF>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QRegularExpression>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kbx::gui::qtcharts {
+
+/// The legend of c from its series (bar sets as filled boxes, named lines as lines with their dash),
+/// where the figure did not write its own; Qt's legend (one row, elided) is never shown.
+void legendFromSeries(FigureChart* c)
+{
+    for (auto* s : c->series()) {
+        if (auto* bars = qobject_cast<QAbstractBarSeries*>(s)) {
+            for (auto* set : bars->barSets())
+                c->addLegend({LegendEntry::Kind::Fill, set->label(), set->brush(), set->pen(), -1});
+        } else if (auto* line = qobject_cast<QLineSeries*>(s)) {
+            if (!line->name().isEmpty())
+                c->addLegend({LegendEntry::Kind::Line, line->name(), {}, line->pen(), line->pointsVisible() ? 0 : -1});
+        }
+    }
+}
+
+/// "method · r2" -> {"method", 2}; a name without the suffix keeps round -1.
+std::pair<QString, int> splitRound(const QString& label)
+{
+    static const QRegularExpression re(QStringLiteral("^(.*) · r(-?\\d+)$"));
+    const auto m = re.match(label);
+    if (m.hasMatch())
+        return {m.captured(1), m.captured(2).toInt()};
+    return {label, -1};
+}
+
+/// The filter of a mark of method label (maybe "method · rN") in figure name.
+QVariantMap methodFilter(const QString& figure, const QString& methodLabel)
+{
+    QVariantMap f{{QStringLiteral("figure"), figure}};
+    if (methodLabel.isEmpty())
+        return f;
+    const auto [method, round] = splitRound(methodLabel);
+    f.insert(QStringLiteral("method"), method);
+    if (round >= 0)
+        f.insert(QStringLiteral("round"), round);
+    return f;
+}
+
+QString pct(const an::Rate& r)
+{
+    if (r.n == 0)
+        return QStringLiteral("no evaluations");
+    const auto ci = r.ci();
+    return QStringLiteral("%1% (%2/%3), 95% CI %4–%5%")
+        .arg(100.0 * r.value(), 0, 'f', 1)
+        .arg(r.k)
+        .arg(r.n)
+        .arg(100.0 * ci.lo, 0, 'f', 1)
+        .arg(100.0 * ci.hi, 0, 'f', 1);
+}
+
+/// Hover and click on a line (ECDF, fast_p): its name as a tooltip, its method as the filter.
+void lineInteraction(FigureChart* c, QLineSeries* line, const QString& tip, const QVariantMap& filter)
+{
+    if (!c->interactive())
+        return;
+    QObject::connect(line, &QXYSeries::clicked, c, [c, filter](const QPointF&) { c->activate(filter); });
+    QObject::connect(line, &QXYSeries::hovered, c, [tip](const QPointF&, bool on) {
+        if (on)
+            QToolTip::showText(QCursor::pos(), tip);
+        else
+            QToolTip::hideText();
+    });
+}
+
+void styleAxis(QAbstractAxis* a, const QString& title)
+{
+    a->setTitleText(title);
+    a->setTitleFont(style::axisTitleFont());
+    a->setTitleBrush(QBrush(style::textColour()));
+    a->setLabelsFont(style::labelFont());
+    a->setLabelsColor(style::textColour());
+    a->setTruncateLabels(false);  // never "method-6-with-a-lo...": fit() makes the room
+    a->setLinePenColor(style::axisColour());
+    a->setGridLineColor(style::gridColour());
+}
+
+void attach(QChart* c, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y)
+{
+    c->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+}
+
+void hideFromLegend(QChart* c, QAbstractSeries* s)
+{
+    for (auto* m : c->legend()->markers(s))
+        m->setVisible(false);
+}
+
+/// A thin line from a to b, not in the legend (reference lines, interval whiskers).
+QLineSeries* segment(QChart* c, QAbstractAxis* x, QAbstractAxis* y, QPointF a, QPointF b, const QPen& pen)
+{
+    auto* s = new QLineSeries;
+    s->append(a);
+    s->append(b);
+    s->setPen(pen);
+    attach(c, s, x, y);
+    hideFromLegend(c, s);
+    return s;
+}
+
+QPen referencePen()
+{
+    QPen p(QColor(60, 60, 60));
+    p.setWidthF(1.2);
+    p.setStyle(Qt::DashLine);
+    return p;
+}
+
+QValueAxis* rateAxis(const QString& title, bool percent)
+{
+    auto* a = new QValueAxis;
+    a->setRange(0, percent ? 100 : 1);
+    a->setTickCount(6);
+    a->setLabelFormat(percent ? "%.0f%%" : "%.1f");
+    styleAxis(a, title);
+    return a;
+}
+
+/// A value axis from 0 to a round value above `top`, with ticks on round values (a step of 1, 2, 2.5
+/// or 5 times a power of ten) and as many decimals as the step needs: never "0.8x" for 0.75.
+void niceAxis(QValueAxis* a, double top, const char* suffix)
+{
+    top = std::isfinite(top) && top > 0 ? top : 1.0;
+    const double raw = top / 5.0;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = mag;
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (m * mag >= raw - 1e-12) {
+            step = m * mag;
+            break;
+        }
+    const double hi = std::ceil(top / step - 1e-9) * step;
+    int decimals = 0;
+    while (decimals < 6 && std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-9)
+        ++decimals;
+    a->setRange(0, hi);
+    a->setTickCount(int(std::lround(hi / step)) + 1);
+    a->setLabelFormat(QStringLiteral("%.%1f%2").arg(decimals).arg(QLatin1String(suffix)));
+}
+
+FigureChart* messageChart(FigureChart* c, const QString& message)
+{
+    // Axes so that the frame of a figure is still recognisable; the message sits in the plot area.
+    auto* x = new QValueAxis;
+    auto* y = new QValueAxis;
+    x->setLabelsVisible(false);
+    y->setLabelsVisible(false);
+    x->setGridLineVisible(false);
+    y->setGridLineVisible(false);
+    styleAxis(x, QString());
+    styleAxis(y, QString());
+    c->addAxis(x, Qt::AlignBottom);
+    c->addAxis(y, Qt::AlignLeft);
+    c->legend()->hide();
+    c->setMessage(message);
+    return c;
+}
+
+int widest(const QStringList& texts)
+{
+    const QFontMetricsF fm(style::labelFont());
+    qreal w = 0;
+    for (const auto& t : texts)
+        w = std::max(w, fm.horizontalAdvance(t));
+    return int(std::ceil(w));
+}
+
+/// Long labels are also broken in two lines ("method" over "r2 (n=40)"), which halves their length.
+QString brokenLabel(const QString& label)
+{
+    if (label.size() <= 12)
+        return label;
+    int cut = label.indexOf(QStringLiteral(" · "));
+    if (cut > 0)
+        return label.left(cut).toHtmlEscaped() + QStringLiteral("<br>") + label.mid(cut + 3).toHtmlEscaped();
+    cut = label.lastIndexOf(QStringLiteral(" ("));
+    if (cut > 0)
+        return label.left(cut).toHtmlEscaped() + QStringLiteral("<br>") + label.mid(cut + 1).toHtmlEscaped();
+    return label;
+}
+
+void turnLabels(QBarCategoryAxis* x, int count, int from)
+{
+    if (count <= from)
+        return;
+    x->setLabelsAngle(-90);
+    for (const auto& c : x->categories())
+        if (const QString b = brokenLabel(c); b != c)
+            x->replace(c, b);
+}
+
+/// The room (pixels) upright labels take below a bar axis: the longest line of their broken form.
+int turnedLabelsExtent(const QStringList& labels)
+{
+    QStringList lines;
+    for (const auto& l : labels)
+        lines << brokenLabel(l).split(QStringLiteral("<br>"));
+    return widest(lines);
+}
+
+/// A GPU name short enough for a category label ("CPU (Triton interpreter)" -> "CPU", "NVIDIA H200" -> "H200").
+QString shortGpu(const std::string& gpu)
+{
+    QString g = q(gpu);
+    if (g.startsWith(QLatin1String("CPU")))
+        return QStringLiteral("CPU");
+    if (g.startsWith(QLatin1String("NVIDIA ")))
+        g = g.mid(7);
+    return g;
+}
+
+}  // namespace kbx::gui::qtcharts
