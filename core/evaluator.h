@@ -14,11 +14,20 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kbx {
+
+class CorrectnessStage;
+class PerfStage;
+class ReferenceCache;
+class ResultSink;
+class TierJudge;
+class WorkerLauncher;
+struct Slot;
 
 /// How to start kbx-worker.
 struct WorkerConfig {
@@ -179,75 +188,43 @@ public:
     /// The perf stage's complete configuration: EvalOptions::perfConfig over the device's defaults.
     const PerfConfig& perfConfig() const { return m_perf; }
 
-private:
-    struct RefBundle {
-        bool ok = false;
-        std::string error;
-        int cases = 0;
-        double seconds = 0;  ///< the reference stage's process wall time (the perf queue's cost hint)
-        nlohmann::json phases;  ///< where that time went (load_task, draw_inputs, reference_calls, save)
-        /// The cases of one tier (kbx_harness/contract.py): their own inputs and reference files, and
-        /// the indices of their cases among all of the task's cases.
-        struct Tier {
-            std::filesystem::path inputs;
-            std::filesystem::path ref;
-            std::vector<int> indices;
-            std::vector<std::vector<std::string>> dtypes;  ///< per case of this tier: its input tensors' dtypes
-        };
-        std::map<std::string, Tier> tiers;    ///< "contract", "extended" (a tier without cases is absent)
-        std::vector<std::string> tierReasons; ///< per case: why it is extended ("" for contract cases)
-        std::string contractNote;             ///< what the contract came from (the seed file, or none)
-    };
-    const RefBundle& reference(const TaskInfo& task);
-    /// One tier's candidate process and comparison; fills `rec` (verdict, call/exe, cases with their
-    /// global indices and tier, evidence). False: not judged (out.harnessError says why).
-    bool judgeTier(const Submission& sub, const TaskInfo& task, const std::string& tier, const RefBundle::Tier& files,
-                   const std::filesystem::path& dir, EvaluationRecord& rec, Outcome& out, int autotunePin = 0);
-    /// A task whose drive() verifies (TaskInfo::driveChecks, issue 20): kbx-worker judge re-runs the
-    /// task's drive() on what the candidate's process recorded and its outputs replace the
-    /// candidate's for the comparison. Empty string: done; otherwise why the judge itself failed.
-    std::string judgeDrive(const TaskInfo& task, const RefBundle::Tier& files, const std::filesystem::path& dir,
-                           const std::filesystem::path& outputs, EvaluationRecord& rec) const;
-    /// Health of the calling thread's slot: a probe through that slot's environment works and, on
-    /// CUDA, runs a kernel. Empty string: healthy; otherwise why not.
-    std::string slotHealth(nlohmann::json* probeOut = nullptr) const;
-    Outcome evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index);
-    nlohmann::json runPerf(Outcome& o, const Submission& sub, std::int64_t runId, int index);
-    /// After a pass, with --perf on a GPU: the perf shapes' Triton kernels compiled into the
-    /// candidate's cache (kbx_harness/precompile.py); evidence "precompile", stage "precompile".
-    void precompile(EvaluationRecord& rec, const TaskInfo& task, const std::filesystem::path& dir) const;
-    InterpGaps runCanary() const;
-    std::shared_future<InterpGaps> m_interpGaps;
-    PerfProgressFn m_perfProgress;
-    std::vector<nlohmann::json> m_peaks;  ///< per slot: device peaks measured by its first perf worker
-    std::vector<char> m_calibrating;      ///< per slot: a perf worker was asked to calibrate (guarded by m_peaksMutex)
-    std::mutex m_peaksMutex;
-    /// Per slot: held by the one perf worker whose timed work runs on that GPU. A perf worker starts
-    /// (interpreter, torch, Triton, task module) while another times, then asks for it ("ready")
-    /// before it draws inputs, imports the candidate or touches the GPU; released when it ended.
-    std::vector<std::unique_ptr<std::timed_mutex>> m_timingLocks;
-    std::vector<nlohmann::json> m_slotProbe;  ///< per slot: its probe (GPU name, UUID) at the start of the run
-    std::map<std::string, std::string> workerEnv() const;
-    ProcessResult runWorker(const std::string& role, const nlohmann::json& request, const std::filesystem::path& dir,
-                            double timeout, std::function<std::string(const nlohmann::json&)> reply = {},
-                            bool allowWarm = true) const;
+    ~Evaluator();
 
+private:
+    // The rooms a run goes through (each header says what it does): core/worker_launch.h,
+    // core/reference_cache.h, core/tier_judge.h, core/correctness_stage.h, core/perf_stage.h,
+    // core/scheduler.h (the device slots and the pools), core/result_sink.h (the store's writes).
+    /// Draws the run's secret seed and sets the references' seeds; returns the secret.
+    std::int64_t drawSeeds();
+    /// Creates the run's scratch directory and checks a separate-uid sandbox can reach what it must.
+    void prepareScratch(const std::atomic<bool>* cancel);
+    /// The run's warm worker (adopted or started) and, on the CPU, the interpreter canary.
+    WarmStart startRunWorkers();
+    /// The run's provenance; probes every slot of a multi-slot run ("slots"), marking the unhealthy out of the pool.
+    nlohmann::json provenance(const std::string& coldWhy, bool multi);
+    /// The run's end: the warm worker's report and the interpreter's gaps in the provenance, the
+    /// run's row finished, the scratch removed unless kept.
+    void finishRun(RunSummary& sum, nlohmann::json& prov, bool startedBeforeProbe, const std::atomic<bool>* cancel);
+    InterpGaps runCanary() const;
+
+    PerfProgressFn m_perfProgress;
     const TaskCatalogue& m_catalogue;
     Store& m_store;
     WorkerConfig m_worker;
     EvalOptions m_opt;
     PerfConfig m_perf;  ///< m_opt.perfConfig applied to m_opt.device's defaults
-    std::filesystem::path m_scratch;
-    std::vector<nlohmann::json> m_seeds;
-    std::mutex m_refMutex;
-    std::map<std::string, std::unique_ptr<RefBundle>> m_refs;
-    std::map<std::string, std::unique_ptr<std::mutex>> m_refLocks;
-    const std::atomic<bool>* m_cancel = nullptr;
     nlohmann::json m_probe;
-    std::shared_ptr<WarmWorker> m_warm;  ///< this run's warm worker (null: every worker starts cold)
-    WarmStart m_prestarted;              ///< adoptWarmStart()
-    /// EvalOptions::autotuneReplay, read once per run: (task, code hash) -> {shape: [{kernel, config}]}.
-    std::map<std::pair<std::string, std::string>, nlohmann::json> m_autotuneReplay;
+    WarmStart m_prestarted;  ///< adoptWarmStart()
+    std::vector<std::unique_ptr<Slot>> m_slots;  ///< one per EvalOptions::deviceSlots entry
+    std::unique_ptr<ResultSink> m_sink;
+    std::unique_ptr<WorkerLauncher> m_launcher;
+    std::unique_ptr<ReferenceCache> m_refs;
+    std::unique_ptr<TierJudge> m_judge;
+    std::unique_ptr<PerfStage> m_perfStage;
+    std::unique_ptr<CorrectnessStage> m_correctness;
+    /// The CPU canary's result (runCanary, started by run()); last, so that it is destroyed first:
+    /// its destructor waits for a canary still running, which uses the rooms above.
+    std::shared_future<InterpGaps> m_interpGaps;
 };
 
 }  // namespace kbx

@@ -90,7 +90,7 @@ if [[ $MODE == correctness ]]; then
   V=.bench-carry/versions.jsonl
   t1=$(date +%s)
   $KBX eval "$V" --device cuda --json --db "$OUT/correctness.sqlite" > "$OUT/correctness.jsonl" 2> "$OUT/correctness.log"
-  echo "correctness rc=$? wall $(( $(date +%s) - t1 )) s"; head -1 "$OUT/correctness.log"; tail -1 "$OUT/correctness.log"
+  echo "correctness rc=$? wall $(( $(date +%s) - t1 )) s"; head -1 "$OUT/correctness.log"; tail -2 "$OUT/correctness.log"
   "$PY" scripts/corpus_adjudicate.py table .bench-carry/adjudicated.json "$V" "$OUT/correctness.jsonl" | tail -6
 fi
 if [[ $MODE == perf ]]; then

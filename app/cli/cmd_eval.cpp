@@ -10,6 +10,7 @@
 #include "resume.h"
 #include "runplan.h"
 #include "sandbox.h"
+#include "stage_phases.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -406,8 +407,12 @@ private:
             ev.adoptWarmStart(std::move(*m_warm));
         const auto start = std::chrono::steady_clock::now();
         ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) { printPerf(o, p, done, total, m_a.json); });
+        kbx::StagePhases phases;  // where the correctness stage's time went (printed after the run)
+        double correctnessWall = 0;
         auto progress = [&](const kbx::Outcome& o, int done, int total) {
             double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            phases.add(o);
+            correctnessWall = el;
             double eta = done ? el / done * (total - done) : 0;
             std::string verdict = o.harnessError ? "ERROR" : (o.record.pass ? "pass" : "fail");
             std::string cls = o.harnessError ? o.harnessMessage.substr(0, 200) : o.record.failureClass.value_or("");
@@ -430,6 +435,8 @@ private:
         }
         std::cerr << fmt::format("kbx: run {}: {} passed, {} failed, {} not judged, of {} in {}\n", sum.runId, sum.passed, sum.failed,
                                  sum.harnessErrors, sum.total, fmtDuration(sum.seconds));
+        if (phases.evaluations())
+            std::cerr << "kbx: correctness stage: " << phases.describe(m_opt.jobs, correctnessWall) << "\n";
         if (sum.cancelled)
             return ExitInterrupted;
         return sum.harnessErrors ? ExitUnjudged : ExitOk;

@@ -436,3 +436,72 @@ TEST(Eval, AnAutotunedKernelIsJudgedUnderEveryConfig)
     }
     fs::remove_all(dir);
 }
+
+TEST(Eval, TheExtendedTierStoresTheSameWhenItStartsWithTheContractTier)
+{
+    // Issue 22 (the correctness stage's tail): the extended tier starts beside the contract tier's work
+    // (with it at the run's tail, when the queue is empty; beside the autotune sweep otherwise). What is
+    // stored must not depend on when it ran. With one job, the first of two identical submissions runs
+    // while the queue still holds the second (the extended tier after the contract tier); the second is
+    // the tail (started with it). A wrong kernel's speculative extended run is dropped unread.
+    REQUIRE_DEVICE();
+    const auto dir = tempPath("ext-early");
+    fs::create_directories(dir);
+    struct Case {
+        const char* name;
+        fs::path source;
+        bool good;
+    };
+    for (const auto& c : {Case{"good", kFixtures / "good" / "Activation" / "leaky_relu.py", true},
+                          Case{"bad", kFixtures / "variants" / "value_mismatch.py", false}}) {
+        SCOPED_TRACE(c.name);
+        const auto jsonl = dir / (std::string(c.name) + ".jsonl");
+        {
+            std::ofstream out(jsonl);
+            for (int k = 0; k < 2; ++k)
+                out << nlohmann::json{{"predict", readFile(c.source)}, {"file", "Activation/leaky_relu.py"}}.dump() << "\n";
+        }
+        const auto db = dir / (std::string(c.name) + ".sqlite");
+        auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 1 --device " + device() + " --db " + db.string() + " 2>/dev/null");
+        ASSERT_EQ(jsonLines(r.out).size(), 2u) << r.out;
+        kbx::Store s(db);
+        const auto rows = s.query("SELECT id, verdict, failure_class, evidence, stage_seconds FROM evaluations ORDER BY id");
+        ASSERT_EQ(rows.size(), 2u);
+        std::array<nlohmann::json, 2> ev, st;
+        std::array<std::vector<std::string>, 2> cases;
+        for (std::size_t k = 0; k < 2; ++k) {
+            ev[k] = nlohmann::json::parse(rows[k]["evidence"].get<std::string>());
+            st[k] = nlohmann::json::parse(rows[k]["stage_seconds"].get<std::string>());
+            for (const auto& cr : s.query("SELECT name, status, tier FROM case_results WHERE evaluation_id = " + rows[k]["id"].dump() +
+                                          " ORDER BY idx"))
+                cases[k].push_back(cr["name"].get<std::string>() + " " + cr["status"].get<std::string>() + " " +
+                                   cr["tier"].get<std::string>());
+        }
+        EXPECT_EQ(rows[0]["verdict"], rows[1]["verdict"]);
+        EXPECT_EQ(rows[0]["failure_class"], rows[1]["failure_class"]);
+        EXPECT_EQ(ev[0]["extended"], ev[1]["extended"]);
+        EXPECT_EQ(ev[0]["tiers"], ev[1]["tiers"]);
+        EXPECT_EQ(cases[0], cases[1]);
+        if (c.good) {
+            EXPECT_EQ(rows[0]["verdict"], "pass");
+            ASSERT_TRUE(ev[0]["extended"].value("ran", false)) << ev[0]["extended"].dump();
+            EXPECT_GT(ev[0]["extended"]["cases"].get<int>(), 0);
+            for (std::size_t k = 0; k < 2; ++k) {
+                // the tier's own cost is recorded, and when it started
+                ASSERT_TRUE(st[k].contains("candidate_extended")) << st[k].dump();
+                ASSERT_TRUE(st[k].contains("extended_started_after")) << st[k].dump();
+                ASSERT_TRUE(st[k].contains("evaluation")) << st[k].dump();
+            }
+            // first: after the contract tier's candidate process; second (the tail): before it ended
+            EXPECT_GE(st[0]["extended_started_after"].get<double>(), st[0]["candidate"].get<double>()) << st[0].dump();
+            EXPECT_LT(st[1]["extended_started_after"].get<double>(), st[1]["candidate"].get<double>()) << st[1].dump();
+        } else {
+            EXPECT_EQ(rows[0]["verdict"], "fail");
+            EXPECT_EQ(ev[1]["extended"], (nlohmann::json{{"cases", ev[1]["extended"]["cases"]}, {"ran", false}, {"why", "the contract tier failed"}}));
+            for (const auto& line : cases[1])
+                EXPECT_EQ(line.find(" extended"), std::string::npos) << line;
+            EXPECT_FALSE(st[1].contains("candidate_extended")) << st[1].dump();
+        }
+    }
+    fs::remove_all(dir);
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The correctness stage of one candidate: its reference (ReferenceCache), its contract tier
+// (TierJudge), the autotune sweep over every config its autotuner may choose, its extended tier,
+// the precompile of its perf shapes after a pass, and the stored evaluation (ResultSink).
+#include "evaluator.h"
+#include "reference_cache.h"
+#include "tier_judge.h"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace kbx {
+
+class PerfStage;
+class ResultSink;
+struct Slot;
+
+class CorrectnessStage {
+public:
+    CorrectnessStage(const TaskCatalogue& catalogue, const EvalOptions& opt, const WorkerLauncher& launcher, ReferenceCache& refs,
+                     const TierJudge& judge, const PerfStage& perf, ResultSink& sink);
+
+    /// Evaluates submission `index` of run `runId` on `slot` and stores the evaluation (not a
+    /// harness error: that is returned unstored).
+    Outcome evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index, const Slot& slot);
+
+private:
+    /// The autotune sweep (issue 22): the contract tier again under each other config of the
+    /// candidate's @triton.autotune, up to kSweepParallel processes at once.
+    void autotuneSweep(const Submission& sub, const TaskInfo& task, const RefBundle::Tier& contract,
+                       const std::filesystem::path& dir, EvaluationRecord& rec, const Slot& slot);
+    /// One run of the extended tier (cases the seed's own tests never make), kept apart from the
+    /// evaluation's record until mergeExtended decides whether it is used.
+    struct ExtendedRun {
+        bool ran = false;      ///< its process was started and has ended
+        bool judged = false;   ///< TierJudge judged it (false: why in eout.harnessMessage)
+        double startedAfter = 0;  ///< seconds after the evaluation began
+        EvaluationRecord erec;
+        Outcome eout;
+    };
+    /// The extended tier in a directory of its own (it may run beside the contract tier or the sweep).
+    void runExtended(const Submission& sub, const TaskInfo& task, const RefBundle::Tier& files, const std::filesystem::path& dir,
+                     std::int64_t runId, ExtendedRun& run, const Slot& slot) const;
+    /// The extended tier's result into `rec`, stored beside the verdict (deciding it under
+    /// --protocol strict); when the contract tier's outputs were not right, "did not run", whatever ran.
+    void mergeExtended(const RefBundle& ref, const RefBundle::Tier& files, ExtendedRun& run, EvaluationRecord& rec) const;
+    /// The record made safe to store (classes inside the taxonomy, printable text), timed, and
+    /// stored when `store` and judged.
+    Outcome& finish(Outcome& out, const Submission& sub, std::int64_t methodId, bool store,
+                    std::chrono::steady_clock::time_point t0);
+
+    const TaskCatalogue& m_catalogue;
+    const EvalOptions& m_opt;
+    const WorkerLauncher& m_launcher;
+    ReferenceCache& m_refs;
+    const TierJudge& m_judge;
+    const PerfStage& m_perf;
+    ResultSink& m_sink;
+};
+
+}  // namespace kbx

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The perf stage (docs/PERF_PROTOCOL.md): after all correctness work, each correct candidate timed
+// against eager PyTorch in fresh perf workers, one timing at a time per GPU (Slot::timing), the
+// first of a slot calibrating its device peaks; and, in the correctness stage, the precompile of a
+// passing candidate's perf shapes. The statistics over its processes: core/perf_summary.h.
+#include "evaluator.h"
+#include "perfconfig.h"
+#include "perfstats.h"
+#include "process.h"
+#include "store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kbx {
+
+class ResultSink;
+class WorkerLauncher;
+struct Slot;
+
+/// One perf worker process of a candidate's perf stage and what it reported.
+struct PerfProcess {
+    ProcessResult res;
+    double waited = 0;       ///< seconds it waited for the GPU's timing lock
+    bool exclusive = false;  ///< it held the lock while it timed
+    nlohmann::json result;   ///< its result (or error) frame
+    std::vector<nlohmann::json> shapes;  ///< its shape frames
+};
+
+class PerfStage {
+public:
+    PerfStage(const TaskCatalogue& catalogue, const EvalOptions& opt, const PerfConfig& config, const WorkerLauncher& launcher,
+              ResultSink& sink);
+    const PerfConfig& config() const { return m_perf; }
+
+    /// After a pass, with --perf on a GPU: the perf shapes' Triton kernels compiled into the
+    /// candidate's cache (kbx_harness/precompile.py); evidence "precompile", stage "precompile".
+    void precompile(EvaluationRecord& rec, const TaskInfo& task, const std::filesystem::path& dir, const DeviceSlot& slot) const;
+    /// EvalOptions::autotuneReplay, read once per run. Throws std::runtime_error when it cannot be read.
+    void loadAutotuneReplay();
+    /// Times a stored, correct candidate (submission `index` of run `runId`) on `slot`; stores its
+    /// timings and summary (ResultSink::storePerf), updates o's record when the stage fails it, and
+    /// returns the summary.
+    nlohmann::json runPerf(Outcome& o, const Submission& sub, std::int64_t runId, int index, Slot& slot);
+
+private:
+    /// The perf worker processes of one candidate: nProc, or max_processes when the first disagree.
+    std::vector<PerfProcess> runProcesses(nlohmann::json& req, const std::filesystem::path& dir, bool calibrate, Slot& slot,
+                                          int& want, nlohmann::json& extraWhy) const;
+    PerfProcess runProcess(const nlohmann::json& req, const std::filesystem::path& pdir, Slot& slot) const;
+    /// The run's processes in the evidence, and their failure or the first one's results.
+    nlohmann::json processEvidence(const std::vector<PerfProcess>& procs, int want) const;
+    /// The noise band a geomean speedup is a tie within, and where it came from.
+    std::pair<perf::Interval, std::string> noiseBand(const TaskInfo& task, bool selfCheck) const;
+    /// The perf stage's own failure (not_triton_kernel by the profiled share), if any.
+    std::optional<std::pair<std::string, std::string>> tritonShareFailure(const nlohmann::json& ev, bool selfCheck) const;
+
+    const TaskCatalogue& m_catalogue;
+    const EvalOptions& m_opt;
+    const PerfConfig& m_perf;
+    const WorkerLauncher& m_launcher;
+    ResultSink& m_sink;
+    /// EvalOptions::autotuneReplay, read once per run: (task, code hash) -> {shape: [{kernel, config}]}.
+    std::map<std::pair<std::string, std::string>, nlohmann::json> m_autotuneReplay;
+};
+
+}  // namespace kbx

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+#include "scheduler.h"
+
+#include "catalogue.h"
+#include "result_sink.h"
+#include "store.h"
+
+#include <fmt/format.h>
+
+#include <sched.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <thread>
+
+namespace kbx {
+
+std::vector<DeviceSlot> gpuSlots(const std::vector<std::string>& gpus)
+{
+    std::vector<DeviceSlot> slots;
+    for (const auto& g : gpus) {
+        if (g.empty())
+            continue;
+        for (const auto& s : slots)
+            if (s.name == g)
+                throw std::invalid_argument("GPU " + g + " given twice");
+        slots.push_back({g, {{"CUDA_VISIBLE_DEVICES", g}}});
+    }
+    return slots;
+}
+
+AutoJobs autoJobs(const std::string& device, int gpuSlots, int cores, double memGiB)
+{
+    cores = std::max(1, cores);
+    const bool knownMem = memGiB > 0;
+    AutoJobs a;
+    if (device == "cuda") {
+        const int slots = std::max(1, gpuSlots);
+        int total = std::max(1, cores - 2);
+        if (knownMem)
+            total = std::min(total, std::max(1, static_cast<int>(memGiB / 2.5)));
+        a.jobs = std::clamp(total / slots, 1, 16);
+        a.why = fmt::format("picked from {} core(s){}{}; --jobs to choose", cores, knownMem ? fmt::format(", {:.0f} GiB available", memGiB) : std::string(),
+                            slots > 1 ? fmt::format(", {} GPUs", slots) : "");
+    } else {
+        int total = std::max(1, cores / 2);
+        if (knownMem)
+            total = std::min(total, std::max(1, static_cast<int>(memGiB / 3.0)));
+        a.jobs = total;
+        a.why = fmt::format("picked from {} core(s){}; --jobs to choose", cores,
+                            knownMem ? fmt::format(", {:.0f} GiB available", memGiB) : std::string());
+    }
+    return a;
+}
+
+std::pair<int, double> hostResources()
+{
+    int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cores = std::max(1, CPU_COUNT(&set));
+    double mem = 0;
+    std::ifstream in("/proc/meminfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("MemAvailable:", 0) == 0) {
+            mem = std::strtod(line.c_str() + 13, nullptr) / (1024.0 * 1024.0);  // kB -> GiB
+            break;
+        }
+    return {cores, mem};
+}
+
+nlohmann::json Slot::describeForEvidence() const
+{
+    if (device.name.empty())
+        return nullptr;
+    nlohmann::json d = {{"slot", device.name}};
+    if (probe.is_object() && probe.contains("devices") && probe["devices"].is_array() && !probe["devices"].empty())
+        d["gpu"] = probe["devices"][0];
+    return d;
+}
+
+std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, const TaskCatalogue& catalogue, const Store& store,
+                                         bool ordered)
+{
+    // One shared queue, longest expected work first (the tail of a run is then short jobs spread
+    // over every worker): seconds this database has seen per task (a whole evaluation's wall time
+    // where recorded, else its contract tier's candidate process), else the task's difficulty.
+    std::vector<std::size_t> order(subs.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    if (ordered) {
+        std::map<std::string, double> seen;
+        try {
+            const auto rows = store.query(
+                "SELECT task_id AS t, avg(CAST(coalesce(json_extract(stage_seconds, '$.evaluation'), "
+                "json_extract(stage_seconds, '$.candidate')) AS REAL)) AS s "
+                "FROM evaluations WHERE json_extract(stage_seconds, '$.candidate') IS NOT NULL GROUP BY task_id");
+            for (const auto& r : rows)
+                if (r["t"].is_string() && r["s"].is_number())
+                    seen[r["t"].get<std::string>()] = r["s"].get<double>();
+        } catch (const std::exception&) {
+            // an older database without these columns: difficulty alone
+        }
+        // A candidate that autotunes compiles every config for every new key in its correctness stage
+        // (44 s of a 63 s candidate on the H200): its configs, counted in its source (~2 s each
+        // there), put it ahead, so that it is not the run's tail.
+        auto autotuneHint = [&](std::size_t i) {
+            const auto& code = subs[i].code;
+            if (code.find("autotune") == std::string::npos)
+                return 0.0;
+            int n = 0;
+            for (std::size_t at = code.find("Config("); at != std::string::npos && n < 64; at = code.find("Config(", at + 7))
+                ++n;
+            return 2.0 * n;
+        };
+        auto cost = [&](std::size_t i) {
+            const auto& id = subs[i].taskId;
+            if (auto it = seen.find(id); it != seen.end())
+                return it->second + autotuneHint(i);
+            const TaskInfo* t = catalogue.find(id);
+            return 1.0 + (t ? t->difficulty : 0) + autotuneHint(i);
+        };
+        std::vector<double> c(subs.size());
+        for (std::size_t i = 0; i < subs.size(); ++i)
+            c[i] = cost(i);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c[a] > c[b]; });
+    }
+    return std::deque<std::size_t>(order.begin(), order.end());
+}
+
+namespace {
+/// The correctness queue shared by every worker thread of a run.
+struct CorrectnessPool {
+    const std::vector<Submission>& subs;
+    std::deque<std::size_t> queue;
+    Slots& slots;
+    bool multi;
+    const EvaluateFn& evaluate;
+    const HealthFn& health;
+    RunTally& tally;
+    const std::atomic<bool>* cancel;
+    std::vector<int> attempts = std::vector<int>(subs.size(), 0);
+    std::mutex queueMutex{};
+
+    bool cancelled() const { return cancel && cancel->load(); }
+    bool anyOtherAlive(std::size_t self) const
+    {
+        for (std::size_t k = 0; k < slots.size(); ++k)
+            if (k != self && slots[k]->alive)
+                return true;
+        return false;
+    }
+    /// One worker thread of `slot`: takes the next submission until the queue is empty.
+    void workerLoop(std::size_t slot);
+};
+
+void CorrectnessPool::workerLoop(std::size_t slot)
+{
+    Slot& s = *slots[slot];
+    for (;;) {
+        if (!s.alive || cancelled())
+            return;
+        std::size_t i;
+        {
+            std::lock_guard g(queueMutex);
+            if (queue.empty())
+                return;
+            i = queue.front();
+            queue.pop_front();
+            ++attempts[i];
+            if (queue.empty())
+                for (auto& other : slots)
+                    other->queueDrained = true;
+        }
+        Outcome o;
+        try {
+            o = evaluate(i, s);
+        } catch (const std::exception& e) {
+            o.taskId = subs[i].taskId;
+            o.origin = subs[i].origin;
+            o.harnessError = true;
+            o.harnessMessage = e.what();
+        }
+        if (multi && o.harnessError && !cancelled()) {
+            // Ours or the device's? Probe the slot: if it cannot run anything, it leaves the pool
+            // and the submission goes back to the queue for the other devices.
+            std::string why = s.alive ? health(s, nullptr) : "taken out of the pool";
+            if (!why.empty()) {
+                s.alive = false;
+                std::lock_guard g(queueMutex);
+                if (attempts[i] < 3 && anyOtherAlive(slot)) {
+                    queue.push_front(i);
+                    return;
+                }
+                o.harnessMessage += " | device " + s.device.name + " unhealthy: " + why;
+            }
+        }
+        tally.record(i, std::move(o));
+    }
+}
+}  // namespace
+
+void runCorrectnessPool(const std::vector<Submission>& subs, std::deque<std::size_t> queue, Slots& slots, int jobs, bool multi,
+                        const EvaluateFn& evaluate, const HealthFn& health, RunTally& tally, const std::atomic<bool>* cancel)
+{
+    CorrectnessPool pool{subs, std::move(queue), slots, multi, evaluate, health, tally, cancel};
+    std::vector<std::thread> threads;
+    const int perSlot = std::min(jobs, std::max(1, static_cast<int>(subs.size())));
+    for (std::size_t k = 0; k < slots.size(); ++k)
+        for (int j = 0; j < perSlot; ++j)
+            threads.emplace_back([&pool, k] { pool.workerLoop(k); });
+    for (auto& t : threads)
+        t.join();
+    for (std::size_t i = 0; i < subs.size(); ++i)
+        if (!tally.finished(i) && !pool.cancelled()) {
+            Outcome o;
+            o.taskId = subs[i].taskId;
+            o.origin = subs[i].origin;
+            o.harnessError = true;
+            o.harnessMessage = "not judged: no healthy device left in the pool";
+            tally.record(i, std::move(o));
+        }
+}
+
+void runPerfPool(const std::vector<Submission>& subs, Slots& slots, const EvalOptions& opt, const PerfFn& perf, RunTally& tally,
+                 const Evaluator::PerfProgressFn& progress, const std::atomic<bool>* cancel)
+{
+    auto& outcomes = tally.outcomes();
+    std::deque<std::size_t> todo;
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
+        if (!outcomes[i].harnessError && outcomes[i].evaluationId > 0 &&
+            (outcomes[i].record.pass || (subs[i].selfCheckReference && outcomes[i].record.exeOk)))
+            todo.push_back(i);
+    // Longest first: a task whose reference takes seconds per call (an eigensolver) holds a GPU
+    // for a minute or more; started last it would leave the other GPUs idle at the end, and the
+    // workers started behind it on its GPU waiting (measured on 2 x H200). The reference stage's
+    // time is the cost hint.
+    orderLongestFirst(todo, [&](std::size_t i) { return outcomes[i].record.stageSeconds.value("reference", 0.0); });
+    const int nTodo = static_cast<int>(todo.size());
+    std::mutex todoMutex;
+    auto perfLoop = [&](std::size_t slot) {
+        Slot& s = *slots[slot];
+        for (;;) {
+            std::size_t i;
+            {
+                std::lock_guard g(todoMutex);
+                if (todo.empty() || (cancel && cancel->load()) || !s.alive)
+                    return;
+                i = todo.front();
+                todo.pop_front();
+            }
+            nlohmann::json p;
+            const bool wasPass = outcomes[i].record.pass;
+            try {
+                p = perf(i, s);
+            } catch (const std::exception& e) {
+                p = {{"error", e.what()}};
+            }
+            tally.perfDone(i, wasPass, p, nTodo, progress);
+        }
+    };
+    // Several perf workers per GPU: one times (it holds the GPU's timing lock) while the next
+    // start up; on the CPU (tests) the same, the lock keeps timings apart there too.
+    std::vector<std::thread> timers;
+    // A perf worker's start-up (interpreter, torch, CUDA context, the modules it fingerprints)
+    // takes ~10 s of host time against a median ~1.2 s of exclusive GPU time. On 2 x H200: 6 per
+    // GPU kept the GPUs busy 55-75 % of the perf stage; 12 per GPU kept them 91 % busy, but each
+    // timing's own host work (JIT, the warm-up's Python) got ~40 % slower beside 23 starting
+    // workers and the stage took as long. Half the host's cores per GPU (8 there), 4-12.
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int nSlots = static_cast<int>(slots.size());
+    const int perSlot = opt.perfPipeline > 0 ? std::min(16, opt.perfPipeline)
+                        : opt.device == "cpu"  ? 2
+                                               : std::clamp(cores / 2 / std::max(1, nSlots), 4, 12);
+    for (std::size_t k = 0; k < slots.size(); ++k)
+        if (slots[k]->alive)
+            for (int j = 0; j < perSlot; ++j)
+                timers.emplace_back(perfLoop, k);
+    for (auto& t : timers)
+        t.join();
+}
+
+std::vector<std::string> probeSlots(Slots& slots, const HealthFn& health)
+{
+    std::vector<std::thread> probes;
+    std::vector<std::string> why(slots.size());
+    for (std::size_t k = 0; k < slots.size(); ++k)
+        probes.emplace_back([&, k] { why[k] = health(*slots[k], &slots[k]->probe); });
+    for (auto& t : probes)
+        t.join();
+    return why;
+}
+
+}  // namespace kbx
