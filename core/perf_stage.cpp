@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "perf_stage.h"
 
+#include "query_engine.h"
+
 #include "evalutil.h"
 #include "perf_summary.h"
 #include "result_sink.h"
@@ -68,11 +70,7 @@ void PerfStage::loadAutotuneReplay()
     nlohmann::json rows;
     try {
         Store from(m_opt.autotuneReplay, OpenMode::ReadOnly);
-        rows = from.query(
-            "SELECT e.task_id AS task, c.code_hash AS hash, t.shape AS shape, json_extract(t.samples, '$.autotune') AS at "
-            "FROM timings t JOIN evaluations e ON e.id = t.evaluation_id JOIN submissions s ON s.id = e.submission_id "
-            "JOIN candidates c ON c.id = s.candidate_id JOIN runs r ON r.id = e.run_id WHERE r.device = " +
-            sqlQuote(m_opt.device == "cuda" ? "cuda" : "cpu") + " AND json_extract(t.samples, '$.autotune') IS NOT NULL ORDER BY e.id");
+        rows = query::recordedAutotuneChoices(from, m_opt.device == "cuda" ? "cuda" : "cpu");
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("--autotune-replay {}: {}", m_opt.autotuneReplay.string(), e.what()));
     }
@@ -266,11 +264,7 @@ std::pair<perf::Interval, std::string> PerfStage::noiseBand(const TaskInfo& task
     std::string noiseFrom = "default band +-2%";
     if (selfCheck)
         return {noise, noiseFrom};
-    auto nf = m_sink.store().query(
-        "SELECT json_extract(e.evidence, '$.perf.geomean_speedup') AS g, e.id AS id FROM evaluations e "
-        "JOIN submissions s ON s.id = e.submission_id JOIN methods m ON m.id = s.method_id JOIN runs r ON r.id = e.run_id "
-        "WHERE m.name = 'reference' AND e.task_id = " + sqlQuote(task.id) + " AND r.device = " + sqlQuote(m_opt.device == "cuda" ? "cuda" : "cpu") +
-        " AND json_extract(e.evidence, '$.perf.geomean_speedup') IS NOT NULL ORDER BY e.id DESC LIMIT 1");
+    auto nf = query::latestReferenceSelfSpeedup(m_sink.store(), task.id, m_opt.device == "cuda" ? "cuda" : "cpu");
     if (!nf.empty() && nf[0]["g"].is_string()) {
         auto g2 = nlohmann::json::parse(nf[0]["g"].get<std::string>(), nullptr, false);
         if (g2.is_object() && g2.contains("lo") && g2.contains("hi")) {

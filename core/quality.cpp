@@ -3,6 +3,7 @@
 
 #include "paths.h"
 #include "process.h"
+#include "query_engine.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -37,14 +38,6 @@ fs::path onPath(const std::string& name)
             return c;
     }
     return {};
-}
-
-std::string sqlList(const std::vector<std::int64_t>& ids)
-{
-    std::string s;
-    for (auto id : ids)
-        s += (s.empty() ? "" : ",") + std::to_string(id);
-    return s;
 }
 
 std::optional<double> optReal(const nlohmann::json& j, const char* key)
@@ -96,8 +89,7 @@ std::map<std::int64_t, CodeQualityRow> cached(const Store& store, const std::vec
 {
     std::map<std::int64_t, CodeQualityRow> out;
     chunked(ids, [&](const std::vector<std::int64_t>& part) {
-        for (const auto& j : store.query("SELECT submission_id, mi, cc_mean, cc_max, sloc, tool_version, error FROM code_quality "
-                                         "WHERE submission_id IN (" + sqlList(part) + ")")) {
+        for (const auto& j : query::codeQualityRows(store, part)) {
             CodeQualityRow r;
             r.submissionId = j["submission_id"].get<std::int64_t>();
             r.mi = optReal(j, "mi");
@@ -132,8 +124,7 @@ Result ensure(Store& store, const std::vector<std::int64_t>& submissionIds, cons
     std::map<std::string, std::int64_t> sentFor;             // code -> the submission sent for it
     std::map<std::int64_t, std::vector<std::int64_t>> sameCode;  // that submission -> the others with its code
     chunked(missing, [&](const std::vector<std::int64_t>& part) {
-        for (const auto& j : store.query("SELECT s.id, c.code FROM submissions s JOIN candidates c ON c.id = s.candidate_id WHERE s.id IN (" +
-                                         sqlList(part) + ")")) {
+        for (const auto& j : query::submissionCodes(store, part)) {
             auto code = j["code"].get<std::string>();
             if (isPlaceholder(code)) {
                 CodeQualityRow r;

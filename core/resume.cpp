@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "resume.h"
 
+#include "query_engine.h"
 #include "source.h"
 
 #include <fmt/format.h>
@@ -64,32 +65,15 @@ ResumePlan planResume(const Store& store, const std::vector<Submission>& submiss
     for (const auto& s : submissions)
         tasks.insert(s.taskId);
     std::set<DoneKey> done;
-    if (!tasks.empty()) {
-        std::string in;
-        for (const auto& t : tasks)
-            in += (in.empty() ? "" : ",") + sqlQuote(t);
-        const auto rows = store.query(fmt::format(
-            "SELECT DISTINCT c.task_id AS task, c.code_hash AS hash, m.name AS method, s.round AS round "
-            "FROM evaluations e JOIN runs r ON r.id = e.run_id JOIN submissions s ON s.id = e.submission_id "
-            "JOIN candidates c ON c.id = s.candidate_id JOIN methods m ON m.id = s.method_id "
-            "WHERE r.device = {} AND c.task_id IN ({})",
-            sqlQuote(key.device), in));
-        for (const auto& r : rows)
-            done.emplace(r["task"].get<std::string>(), r["hash"].get<std::string>(), r["method"].get<std::string>(),
-                         r["round"].get<std::int64_t>());
-    }
+    for (const auto& r : query::evaluatedWork(store, key.device, tasks))
+        done.emplace(r["task"].get<std::string>(), r["hash"].get<std::string>(), r["method"].get<std::string>(), r["round"].get<std::int64_t>());
     for (const auto& s : submissions) {
         DoneKey k{s.taskId, sha256Hex(s.code), s.method.value_or(key.method), s.round.value_or(key.round)};
         (done.count(k) ? plan.done : plan.todo).push_back(s);
     }
 
     // Unfinished runs of the same work (source, default method and round, device), newest first.
-    const auto runs = store.query(fmt::format(
-        "SELECT r.id AS id, r.started_at AS started_at, r.public_seeds AS public_seeds, r.secret_seed AS secret_seed, "
-        "r.args AS args, json_extract(r.provenance, '$.host') AS host, "
-        "(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id) AS evaluations "
-        "FROM runs r WHERE r.status = 'running' AND r.device = {} ORDER BY r.id DESC",
-        sqlQuote(key.device)));
+    const auto runs = query::runningRuns(store, key.device);
     const auto host = thisHost();
     for (const auto& r : runs) {
         UnfinishedRun u;

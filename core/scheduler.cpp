@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "scheduler.h"
 
+#include "query_engine.h"
+
 #include "catalogue.h"
 #include "result_sink.h"
 #include "store.h"
@@ -93,10 +95,7 @@ std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, co
     if (ordered) {
         std::map<std::string, double> seen;
         try {
-            const auto rows = store.query(
-                "SELECT task_id AS t, avg(CAST(coalesce(json_extract(stage_seconds, '$.evaluation'), "
-                "json_extract(stage_seconds, '$.candidate')) AS REAL)) AS s "
-                "FROM evaluations WHERE json_extract(stage_seconds, '$.candidate') IS NOT NULL GROUP BY task_id");
+            const auto rows = query::secondsSeenPerTask(store);
             for (const auto& r : rows)
                 if (r["t"].is_string() && r["s"].is_number())
                     seen[r["t"].get<std::string>()] = r["s"].get<double>();
