@@ -85,8 +85,21 @@ Interval bootstrapGeomeanCI(const std::vector<double>& values, std::uint64_t see
             s += logs[pick(rng)];
         stats.push_back(std::exp(s / double(logs.size())));
     }
-    std::sort(stats.begin(), stats.end());
-    return {analysis::quantile(stats, (1.0 - level) / 2.0), analysis::quantile(stats, 1.0 - (1.0 - level) / 2.0)};
+    // analysis::quantile over the sorted statistics, from the two order statistics it reads (a
+    // selection instead of a full sort: the same values, the same arithmetic).
+    auto at = [&stats](double q) {
+        if (stats.empty())
+            return 0.0;
+        const double h = (double(stats.size()) - 1.0) * q;
+        const auto lo = static_cast<std::size_t>(std::floor(h));
+        const auto hi = std::min(lo + 1, stats.size() - 1);
+        std::nth_element(stats.begin(), stats.begin() + std::ptrdiff_t(lo), stats.end());
+        const double a = stats[lo];
+        const double b = hi == lo ? a : *std::min_element(stats.begin() + std::ptrdiff_t(lo) + 1, stats.end());
+        return a + (h - double(lo)) * (b - a);
+    };
+    const double lower = at((1.0 - level) / 2.0);
+    return {lower, at(1.0 - (1.0 - level) / 2.0)};
 }
 
 const std::vector<double>& fastPThresholds()
@@ -444,13 +457,45 @@ std::vector<DevianceGroup> deviance(const analysis::Facts& f)
         kn.second += 1;
     }
     std::vector<DevianceGroup> out;
+    std::vector<std::vector<glm::Pattern>> inputs;
     for (const auto& [key, patterns] : groups) {
         std::vector<glm::Pattern> p;
         p.reserve(patterns.size());
         for (const auto& [levels, kn] : patterns)
             p.push_back({{f.categories[std::size_t(levels.first)], f.methods[std::size_t(levels.second)]}, kn.first, kn.second});
-        out.push_back({f.gpus[std::size_t(key.first)], key.second, glm::devianceAnalysisOfPatterns({"category", "method"}, p)});
+        out.push_back({f.gpus[std::size_t(key.first)], key.second, {}});
+        inputs.push_back(std::move(p));
     }
+    // The fits are independent (one per GPU and round: thousands in a database of many rounds), so
+    // they are spread over the cores; each result lands in its own group, in the order above.
+    const std::vector<std::string> factors = {"category", "method"};
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const auto threads = std::min<std::size_t>({inputs.size() / 16, std::size_t(cores), 16});
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            out[i].analysis = glm::devianceAnalysisOfPatterns(factors, inputs[i]);
+        return out;
+    }
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(threads);
+    auto worker = [&](std::size_t t) {
+        try {
+            for (std::size_t k = next++; k < inputs.size(); k = next++)
+                out[k].analysis = glm::devianceAnalysisOfPatterns(factors, inputs[k]);
+        } catch (...) {
+            errors[t] = std::current_exception();
+            next = inputs.size();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+        pool.emplace_back(worker, t);
+    worker(0);
+    for (auto& th : pool)
+        th.join();
+    for (auto& e : errors)
+        if (e)
+            std::rethrow_exception(e);
     return out;
 }
 
