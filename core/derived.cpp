@@ -52,6 +52,33 @@ std::string countedSelect(const std::string& from, const std::string& gpu, const
                        evidenceColumns("e"), gpu, from, where);
 }
 
+/// The insert trigger's statement: the new evaluation folded into the counted row of its submission
+/// and device in place (one row read and written, whatever the number of evaluations the submission
+/// has: a recomputation per insert would be quadratic in the re-evaluations of one submission). It
+/// becomes the counted one when its id is the largest; the count grows by one. Only rows of the view
+/// (submission, method and run present), as countedSelect().
+std::string foldInsert()
+{
+    static const char* kKept[] = {"evaluation_id", "run_id",        "candidate_id",     "method_id",  "round",
+                                  "task_id",       "verdict",       "call_ok",          "exe_ok",     "failure_class",
+                                  "ext_cases",     "ext_passed",    "taxonomy_version", "protocol",   "ext_failure_class",
+                                  "perf_protocol", "perf_ok",       "contract_exe_ok",  "contract_pass", "contract_class"};
+    std::string set;
+    for (const char* c : kKept)
+        set += fmt::format("{0} = CASE WHEN excluded.evaluation_id > counted_evaluations.evaluation_id THEN excluded.{0} "
+                           "ELSE counted_evaluations.{0} END, ",
+                           c);
+    set += "evaluations = counted_evaluations.evaluations + 1";
+    return fmt::format("INSERT INTO counted_evaluations({}) "
+                       "SELECT NEW.id, NEW.submission_id, {}, NEW.run_id, s.candidate_id, s.method_id, s.round, NEW.task_id, NEW.verdict, "
+                       "NEW.call_ok, NEW.exe_ok, NEW.failure_class, NEW.ext_cases, NEW.ext_passed, NEW.taxonomy_version, NEW.protocol, "
+                       "NEW.ext_failure_class, {}, 1 "
+                       "FROM runs r2 JOIN submissions s ON s.id = NEW.submission_id JOIN methods m ON m.id = s.method_id "
+                       "WHERE r2.id = NEW.run_id "
+                       "ON CONFLICT(submission_id, gpu) DO UPDATE SET {};\n",
+                       kCountedColumns, gpuSql("r2"), evidenceColumns("NEW"), set);
+}
+
 /// Trigger statements recomputing the counted rows of the submissions selected by `submissions`
 /// (an SQL list expression, e.g. "(NEW.submission_id)").
 std::string recompute(const std::string& submissions)
@@ -174,7 +201,7 @@ const std::vector<Object>& objects()
         // Provenance: the taxonomy versions of a run's evaluations, one seek per version.
         o.push_back({"index", "evaluations_run_taxonomy", "CREATE INDEX evaluations_run_taxonomy ON evaluations(run_id, taxonomy_version)"});
         o.push_back({"trigger", "counted_evaluations_insert",
-                     "CREATE TRIGGER counted_evaluations_insert AFTER INSERT ON evaluations BEGIN\n" + recompute("(NEW.submission_id)") + "END"});
+                     "CREATE TRIGGER counted_evaluations_insert AFTER INSERT ON evaluations BEGIN\n" + foldInsert() + "END"});
         o.push_back({"trigger", "counted_evaluations_delete",
                      "CREATE TRIGGER counted_evaluations_delete AFTER DELETE ON evaluations BEGIN\n" + recompute("(OLD.submission_id)") + "END"});
         o.push_back({"trigger", "counted_evaluations_move",
