@@ -20,6 +20,7 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -936,4 +937,35 @@ TEST(ChartsBound, DrawnFiguresShowTheLatestEightRoundsAndSaySo)
     ASSERT_NE(status, nullptr);
     EXPECT_TRUE(status->text().contains(QStringLiteral("16 of 16 evaluations counted"))) << status->text().toStdString();
     EXPECT_TRUE(status->text().contains(QStringLiteral("the latest 8 of 10 rounds"))) << status->text().toStdString();
+}
+
+// Issue 24: a panel hidden in a shown window (another tab current) computes nothing until it is shown;
+// a newer database while hidden replaces the pending one.
+TEST_F(Charts, HiddenPanelLoadsWhenShown)
+{
+    QTabWidget tabs;
+    tabs.addTab(new QLabel(QStringLiteral("another view")), QStringLiteral("Other"));
+    auto* panel = new kbx::gui::ChartPanel;
+    tabs.addTab(panel, QStringLiteral("Charts"));
+    tabs.resize(1100, 700);
+    tabs.show();
+    QApplication::processEvents();
+    ASSERT_FALSE(panel->isVisible());
+    QSignalSpy ready(panel, &kbx::gui::ChartPanel::figureReady);
+    panel->setDatabase(*small);
+    panel->setDatabase(*rich);
+    EXPECT_FALSE(panel->isLoading());
+    EXPECT_FALSE(ready.wait(1000));
+    auto* status = panel->findChild<QLabel*>(QStringLiteral("status"));
+    ASSERT_NE(status, nullptr);
+    EXPECT_TRUE(status->text().contains(QStringLiteral("computed when this tab is shown"))) << status->text().toStdString();
+    tabs.setCurrentIndex(1);
+    ASSERT_TRUE(ready.count() > 0 || ready.wait(20000));
+    EXPECT_EQ(ready.count(), 1);
+    EXPECT_EQ(panel->database(), *rich);
+    EXPECT_TRUE(status->text().contains(QStringLiteral("evaluations counted"))) << status->text().toStdString();
+    // Shown: a new database loads at once.
+    panel->setDatabase(*small);
+    EXPECT_TRUE(panel->isLoading());
+    ASSERT_TRUE(ready.wait(20000));
 }

@@ -89,10 +89,18 @@ TEST(Scale, WindowOnALargeDatabase)
     });
     ASSERT_TRUE(w.openDatabase(db));
     const qint64 opened = clock.elapsed();
-    ASSERT_TRUE(waitUntil([&] { return tasksAt >= 0 && resultsAt >= 0 && chartsAt >= 0; }, 600000));
+    ASSERT_TRUE(waitUntil([&] { return tasksAt >= 0 && resultsAt >= 0; }, 600000));
+    // The Charts tab computes its figures when it is first shown (ChartPanel::setDatabase): cold from
+    // the switch to it.
+    EXPECT_LT(chartsAt, 0) << "the hidden Charts tab loaded before it was shown";
+    const qint64 switched = clock.elapsed();
+    w.showTab(MainWindow::ChartsTab);
+    ASSERT_TRUE(waitUntil([&] { return chartsAt >= 0; }, 600000));
     std::printf("[scale] %s: window shown %lld ms; database opened %lld ms; Tasks tab with counts %lld ms; Results count %lld ms, "
-                "first rows %lld ms (%lld evaluations); Charts first figure %lld ms (all from the window's start)\n",
-                qPrintable(db), shown, opened, tasksAt, countAt, resultsAt, static_cast<long long>(results->totalCount()), chartsAt);
+                "first rows %lld ms (%lld evaluations) (all from the window's start); Charts tab cold: first figure %lld ms after "
+                "switching to it\n",
+                qPrintable(db), shown, opened, tasksAt, countAt, resultsAt, static_cast<long long>(results->totalCount()),
+                chartsAt - switched);
     std::fflush(stdout);
 
     // The main tabs at 1366x768.

@@ -156,6 +156,7 @@ struct ChartPanel::Private {
     QString figure = QStringLiteral("correctness_heatmap");
     bool loading = false;
     int generation = 0;
+    bool deferred = false;  ///< setDatabase() while hidden in a shown window: reload() on show
     bool haveData = false;
     an::Datasets data;
     bool statisticsPending = false;  ///< the statistics of data are being computed
@@ -296,7 +297,25 @@ void ChartPanel::setDatabase(const QString& path)
     d->db = path;
     d->filters = {};
     d->haveData = false;
+    if (window()->isVisible() && !isVisible()) {
+        // Loaded when the panel is shown; a load under way (of an earlier database) is dropped.
+        d->deferred = true;
+        ++d->generation;
+        d->loading = false;
+        d->status->setText(tr("%1: the figures are computed when this tab is shown").arg(QFileInfo(d->db).fileName()));
+        return;
+    }
+    d->deferred = false;
     reload();
+}
+
+void ChartPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (d->deferred) {
+        d->deferred = false;
+        reload();
+    }
 }
 
 QString ChartPanel::database() const { return d->db; }
