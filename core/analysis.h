@@ -84,6 +84,60 @@ struct Row {
     double candidateMsSum = 0;
 };
 
+/// The counted evaluations in compact form (issue 24, item 2: every table and figure over a million
+/// evaluations in seconds). A Row's strings are interned in sorted dictionaries, so that grouping
+/// by them is grouping by small integers, in the order of the strings (as a std::map of the strings
+/// would). The dictionaries hold every value of the database (before the filters); `rows` holds the
+/// counted evaluations under the filters, in the order they were given (loadFacts: by id).
+struct Facts {
+    std::vector<std::string> tasks;       ///< sorted, unique
+    std::vector<std::string> categories;  ///< sorted, unique
+    std::vector<std::string> methods;     ///< sorted, unique
+    std::vector<std::string> gpus;        ///< sorted, unique
+    std::vector<std::string> classes;     ///< failure classes, automatic and manual; sorted, unique
+    struct Fact {
+        std::int64_t id = 0;
+        std::int64_t runId = 0;
+        std::int64_t submissionId = 0;
+        std::int64_t candidateId = 0;
+        std::int32_t task = 0;      ///< index in tasks (the same for category, method, gpu)
+        std::int32_t category = 0;
+        std::int32_t method = 0;
+        std::int32_t gpu = 0;
+        int round = 0;
+        std::int32_t failureClass = -1;  ///< index in classes; -1: none
+        std::int32_t manualClass = -1;
+        std::int8_t extOk = -1;          ///< Row::extOk: -1 unset, 0, 1
+        bool pass = false;
+        bool callOk = false;
+        bool exeOk = false;
+        bool timed = false;  ///< has a speedup (Row::speedup set)
+        std::int32_t evaluations = 0;  ///< stored evaluations of its submission on its device (0: made from rows)
+        /// The evidence's imported.perf_ok (the seed's perf stage; core/rounds): -1 none, else 1 when
+        /// it is a non-zero number (true), 0 otherwise. -1 when made from rows.
+        std::int8_t perfOk = -1;
+        double speedup = 0;
+        double baselineMsSum = 0;
+        double candidateMsSum = 0;
+    };
+    std::vector<Fact> rows;
+    /// Evaluations stored under the filters before the counting rule (every re-evaluation); 0 when
+    /// made from rows (factsOf).
+    std::size_t stored = 0;
+    /// Evaluations stored per task of `tasks` (every filter but the task filter left out), from loadFacts.
+    std::vector<std::int64_t> storedPerTask;
+};
+
+/// The counted evaluations under the filters (the counting rule), by id, with their speedups: the
+/// same as loadRows() (read from the derived table counted_evaluations, core/derived.h).
+Facts loadFacts(const Store& store, const Filters& filters);
+/// The rows of facts (in their order) / facts of rows (interned; their order kept).
+std::vector<Row> rowsOf(const Facts& facts);
+Facts factsOf(const std::vector<Row>& rows);
+/// Only the rows under the filters (the dictionaries and storedPerTask kept; `stored` summed again).
+Facts filtered(const Facts& facts, const Filters& filters);
+Facts filtered(Facts&& facts, const Filters& filters);
+
 /// The values present in a database, for filter choosers.
 struct Choices {
     std::vector<std::string> methods;
@@ -93,6 +147,8 @@ struct Choices {
     std::vector<std::int64_t> runs;
 };
 Choices choices(const Store& store);
+/// The choices of facts loaded without filters (runs: every run with an evaluation, from the store).
+Choices choices(const Store& store, const Facts& all);
 
 /// The counting rule in words, for footers, tooltips and provenance: "latest evaluation of every
 /// submission (task code, method, round) per device".
@@ -186,6 +242,7 @@ struct Taxonomy {
 };
 enum class GroupBy { Category, Method };
 Taxonomy taxonomy(const std::vector<Row>& rows, GroupBy by);
+Taxonomy taxonomy(const Facts& facts, GroupBy by);
 
 /// Pass rate per round per method.
 struct RoundPoint {
@@ -222,7 +279,12 @@ struct Datasets {
     std::shared_ptr<const stats::Bundle> stats;
 };
 Datasets compute(const std::vector<Row>& rows, const Filters& filters);
-Datasets compute(const Store& store, const Filters& filters);
+Datasets compute(const Facts& facts, const Filters& filters);
+/// From the store: the facts under the filters, and with `statistics` the statistics bundle too
+/// (Datasets::stats; the bootstrap CIs of every group: the costly part at a million evaluations).
+Datasets compute(const Store& store, const Filters& filters, bool statistics = true);
+/// From facts already loaded under `filters` (loadFacts or filtered()).
+Datasets compute(const Store& store, const Facts& facts, const Filters& filters, bool statistics = true);
 
 }  // namespace analysis
 }  // namespace kbx

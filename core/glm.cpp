@@ -182,17 +182,34 @@ Fit logistic(const std::vector<double>& design, int rows, int cols, const std::v
 DevianceAnalysis devianceAnalysis(const std::vector<std::string>& factors, const std::vector<Outcome>& outcomes)
 {
     const std::size_t F = factors.size();
-    DevianceAnalysis out;
-    out.factors = factors;
-    out.n = static_cast<int>(outcomes.size());
-    // Levels of every factor, sorted; the first is the reference.
-    std::vector<std::vector<std::string>> levels(F);
-    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
         if (outcomes[i].levels.size() != F)
             throw std::invalid_argument(fmt::format("outcome {} has {} levels for {} factors", i, outcomes[i].levels.size(), F));
+    std::vector<Pattern> patterns;
+    patterns.reserve(outcomes.size());
+    for (const auto& o : outcomes)
+        patterns.push_back({o.levels, o.success ? 1 : 0, 1});
+    return devianceAnalysisOfPatterns(factors, patterns);
+}
+
+DevianceAnalysis devianceAnalysisOfPatterns(const std::vector<std::string>& factors, const std::vector<Pattern>& patterns)
+{
+    const std::size_t F = factors.size();
+    DevianceAnalysis out;
+    out.factors = factors;
+    // Levels of every factor, sorted; the first is the reference.
+    std::vector<std::vector<std::string>> levels(F);
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+        if (patterns[i].levels.size() != F)
+            throw std::invalid_argument(fmt::format("pattern {} has {} levels for {} factors", i, patterns[i].levels.size(), F));
+        if (patterns[i].trials < 0 || patterns[i].successes < 0 || patterns[i].successes > patterns[i].trials)
+            throw std::invalid_argument(fmt::format("pattern {}: {} successes of {} trials", i, patterns[i].successes, patterns[i].trials));
+        if (patterns[i].trials == 0)
+            continue;
         for (std::size_t f = 0; f < F; ++f)
-            levels[f].push_back(outcomes[i].levels[f]);
-        out.successes += outcomes[i].success;
+            levels[f].push_back(patterns[i].levels[f]);
+        out.n += patterns[i].trials;
+        out.successes += patterns[i].successes;
     }
     for (auto& l : levels) {
         std::sort(l.begin(), l.end());
@@ -200,13 +217,15 @@ DevianceAnalysis devianceAnalysis(const std::vector<std::string>& factors, const
     }
     // Group by covariate pattern.
     std::map<std::vector<int>, std::pair<double, double>> groups;
-    for (const auto& o : outcomes) {
+    for (const auto& o : patterns) {
+        if (o.trials == 0)
+            continue;
         std::vector<int> key(F);
         for (std::size_t f = 0; f < F; ++f)
             key[f] = static_cast<int>(std::lower_bound(levels[f].begin(), levels[f].end(), o.levels[f]) - levels[f].begin());
         auto& g = groups[key];
-        g.first += o.success;
-        g.second += 1;
+        g.first += o.successes;
+        g.second += o.trials;
     }
     const int rows = static_cast<int>(groups.size());
     std::vector<double> k, n;
@@ -251,7 +270,7 @@ DevianceAnalysis devianceAnalysis(const std::vector<std::string>& factors, const
         t.separation = sep;
         return t;
     };
-    if (outcomes.empty()) {
+    if (out.n == 0) {
         for (std::size_t f = 0; f < F; ++f) {
             out.alone.push_back({factors[f], 0});
             out.drop.push_back({factors[f], 0});

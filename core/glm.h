@@ -77,4 +77,15 @@ struct DevianceAnalysis {
 /// wrong number of levels; with no outcome everything is 0.
 DevianceAnalysis devianceAnalysis(const std::vector<std::string>& factors, const std::vector<Outcome>& outcomes);
 
+/// Outcomes already grouped by covariate pattern: `successes` of `trials` 0/1 outcomes with these
+/// levels (a pattern may occur more than once; patterns without trials are left out).
+struct Pattern {
+    std::vector<std::string> levels;
+    int successes = 0;
+    int trials = 0;
+};
+/// The same analysis from grouped outcomes (what the fits use anyway; issue 24: a million outcomes
+/// need not be listed one by one): equal to the analysis of the outcomes the patterns count.
+DevianceAnalysis devianceAnalysisOfPatterns(const std::vector<std::string>& factors, const std::vector<Pattern>& patterns);
+
 }  // namespace kbx::glm

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "merge.h"
 
+#include "derived.h"
 #include "source.h"
 #include "store.h"
 
@@ -11,6 +12,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -29,6 +31,14 @@ const std::set<std::string> kKnownTables = {"methods",      "candidates", "submi
                                             "evaluations",  "case_results", "timings",       "manual_labels",
                                             "imports",      "golden_timings", "round_transitions", "seed_summaries",
                                             "merge_ledger", "code_quality"};
+
+/// Tables derived from the others (core/derived.h: the counting rule, the timings' rooflines): never
+/// copied, the target's triggers fill its own as the rows arrive.
+bool isDerived(const std::string& table)
+{
+    const auto& d = derived::tables();
+    return std::find(d.begin(), d.end(), table) != d.end();
+}
 
 const char* kLedgerSql = R"SQL(
 CREATE TABLE IF NOT EXISTS main.merge_ledger(
@@ -263,7 +273,7 @@ private:
         Stmt st(m_db, "SELECT name FROM src.sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'");
         std::vector<std::string> unknown;
         while (st.step())
-            if (!kKnownTables.count(st.text(0)))
+            if (!kKnownTables.count(st.text(0)) && !isDerived(st.text(0)))
                 unknown.push_back(st.text(0));
         for (const auto& t : unknown) {
             Stmt n(m_db, fmt::format("SELECT count(*) FROM src.\"{}\"", t));

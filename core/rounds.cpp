@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "rounds.h"
 
+#include "analysis.h"
 #include "store.h"
 
 #include <fmt/format.h>
@@ -23,31 +24,6 @@ std::optional<double> optDouble(const nlohmann::json& v)
 }
 
 bool truthy(const nlohmann::json& v) { return v.is_number() ? v.get<double>() != 0 : (v.is_boolean() && v.get<bool>()); }
-
-/// Speedup per evaluation: geometric mean over its timing rows of baseline/candidate (both > 0), as
-/// the figures compute it.
-std::unordered_map<std::int64_t, double> speedups(const Store& store)
-{
-    struct Acc {
-        double logSum = 0;
-        double first = 0;
-        int count = 0;
-    };
-    std::unordered_map<std::int64_t, Acc> acc;
-    for (const auto& j : store.query("SELECT evaluation_id, candidate_ms, baseline_ms FROM timings WHERE candidate_ms > 0 AND baseline_ms > 0")) {
-        const double s = j["baseline_ms"].get<double>() / j["candidate_ms"].get<double>();
-        if (!std::isfinite(s) || s <= 0)
-            continue;
-        auto& a = acc[j["evaluation_id"].get<std::int64_t>()];
-        a.logSum += std::log(s);
-        a.first = a.count == 0 ? s : a.first;
-        a.count += 1;
-    }
-    std::unordered_map<std::int64_t, double> out;
-    for (const auto& [id, a] : acc)
-        out[id] = a.count == 1 ? a.first : std::exp(a.logSum / a.count);
-    return out;
-}
 
 }  // namespace
 
@@ -105,6 +81,11 @@ bool sameKinds(const std::string& a, const std::string& b) { return splitKinds(a
 
 std::vector<Transition> loadTransitions(const Store& store)
 {
+    return loadTransitions(store, analysis::loadFacts(store, {}));
+}
+
+std::vector<Transition> loadTransitions(const Store& store, const analysis::Facts& all)
+{
     std::vector<Transition> out;
     std::set<std::string> seenImported;
     // (a) imported corpus records, with the kind they recorded.
@@ -142,40 +123,49 @@ std::vector<Transition> loadTransitions(const Store& store)
         out.push_back(std::move(t));
     }
     // (b) consecutive rounds of the same task, method and GPU among the other evaluations: the latest
-    // evaluation of each (gpu, method, task, round).
-    const auto sp = speedups(store);
+    // evaluation of each (gpu, method, task, round), which is the latest of its counted evaluations
+    // (each submission's latest on the GPU); left out when it belongs to an imported corpus.
+    std::set<std::int64_t> corpus;
+    store.each("SELECT id FROM runs WHERE coalesce(json_extract(provenance, '$.format'), '') = 'corpus'",
+               [&](const Store::Cursor& c) { corpus.insert(c.i64(0)); });
+    using Key = std::tuple<std::int32_t, std::int32_t, std::int32_t>;  // gpu, method, task
+    std::map<Key, std::map<int, std::uint32_t>> latest;
+    for (std::size_t i = 0; i < all.rows.size(); ++i) {
+        const auto& r = all.rows[i];
+        auto [slot, fresh] = latest[{r.gpu, r.method, r.task}].try_emplace(r.round, std::uint32_t(i));
+        if (!fresh && all.rows[slot->second].id < r.id)
+            slot->second = std::uint32_t(i);
+    }
     struct Point {
         std::int64_t id;
         std::int64_t candidate;
         State state;
     };
-    std::map<std::tuple<std::string, std::string, std::string>, std::map<int, Point>> series;
-    for (const auto& j : store.query(
-             "SELECT v.id, v.candidate_id, v.gpu, v.method, v.task_id, v.round, v.verdict, v.call_ok, v.exe_ok, "
-             "json_extract(e.evidence, '$.imported.perf_ok') AS perf_ok "
-             "FROM evaluation_rows v JOIN evaluations e ON e.id = v.id JOIN runs r ON r.id = v.run_id "
-             "JOIN (SELECT max(v2.id) AS id FROM evaluation_rows v2 GROUP BY v2.gpu, v2.method, v2.task_id, v2.round) latest ON latest.id = v.id "
-             "WHERE coalesce(json_extract(r.provenance, '$.format'), '') <> 'corpus' ORDER BY v.id")) {
-        const auto id = j["id"].get<std::int64_t>();
-        State s;
-        s.callOk = truthy(j["call_ok"]);
-        s.exeOk = s.callOk && truthy(j["exe_ok"]) && j["verdict"] == "pass";
-        // not_triton_kernel passes exe in the seed's sense but is no correct Triton kernel: count the verdict.
-        if (auto it = sp.find(id); it != sp.end() && s.exeOk)
-            s.speedup = it->second;
-        s.perfOk = j["perf_ok"].is_null() ? (s.exeOk && s.speedup.has_value()) : (s.exeOk && truthy(j["perf_ok"]));
-        if (!s.perfOk)
-            s.speedup.reset();
-        series[{j["gpu"].is_string() ? j["gpu"].get<std::string>() : "", j["method"].get<std::string>(), j["task_id"].get<std::string>()}]
-            [j["round"].get<int>()] = {id, j["candidate_id"].get<std::int64_t>(), s};
-    }
-    for (const auto& [key, byRound] : series) {
-        for (const auto& [round, p] : byRound) {
-            auto next = byRound.find(round + 1);
-            if (next == byRound.end())
+    for (const auto& [key, byRound] : latest) {
+        std::map<int, Point> points;
+        for (const auto& [round, i] : byRound) {
+            const auto& r = all.rows[i];
+            if (corpus.count(r.runId))
+                continue;
+            State s;
+            s.callOk = r.callOk;
+            s.exeOk = s.callOk && r.exeOk && r.pass;
+            // not_triton_kernel passes exe in the seed's sense but is no correct Triton kernel: count the verdict.
+            if (r.timed && s.exeOk)
+                s.speedup = r.speedup;
+            s.perfOk = r.perfOk < 0 ? (s.exeOk && s.speedup.has_value()) : (s.exeOk && r.perfOk == 1);
+            if (!s.perfOk)
+                s.speedup.reset();
+            points[round] = {r.id, r.candidateId, s};
+        }
+        for (const auto& [round, p] : points) {
+            auto next = points.find(round + 1);
+            if (next == points.end())
                 continue;
             Transition t;
-            std::tie(t.gpu, t.method, t.taskId) = key;
+            t.gpu = all.gpus[std::size_t(std::get<0>(key))];
+            t.method = all.methods[std::size_t(std::get<1>(key))];
+            t.taskId = all.tasks[std::size_t(std::get<2>(key))];
             t.fromRound = round;
             t.toRound = round + 1;
             t.before = p.state;
@@ -191,40 +181,61 @@ std::vector<Transition> loadTransitions(const Store& store)
 
 RoundAnalysis analyseRounds(const Store& store, const std::vector<std::string>& onlyTasks)
 {
-    return analyseRounds(store, loadTransitions(store), onlyTasks);
+    return analyseRounds(store, analysis::loadFacts(store, {}), onlyTasks);
+}
+
+RoundAnalysis analyseRounds(const Store& store, const analysis::Facts& all, const std::vector<std::string>& onlyTasks)
+{
+    return analyseRounds(all, loadTransitions(store, all), onlyTasks);
 }
 
 RoundAnalysis analyseRounds(const Store& store, const std::vector<Transition>& transitions, const std::vector<std::string>& onlyTasks)
 {
+    return analyseRounds(analysis::loadFacts(store, {}), transitions, onlyTasks);
+}
+
+RoundAnalysis analyseRounds(const analysis::Facts& all, const std::vector<Transition>& transitions, const std::vector<std::string>& onlyTasks)
+{
     RoundAnalysis out;
     const std::set<std::string> only(onlyTasks.begin(), onlyTasks.end());
-    const auto sp = speedups(store);
+    std::vector<char> taskOk(all.tasks.size(), 1);
+    if (!only.empty())
+        for (std::size_t t = 0; t < all.tasks.size(); ++t)
+            taskOk[t] = only.count(all.tasks[t]) ? 1 : 0;
     struct Acc {
         RoundRow row;
         double sum = 0, logSum = 0;
     };
-    std::map<std::tuple<std::string, std::string, int>, Acc> rows;
-    for (const auto& j : store.query(
-             "SELECT v.id, v.gpu, v.method, v.round, v.verdict, v.call_ok, v.exe_ok, v.task_id FROM evaluation_rows v "
-             "JOIN (SELECT max(id) AS id FROM evaluation_rows GROUP BY submission_id, gpu) latest ON latest.id = v.id")) {
-        if (!only.empty() && !only.count(j["task_id"].get<std::string>()))
+    // Per (gpu, method, round) over the counted evaluations: counts, and the speedups of the timed
+    // correct ones summed in the order of (submission, GPU), as the SQL this replaces read them.
+    std::map<std::tuple<std::int32_t, std::int32_t, int>, Acc> rows;
+    std::vector<std::uint32_t> timed;
+    for (std::size_t i = 0; i < all.rows.size(); ++i) {
+        const auto& r = all.rows[i];
+        if (!taskOk[std::size_t(r.task)])
             continue;
-        const std::string gpu = j["gpu"].is_string() ? j["gpu"].get<std::string>() : "";
-        auto& a = rows[{gpu, j["method"].get<std::string>(), j["round"].get<int>()}];
-        a.row.gpu = gpu;
-        a.row.method = j["method"].get<std::string>();
-        a.row.round = j["round"].get<int>();
+        auto& a = rows[{r.gpu, r.method, r.round}];
         a.row.n += 1;
-        a.row.callOk += truthy(j["call_ok"]);
-        a.row.exeOk += truthy(j["exe_ok"]);
-        if (j["verdict"] == "pass")
-            if (auto it = sp.find(j["id"].get<std::int64_t>()); it != sp.end()) {
-                a.row.timed += 1;
-                a.sum += it->second;
-                a.logSum += std::log(it->second);
-            }
+        a.row.callOk += r.callOk;
+        a.row.exeOk += r.exeOk;
+        if (r.pass && r.timed)
+            timed.push_back(std::uint32_t(i));
+    }
+    std::sort(timed.begin(), timed.end(), [&](std::uint32_t x, std::uint32_t y) {
+        const auto &a = all.rows[x], &b = all.rows[y];
+        return a.submissionId != b.submissionId ? a.submissionId < b.submissionId : a.gpu < b.gpu;
+    });
+    for (auto i : timed) {
+        const auto& r = all.rows[i];
+        auto& a = rows[{r.gpu, r.method, r.round}];
+        a.row.timed += 1;
+        a.sum += r.speedup;
+        a.logSum += std::log(r.speedup);
     }
     for (auto& [key, a] : rows) {
+        a.row.gpu = all.gpus[std::size_t(std::get<0>(key))];
+        a.row.method = all.methods[std::size_t(std::get<1>(key))];
+        a.row.round = std::get<2>(key);
         if (a.row.timed) {
             a.row.meanSpeedup = a.sum / a.row.timed;
             a.row.geoMeanSpeedup = std::exp(a.logSum / a.row.timed);

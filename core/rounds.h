@@ -3,6 +3,7 @@
 // Round analysis: per-round compile/correct rates and speedups, and round-to-round transitions of the
 // same task (method, GPU) with the kinds the seed's corpus uses.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +12,10 @@
 namespace kbx {
 
 class Store;
+
+namespace analysis {
+struct Facts;
+}
 
 namespace rounds {
 
@@ -85,12 +90,19 @@ struct RoundAnalysis {
 /// evaluations not imported from a corpus, each task's latest evaluation in round r against round
 /// r+1 of the same method and GPU.
 std::vector<Transition> loadTransitions(const Store& store);
+/// The same from the counted evaluations already loaded without filters (analysis::loadFacts(store, {})):
+/// the latest evaluation of a task's method, round and GPU is the latest of its counted ones.
+std::vector<Transition> loadTransitions(const Store& store, const analysis::Facts& all);
 
 /// Counts and rates per (gpu, method, round) and per transition. Round rates count the latest
 /// evaluation of every submission per GPU, as `kbx report` does.
 /// onlyTasks: when not empty, the rates and transitions of these task ids alone.
 RoundAnalysis analyseRounds(const Store& store, const std::vector<std::string>& onlyTasks = {});
 RoundAnalysis analyseRounds(const Store& store, const std::vector<Transition>& transitions, const std::vector<std::string>& onlyTasks = {});
+/// From the counted evaluations already loaded without filters (analysis::loadFacts(store, {})).
+RoundAnalysis analyseRounds(const Store& store, const analysis::Facts& all, const std::vector<std::string>& onlyTasks = {});
+RoundAnalysis analyseRounds(const analysis::Facts& all, const std::vector<Transition>& transitions,
+                            const std::vector<std::string>& onlyTasks = {});
 
 }  // namespace rounds
 }  // namespace kbx

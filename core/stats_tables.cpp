@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "stats_tables.h"
 
+#include "derived.h"
 #include "perfstats.h"
 #include "quality.h"
 #include "rounds.h"
@@ -12,10 +13,18 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <string_view>
+#include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <exception>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
+#include <unordered_map>
 
 namespace kbx::stats {
 namespace {
@@ -76,8 +85,21 @@ Interval bootstrapGeomeanCI(const std::vector<double>& values, std::uint64_t see
             s += logs[pick(rng)];
         stats.push_back(std::exp(s / double(logs.size())));
     }
-    std::sort(stats.begin(), stats.end());
-    return {analysis::quantile(stats, (1.0 - level) / 2.0), analysis::quantile(stats, 1.0 - (1.0 - level) / 2.0)};
+    // analysis::quantile over the sorted statistics, from the two order statistics it reads (a
+    // selection instead of a full sort: the same values, the same arithmetic).
+    auto at = [&stats](double q) {
+        if (stats.empty())
+            return 0.0;
+        const double h = (double(stats.size()) - 1.0) * q;
+        const auto lo = static_cast<std::size_t>(std::floor(h));
+        const auto hi = std::min(lo + 1, stats.size() - 1);
+        std::nth_element(stats.begin(), stats.begin() + std::ptrdiff_t(lo), stats.end());
+        const double a = stats[lo];
+        const double b = hi == lo ? a : *std::min_element(stats.begin() + std::ptrdiff_t(lo) + 1, stats.end());
+        return a + (h - double(lo)) * (b - a);
+    };
+    const double lower = at((1.0 - level) / 2.0);
+    return {lower, at(1.0 - (1.0 - level) / 2.0)};
 }
 
 const std::vector<double>& fastPThresholds()
@@ -122,43 +144,169 @@ SpeedupStats speedupStats(const std::vector<const Row*>& rows)
     return speedupStats(sp, base, cand);
 }
 
+// ---- bootstrap over many groups --------------------------------------------------------------------
+
+void bootstrapGeomeanCIs(std::vector<BootstrapJob>& jobs)
+{
+    // Each group's interval from its own generator (bootstrapGeomeanCI's seed): the groups are
+    // independent, so they are spread over threads, largest first; the intervals are those of one
+    // call per group. (At a million evaluations the resamples, 2,000 per group over every timed
+    // kernel, are the largest part of the tables that show speedups.)
+    std::vector<std::size_t> order;
+    std::size_t work = 0;
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+        if (jobs[i].out) {
+            order.push_back(i);
+            work += jobs[i].values.size();
+        }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return jobs[a].values.size() > jobs[b].values.size(); });
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const auto threads = std::min<std::size_t>({order.size(), std::size_t(cores), 16});
+    if (threads <= 1 || work < 20000) {
+        for (auto i : order)
+            *jobs[i].out = bootstrapGeomeanCI(jobs[i].values);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(threads);
+    auto worker = [&](std::size_t t) {
+        try {
+            for (std::size_t k = next++; k < order.size(); k = next++)
+                *jobs[order[k]].out = bootstrapGeomeanCI(jobs[order[k]].values);
+        } catch (...) {
+            errors[t] = std::current_exception();
+            next = order.size();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+        pool.emplace_back(worker, t);
+    worker(0);
+    for (auto& th : pool)
+        th.join();
+    for (auto& e : errors)
+        if (e)
+            std::rethrow_exception(e);
+}
+
+namespace {
+
+/// speedupStats() without its bootstrap CI: the values are handed back for bootstrapGeomeanCIs().
+SpeedupStats speedupStatsWithoutCI(const std::vector<double>& speedups, const std::vector<double>& baselineMs,
+                                   const std::vector<double>& candidateMs)
+{
+    SpeedupStats s;
+    s.n = int(speedups.size());
+    if (speedups.empty())
+        return s;
+    s.geomean = geomeanOf(speedups);
+    s.mean = std::accumulate(speedups.begin(), speedups.end(), 0.0) / double(speedups.size());
+    s.median = medianOf(speedups);
+    for (double x : speedups)
+        s.slower += x < 1.0;
+    s.slowerFraction = double(s.slower) / double(s.n);
+    double base = 0, cand = 0;
+    for (std::size_t i = 0; i < baselineMs.size() && i < candidateMs.size(); ++i)
+        if (baselineMs[i] > 0 && candidateMs[i] > 0) {
+            base += baselineMs[i];
+            cand += candidateMs[i];
+        }
+    if (cand > 0)
+        s.sumRatio = base / cand;
+    return s;
+}
+
+/// The speedups of the timed correct rows among `rows` (indices into facts, in their order), with
+/// their summed eager and kernel times.
+struct Timed {
+    std::vector<double> speedups, baseline, candidate;
+};
+template <typename Indices>
+Timed timedOf(const analysis::Facts& f, const Indices& rows)
+{
+    Timed t;
+    for (auto i : rows) {
+        const auto& r = f.rows[std::size_t(i)];
+        if (r.pass && r.timed) {
+            t.speedups.push_back(r.speedup);
+            t.baseline.push_back(r.baselineMsSum);
+            t.candidate.push_back(r.candidateMsSum);
+        }
+    }
+    return t;
+}
+
+/// Row indices grouped by a key (std::map order of the key), each group in row order.
+template <typename Key, typename KeyFn>
+std::map<Key, std::vector<std::uint32_t>> groupBy(const analysis::Facts& f, KeyFn&& keyOf)
+{
+    std::map<Key, std::vector<std::uint32_t>> groups;
+    std::vector<std::uint32_t>* last = nullptr;
+    Key lastKey{};
+    for (std::size_t i = 0; i < f.rows.size(); ++i) {
+        Key k = keyOf(f.rows[i]);
+        if (!last || k != lastKey) {
+            last = &groups[k];
+            lastKey = k;
+        }
+        last->push_back(std::uint32_t(i));
+    }
+    return groups;
+}
+
+}  // namespace
+
 // ---- Table 1 ---------------------------------------------------------------------------------------
 
 std::vector<MethodSummary> methodSummary(const std::vector<Row>& rows, const std::map<std::int64_t, QualityValues>& quality)
 {
-    std::map<std::tuple<std::string, std::string, int>, std::vector<const Row*>> groups;
-    for (const auto& r : rows)
-        groups[{r.gpu, r.method, r.round}].push_back(&r);
+    return methodSummary(analysis::factsOf(rows), quality);
+}
+
+std::vector<MethodSummary> methodSummary(const analysis::Facts& f, const std::map<std::int64_t, QualityValues>& quality)
+{
+    using Key = std::tuple<std::int32_t, std::int32_t, int>;
+    const auto groups = groupBy<Key>(f, [](const analysis::Facts::Fact& r) { return Key{r.gpu, r.method, r.round}; });
+    std::unordered_map<std::int64_t, const QualityValues*> q;
+    q.reserve(quality.size());
+    for (const auto& [id, v] : quality)
+        q.emplace(id, &v);
     std::vector<MethodSummary> out;
+    out.reserve(groups.size());
+    std::vector<std::vector<double>> values;
     for (const auto& [key, group] : groups) {
         MethodSummary m;
-        std::tie(m.gpu, m.method, m.round) = key;
+        m.gpu = f.gpus[std::size_t(std::get<0>(key))];
+        m.method = f.methods[std::size_t(std::get<1>(key))];
+        m.round = std::get<2>(key);
         m.n = int(group.size());
         std::vector<double> mi, cc;
-        for (const Row* r : group) {
+        for (auto i : group) {
+            const auto& r = f.rows[i];
             m.call.n++;
             m.exe.n++;
-            m.call.k += r->callOk;
-            m.exe.k += r->exeOk;
+            m.call.k += r.callOk;
+            m.exe.k += r.exeOk;
             m.exeExt.n++;
-            m.exeExt.k += r->exeOk && r->extOk.value_or(true);
-            if (r->exeOk)
-                if (auto it = quality.find(r->submissionId); it != quality.end()) {
-                    if (it->second.mi)
-                        mi.push_back(*it->second.mi);
-                    if (it->second.ccMean)
-                        cc.push_back(*it->second.ccMean);
+            m.exeExt.k += r.exeOk && (r.extOk < 0 || r.extOk == 1);
+            if (r.exeOk && !q.empty())
+                if (auto it = q.find(r.submissionId); it != q.end()) {
+                    if (it->second->mi)
+                        mi.push_back(*it->second->mi);
+                    if (it->second->ccMean)
+                        cc.push_back(*it->second->ccMean);
                 }
         }
         m.exeGivenCall.n = m.call.k;
-        for (const Row* r : group)
-            m.exeGivenCall.k += r->callOk && r->exeOk;
-        m.speedup = speedupStats(group);
+        for (auto i : group)
+            m.exeGivenCall.k += f.rows[i].callOk && f.rows[i].exeOk;
+        auto t = timedOf(f, group);
+        m.speedup = speedupStatsWithoutCI(t.speedups, t.baseline, t.candidate);
         if (m.speedup.n > 0) {
             for (double p : fastPThresholds()) {
                 int k = 0;
-                for (const Row* r : group)
-                    k += r->pass && r->speedup && *r->speedup > p;
+                for (auto i : group)
+                    k += f.rows[i].pass && f.rows[i].timed && f.rows[i].speedup > p;
                 m.fastP.push_back(double(k) / double(m.n));
             }
         }
@@ -168,7 +316,13 @@ std::vector<MethodSummary> methodSummary(const std::vector<Row>& rows, const std
         if (!cc.empty())
             m.quality.ccMean = std::accumulate(cc.begin(), cc.end(), 0.0) / double(cc.size());
         out.push_back(std::move(m));
+        values.push_back(std::move(t.speedups));
     }
+    std::vector<BootstrapJob> jobs(out.size());
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!values[i].empty())
+            jobs[i] = {std::move(values[i]), &out[i].speedup.geomeanCI};
+    bootstrapGeomeanCIs(jobs);
     return out;
 }
 
@@ -176,48 +330,111 @@ std::vector<MethodSummary> methodSummary(const std::vector<Row>& rows, const std
 
 CategoryMethod categoryMethod(const std::vector<Row>& rows)
 {
+    return categoryMethod(analysis::factsOf(rows));
+}
+
+CategoryMethod categoryMethod(const analysis::Facts& f)
+{
     CategoryMethod out;
-    // (gpu, round, category) -> method -> cell
-    std::map<std::tuple<std::string, int, std::string>, std::map<std::string, CategoryMethodCell>> cells;
-    // (gpu, round) -> methods; (gpu, round, category) -> task -> method -> any correct
-    std::map<std::pair<std::string, int>, std::set<std::string>> methods;
-    std::map<std::tuple<std::string, int, std::string>, std::map<std::string, std::map<std::string, bool>>> tasks;
-    for (const auto& r : rows) {
-        const auto key = std::make_tuple(r.gpu, r.round, r.category);
-        for (const std::string& m : {r.method, std::string(kAllMethods)}) {
-            auto& c = cells[key][m];
-            c.gpu = r.gpu;
-            c.round = r.round;
-            c.category = r.category;
-            c.method = m;
-            c.call.n++;
-            c.exe.n++;
-            c.call.k += r.callOk;
-            c.exe.k += r.exeOk;
+    // (gpu, round, category) -> method -> cell, and the pooled cell of every method
+    using Key = std::tuple<std::int32_t, int, std::int32_t>;
+    struct Cells {
+        std::map<std::int32_t, CategoryMethodCell> byMethod;
+        CategoryMethodCell all;
+        std::size_t index = 0;
+    };
+    std::map<Key, Cells> cells;
+    // (gpu, round) -> methods
+    std::map<std::pair<std::int32_t, int>, std::set<std::int32_t>> methods;
+    auto count = [](CategoryMethodCell& c, const analysis::Facts::Fact& r) {
+        c.call.n++;
+        c.exe.n++;
+        c.call.k += r.callOk;
+        c.exe.k += r.exeOk;
+    };
+    Cells* last = nullptr;
+    Key lastKey{};
+    for (std::size_t i = 0; i < f.rows.size(); ++i) {
+        const auto& r = f.rows[i];
+        const Key key{r.gpu, r.round, r.category};
+        if (!last || key != lastKey) {
+            last = &cells[key];
+            lastKey = key;
         }
+        count(last->byMethod[r.method], r);
+        count(last->all, r);
         methods[{r.gpu, r.round}].insert(r.method);
-        auto& solved = tasks[key][r.taskId][r.method];
-        solved = solved || r.exeOk;
     }
-    for (auto& [key, byMethod] : cells) {
-        for (auto& [m, c] : byMethod)
-            if (m != kAllMethods)
-                out.cells.push_back(c);
-        if (methods[{std::get<0>(key), std::get<1>(key)}].size() > 1)
-            out.cells.push_back(byMethod[kAllMethods]);
-    }
-    for (const auto& [key, byTask] : tasks) {
-        const auto& all = methods[{std::get<0>(key), std::get<1>(key)}];
-        AllMethodFailure f;
-        std::tie(f.gpu, f.round, f.category) = key;
-        f.methods = int(all.size());
-        for (const auto& [task, byMethod] : byTask) {
-            if (byMethod.size() != all.size())
-                continue;  // not attempted by every method
-            f.failedByAll.n++;
-            f.failedByAll.k += std::none_of(byMethod.begin(), byMethod.end(), [](const auto& kv) { return kv.second; });
+    std::size_t index = 0;
+    for (auto& [key, c] : cells) {
+        c.index = index++;
+        const auto& [gpu, round, category] = key;
+        auto label = [&](CategoryMethodCell& cell, const std::string& method) {
+            cell.gpu = f.gpus[std::size_t(gpu)];
+            cell.round = round;
+            cell.category = f.categories[std::size_t(category)];
+            cell.method = method;
+        };
+        for (auto& [m, cell] : c.byMethod) {
+            label(cell, f.methods[std::size_t(m)]);
+            out.cells.push_back(cell);
         }
-        out.failures.push_back(std::move(f));
+        if (methods[{gpu, round}].size() > 1) {
+            label(c.all, kAllMethods);
+            out.cells.push_back(c.all);
+        }
+    }
+    // Tasks no method solves: per (gpu, round, category, task), the methods that evaluated it and
+    // whether any solved it, from the rows sorted by that key.
+    struct Attempt {
+        std::uint32_t cell;
+        std::int32_t task, method;
+        bool exeOk;
+    };
+    std::vector<Attempt> attempts;
+    attempts.reserve(f.rows.size());
+    {
+        const Cells* at = nullptr;
+        Key atKey{};
+        for (const auto& r : f.rows) {
+            const Key key{r.gpu, r.round, r.category};
+            if (!at || key != atKey) {
+                at = &cells.at(key);
+                atKey = key;
+            }
+            attempts.push_back({std::uint32_t(at->index), r.task, r.method, r.exeOk});
+        }
+    }
+    std::sort(attempts.begin(), attempts.end(), [](const Attempt& a, const Attempt& b) {
+        return std::tie(a.cell, a.task, a.method) < std::tie(b.cell, b.task, b.method);
+    });
+    std::size_t i = 0;
+    for (const auto& [key, c] : cells) {
+        const auto& [gpu, round, category] = key;
+        const auto all = methods[{gpu, round}].size();
+        AllMethodFailure fail;
+        fail.gpu = f.gpus[std::size_t(gpu)];
+        fail.round = round;
+        fail.category = f.categories[std::size_t(category)];
+        fail.methods = int(all);
+        while (i < attempts.size() && attempts[i].cell == c.index) {
+            const auto task = attempts[i].task;
+            std::size_t distinct = 0;
+            bool solved = false;
+            std::int32_t lastMethod = -1;
+            for (; i < attempts.size() && attempts[i].cell == c.index && attempts[i].task == task; ++i) {
+                if (attempts[i].method != lastMethod) {
+                    ++distinct;
+                    lastMethod = attempts[i].method;
+                }
+                solved = solved || attempts[i].exeOk;
+            }
+            if (distinct != all)
+                continue;  // not attempted by every method
+            fail.failedByAll.n++;
+            fail.failedByAll.k += !solved;
+        }
+        out.failures.push_back(std::move(fail));
     }
     return out;
 }
@@ -226,12 +443,59 @@ CategoryMethod categoryMethod(const std::vector<Row>& rows)
 
 std::vector<DevianceGroup> deviance(const std::vector<Row>& rows)
 {
-    std::map<std::pair<std::string, int>, std::vector<glm::Outcome>> groups;
-    for (const auto& r : rows)
-        groups[{r.gpu, r.round}].push_back({{r.category, r.method}, r.exeOk});
+    return deviance(analysis::factsOf(rows));
+}
+
+std::vector<DevianceGroup> deviance(const analysis::Facts& f)
+{
+    // Per (GPU, round), the outcomes grouped by covariate pattern (category, method): the GLM fits
+    // the patterns, so the counts are all it needs.
+    std::map<std::pair<std::int32_t, int>, std::map<std::pair<std::int32_t, std::int32_t>, std::pair<int, int>>> groups;
+    for (const auto& r : f.rows) {
+        auto& kn = groups[{r.gpu, r.round}][{r.category, r.method}];
+        kn.first += r.exeOk;
+        kn.second += 1;
+    }
     std::vector<DevianceGroup> out;
-    for (const auto& [key, outcomes] : groups)
-        out.push_back({key.first, key.second, glm::devianceAnalysis({"category", "method"}, outcomes)});
+    std::vector<std::vector<glm::Pattern>> inputs;
+    for (const auto& [key, patterns] : groups) {
+        std::vector<glm::Pattern> p;
+        p.reserve(patterns.size());
+        for (const auto& [levels, kn] : patterns)
+            p.push_back({{f.categories[std::size_t(levels.first)], f.methods[std::size_t(levels.second)]}, kn.first, kn.second});
+        out.push_back({f.gpus[std::size_t(key.first)], key.second, {}});
+        inputs.push_back(std::move(p));
+    }
+    // The fits are independent (one per GPU and round: thousands in a database of many rounds), so
+    // they are spread over the cores; each result lands in its own group, in the order above.
+    const std::vector<std::string> factors = {"category", "method"};
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const auto threads = std::min<std::size_t>({inputs.size() / 16, std::size_t(cores), 16});
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            out[i].analysis = glm::devianceAnalysisOfPatterns(factors, inputs[i]);
+        return out;
+    }
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(threads);
+    auto worker = [&](std::size_t t) {
+        try {
+            for (std::size_t k = next++; k < inputs.size(); k = next++)
+                out[k].analysis = glm::devianceAnalysisOfPatterns(factors, inputs[k]);
+        } catch (...) {
+            errors[t] = std::current_exception();
+            next = inputs.size();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+        pool.emplace_back(worker, t);
+    worker(0);
+    for (auto& th : pool)
+        th.join();
+    for (auto& e : errors)
+        if (e)
+            std::rethrow_exception(e);
     return out;
 }
 
@@ -239,59 +503,76 @@ std::vector<DevianceGroup> deviance(const std::vector<Row>& rows)
 
 Rescued rescued(const std::vector<Row>& rows)
 {
+    return rescued(analysis::factsOf(rows));
+}
+
+Rescued rescued(const analysis::Facts& f)
+{
     Rescued out;
     // (gpu, method, task) -> round -> latest row
-    std::map<std::tuple<std::string, std::string, std::string>, std::map<int, const Row*>> series;
-    for (const auto& r : rows) {
-        auto& slot = series[{r.gpu, r.method, r.taskId}][r.round];
-        if (!slot || slot->id < r.id)
-            slot = &r;
+    using Key = std::tuple<std::int32_t, std::int32_t, std::int32_t>;
+    std::map<Key, std::map<int, std::uint32_t>> series;
+    for (std::size_t i = 0; i < f.rows.size(); ++i) {
+        const auto& r = f.rows[i];
+        auto [slot, fresh] = series[{r.gpu, r.method, r.task}].try_emplace(r.round, std::uint32_t(i));
+        if (!fresh && f.rows[slot->second].id < r.id)
+            slot->second = std::uint32_t(i);
     }
-    // (gpu, method) -> cohort -> last rows
-    std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<const Row*>>> cohorts;
-    // gpu -> task -> cohort -> (method, speedup)
-    std::map<std::string, std::map<std::string, std::map<std::string, std::vector<std::pair<std::string, const Row*>>>>> byTask;
+    // (gpu, method name) -> cohort -> last rows; the pooled rows under the name "all methods", in
+    // the order of the names as the strings sort.
+    std::map<std::pair<std::int32_t, std::string>, std::map<std::string, std::vector<std::uint32_t>>> cohorts;
+    // gpu -> task -> cohort -> (method, row)
+    std::map<std::int32_t, std::map<std::int32_t, std::map<std::string, std::vector<std::pair<std::int32_t, std::uint32_t>>>>> byTask;
     for (const auto& [key, byRound] : series) {
         if (byRound.size() < 2)
             continue;
         out.seriesWithRounds++;
         const auto& [gpu, method, task] = key;
-        const Row* first = byRound.begin()->second;
-        const Row* last = byRound.rbegin()->second;
+        const auto& first = f.rows[byRound.begin()->second];
+        const auto last = byRound.rbegin()->second;
         std::string cohort;
-        if (!first->exeOk && last->exeOk)
+        if (!first.exeOk && f.rows[last].exeOk)
             cohort = "rescued";
-        else if (std::all_of(byRound.begin(), byRound.end(), [](const auto& kv) { return kv.second->exeOk; }))
+        else if (std::all_of(byRound.begin(), byRound.end(), [&](const auto& kv) { return f.rows[kv.second].exeOk; }))
             cohort = "persistent";
         else
             continue;
-        cohorts[{gpu, method}][cohort].push_back(last);
+        cohorts[{gpu, f.methods[std::size_t(method)]}][cohort].push_back(last);
         cohorts[{gpu, kAllMethods}][cohort].push_back(last);
         byTask[gpu][task][cohort].push_back({method, last});
     }
-    std::map<std::string, std::set<std::string>> methodsPerGpu;
+    std::map<std::int32_t, std::set<std::string>> methodsPerGpu;
     for (const auto& [key, _] : cohorts)
         if (key.second != kAllMethods)
             methodsPerGpu[key.first].insert(key.second);
+    std::vector<BootstrapJob> jobs;
+    std::vector<std::vector<double>> values;
     for (const auto& [key, byCohort] : cohorts) {
         if (key.second == kAllMethods && methodsPerGpu[key.first].size() < 2)
             continue;  // one method: the pooled rows would repeat it
         for (const char* c : {"rescued", "persistent"}) {
             CohortStats s;
-            s.gpu = key.first;
+            s.gpu = f.gpus[std::size_t(key.first)];
             s.method = key.second;
             s.cohort = c;
             auto it = byCohort.find(c);
+            std::vector<double> v;
             if (it != byCohort.end()) {
                 s.kernels = int(it->second.size());
-                s.speedup = speedupStats(it->second);
+                auto t = timedOf(f, it->second);
+                s.speedup = speedupStatsWithoutCI(t.speedups, t.baseline, t.candidate);
+                v = std::move(t.speedups);
             }
             out.cohorts.push_back(std::move(s));
+            values.push_back(std::move(v));
         }
     }
+    for (std::size_t i = 0; i < out.cohorts.size(); ++i)
+        if (!values[i].empty())
+            jobs.push_back({std::move(values[i]), &out.cohorts[i].speedup.geomeanCI});
     for (const auto& [gpu, tasks] : byTask) {
         PairedCohorts p;
-        p.gpu = gpu;
+        p.gpu = f.gpus[std::size_t(gpu)];
         std::vector<double> ratios;
         for (const auto& [task, byCohort] : tasks) {
             auto r = byCohort.find("rescued");
@@ -299,13 +580,16 @@ Rescued rescued(const std::vector<Row>& rows)
             if (r == byCohort.end() || q == byCohort.end())
                 continue;
             bool any = false;
-            for (const auto& [m1, a] : r->second)
-                for (const auto& [m2, b] : q->second)
-                    if (a->pass && a->speedup && b->pass && b->speedup) {
-                        ratios.push_back(*a->speedup / *b->speedup);
-                        p.rescuedFaster += *a->speedup > *b->speedup;
+            for (const auto& [m1, ai] : r->second)
+                for (const auto& [m2, bi] : q->second) {
+                    const auto& a = f.rows[ai];
+                    const auto& b = f.rows[bi];
+                    if (a.pass && a.timed && b.pass && b.timed) {
+                        ratios.push_back(a.speedup / b.speedup);
+                        p.rescuedFaster += a.speedup > b.speedup;
                         any = true;
                     }
+                }
             p.tasks += any;
         }
         p.pairs = int(ratios.size());
@@ -315,6 +599,7 @@ Rescued rescued(const std::vector<Row>& rows)
         }
         out.paired.push_back(std::move(p));
     }
+    bootstrapGeomeanCIs(jobs);
     return out;
 }
 
@@ -322,61 +607,85 @@ Rescued rescued(const std::vector<Row>& rows)
 
 std::vector<SlowFraction> slowFraction(const std::vector<Row>& rows)
 {
-    std::map<std::pair<std::string, std::string>, Rate> by;
-    std::map<std::string, std::set<std::string>> methods;
-    for (const auto& r : rows) {
-        if (!r.pass || !r.speedup)
+    return slowFraction(analysis::factsOf(rows));
+}
+
+std::vector<SlowFraction> slowFraction(const analysis::Facts& f)
+{
+    // (gpu, method) and (gpu, pooled) rates; listed per GPU with the pooled row "all methods" where
+    // the strings sort it among the methods.
+    std::map<std::pair<std::int32_t, std::int32_t>, Rate> by;
+    std::map<std::int32_t, Rate> pooled;
+    std::map<std::int32_t, std::set<std::int32_t>> methods;
+    for (const auto& r : f.rows) {
+        if (!r.pass || !r.timed)
             continue;
-        for (const std::string& m : {r.method, std::string(kAllMethods)}) {
-            auto& rate = by[{r.gpu, m}];
-            rate.n++;
-            rate.k += *r.speedup < 1.0;
+        for (Rate* rate : {&by[{r.gpu, r.method}], &pooled[r.gpu]}) {
+            rate->n++;
+            rate->k += r.speedup < 1.0;
         }
         methods[r.gpu].insert(r.method);
     }
+    std::map<std::pair<std::int32_t, std::string>, Rate> named;
+    for (const auto& [key, rate] : by)
+        named[{key.first, f.methods[std::size_t(key.second)]}] = rate;
+    for (const auto& [gpu, rate] : pooled)
+        if (methods[gpu].size() >= 2)  // one method: the pooled row would repeat it
+            named[{gpu, kAllMethods}] = rate;
     std::vector<SlowFraction> out;
-    for (const auto& [key, rate] : by) {
-        if (key.second == kAllMethods && methods[key.first].size() < 2)
-            continue;
-        out.push_back({key.first, key.second, rate});
-    }
+    for (const auto& [key, rate] : named)
+        out.push_back({f.gpus[std::size_t(key.first)], key.second, rate});
     return out;
 }
 
 CrossHardware crossHardware(const std::vector<Row>& rows)
 {
+    return crossHardware(analysis::factsOf(rows));
+}
+
+CrossHardware crossHardware(const analysis::Facts& f)
+{
     CrossHardware out;
-    std::set<std::string> gpus;
-    std::map<std::tuple<std::string, int, std::int64_t>, CrossKernel> kernels;
-    for (const auto& r : rows) {
-        if (!r.pass || !r.speedup)
+    std::set<std::int32_t> gpus;
+    struct Kernel {
+        std::int32_t task = 0;
+        std::map<std::int32_t, double> speedups;  // by GPU
+    };
+    std::map<std::tuple<std::int32_t, int, std::int64_t>, Kernel> kernels;
+    for (const auto& r : f.rows) {
+        if (!r.pass || !r.timed)
             continue;
         gpus.insert(r.gpu);
         auto& k = kernels[{r.method, r.round, r.candidateId}];
-        k.method = r.method;
-        k.round = r.round;
-        k.taskId = r.taskId;
-        k.speedups[r.gpu] = *r.speedup;
+        k.task = r.task;
+        k.speedups[r.gpu] = r.speedup;
     }
-    out.gpus.assign(gpus.begin(), gpus.end());
+    for (auto g : gpus)
+        out.gpus.push_back(f.gpus[std::size_t(g)]);
     std::vector<double> spreads;
-    for (auto& [_, k] : kernels) {
+    for (const auto& [key, k] : kernels) {
         if (k.speedups.size() < 2)
             continue;
         auto [lo, hi] = std::minmax_element(k.speedups.begin(), k.speedups.end(),
                                             [](const auto& a, const auto& b) { return a.second < b.second; });
-        k.spread = hi->second / lo->second;
-        k.fastestGpu = hi->first;
-        k.slowestGpu = lo->first;
-        spreads.push_back(k.spread);
-        out.kernels.push_back(k);
+        CrossKernel c;
+        c.method = f.methods[std::size_t(std::get<0>(key))];
+        c.round = std::get<1>(key);
+        c.taskId = f.tasks[std::size_t(k.task)];
+        for (const auto& [g, s] : k.speedups)
+            c.speedups[f.gpus[std::size_t(g)]] = s;
+        c.spread = hi->second / lo->second;
+        c.fastestGpu = f.gpus[std::size_t(hi->first)];
+        c.slowestGpu = f.gpus[std::size_t(lo->first)];
+        spreads.push_back(c.spread);
+        out.kernels.push_back(std::move(c));
     }
     std::stable_sort(out.kernels.begin(), out.kernels.end(), [](const CrossKernel& a, const CrossKernel& b) { return a.spread > b.spread; });
     if (!spreads.empty()) {
         out.spreadMedian = medianOf(spreads);
         out.spreadMax = *std::max_element(spreads.begin(), spreads.end());
     }
-    out.slow = slowFraction(rows);
+    out.slow = slowFraction(f);
     return out;
 }
 
@@ -473,15 +782,36 @@ void addGolden(CrossHardware& out, const Store& store, const Filters& filters)
 
 nlohmann::json provenance(const Store& store, const std::string& name, const Filters& filters, const std::vector<Row>& rows)
 {
+    return provenance(store, name, filters, analysis::factsOf(rows));
+}
+
+nlohmann::json provenance(const Store& store, const std::string& name, const Filters& filters, const analysis::Facts& f)
+{
     std::set<std::int64_t> runIds;
-    std::set<std::string> gpus, methods;
+    std::set<std::int32_t> gpuIndex, methodIndex;
     std::map<std::int64_t, std::string> runGpu;
-    for (const auto& r : rows) {
-        runIds.insert(r.runId);
-        gpus.insert(r.gpu);
-        methods.insert(r.method);
-        runGpu[r.runId] = r.gpu;
+    {
+        std::int64_t lastRun = -1;
+        std::int32_t lastGpu = -1, lastMethod = -1;
+        for (const auto& r : f.rows) {
+            if (r.runId != lastRun || r.gpu != lastGpu) {
+                runIds.insert(r.runId);
+                runGpu[r.runId] = f.gpus[std::size_t(r.gpu)];
+                gpuIndex.insert(r.gpu);
+                lastRun = r.runId;
+                lastGpu = r.gpu;
+            }
+            if (r.method != lastMethod) {
+                methodIndex.insert(r.method);
+                lastMethod = r.method;
+            }
+        }
     }
+    std::set<std::string> gpus, methods;
+    for (auto g : gpuIndex)
+        gpus.insert(f.gpus[std::size_t(g)]);
+    for (auto m : methodIndex)
+        methods.insert(f.methods[std::size_t(m)]);
     nlohmann::json runs = nlohmann::json::array();
     std::set<std::string> harness, kbxVersions, perf;
     // Timed runs per GPU model and software stack: speedups from different stacks (or protocols)
@@ -493,9 +823,35 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
         std::string list;
         for (auto id : runIds)
             list += (list.empty() ? "" : ",") + std::to_string(id);
-        for (const auto& j : store.query("SELECT DISTINCT e.run_id AS id FROM evaluations e JOIN timings t ON t.evaluation_id = e.id "
-                                         "JOIN runs r ON r.id = e.run_id WHERE r.device <> 'imported' AND e.run_id IN (" + list + ")"))
-            timedRuns.insert(j["id"].get<std::int64_t>());
+        std::map<std::int64_t, std::string> device;
+        store.each("SELECT id, device FROM runs WHERE id IN (" + list + ")", [&](const Store::Cursor& c) { device[c.i64(0)] = c.text(1); });
+        // Every evaluation of these runs that has timings (counted or not): its run and perf protocol.
+        // The counted ones from counted_evaluations (the protocol read from the evidence when it was
+        // stored), the others (re-evaluated since; few) from their evidence; one probe each, by id
+        // (issue 24: reading every timed evaluation's evidence JSON was most of a report at 1M).
+        derived::prepare(store);
+        const bool indexed = derived::current(store);  // evaluations_run_taxonomy is there
+        auto timed = [&](std::int64_t run, const std::string& protocol) {
+            auto d = device.find(run);
+            if (d == device.end())
+                return;
+            if (d->second == "imported") {
+                perf.insert("seed speedup (imported)");
+                return;
+            }
+            timedRuns.insert(run);
+            if (!protocol.empty())
+                perf.insert(protocol);
+        };
+        {
+            store.each("SELECT c.run_id, coalesce(c.perf_protocol, '') FROM (SELECT DISTINCT evaluation_id AS id FROM timings) t "
+                       "CROSS JOIN counted_evaluations c ON c.evaluation_id = t.id",
+                       [&](const Store::Cursor& c) { timed(c.i64(0), c.text(1)); });
+            store.each("SELECT e.run_id, coalesce(json_extract(e.evidence, '$.perf.protocol'), '') FROM (SELECT DISTINCT evaluation_id AS id "
+                       "FROM timings) t CROSS JOIN evaluations e ON e.id = t.id WHERE NOT EXISTS (SELECT 1 FROM counted_evaluations c "
+                       "WHERE c.evaluation_id = t.id) AND e.run_id IN (" + list + ")",
+                       [&](const Store::Cursor& c) { timed(c.i64(0), c.text(1)); });
+        }
         for (const auto& j : store.query("SELECT id, device, started_at, provenance, args FROM runs WHERE id IN (" + list + ") ORDER BY id")) {
             auto p = nlohmann::json::parse(j["provenance"].get<std::string>(), nullptr, false);
             auto a = nlohmann::json::parse(j["args"].get<std::string>(), nullptr, false);
@@ -537,20 +893,31 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
             }
             runs.push_back(std::move(run));
         }
-        // Taxonomy versions of every evaluation of these runs; perf protocols of the timed ones only
-        // (issue 24: reading every evaluation's evidence JSON for a protocol only timed ones have was
-        // most of a report on a million evaluations). One pass over timings each (a correlated count
-        // per evaluation made this quadratic on a database without the timings index).
-        store.each("SELECT DISTINCT e.taxonomy_version FROM evaluations e WHERE +e.run_id IN (" + list + ")",
-                   [&](const Store::Cursor& c) { taxonomy.insert(int(c.i64(0))); });
-        store.each("SELECT DISTINCT CASE WHEN r.device = 'imported' THEN 'seed speedup (imported)' "
-                   "ELSE coalesce(json_extract(e.evidence, '$.perf.protocol'), '') END "
-                   "FROM (SELECT DISTINCT evaluation_id FROM timings) tt JOIN evaluations e ON e.id = tt.evaluation_id "
-                   "JOIN runs r ON r.id = e.run_id WHERE e.run_id IN (" + list + ")",
-                   [&](const Store::Cursor& c) {
-                       if (const auto p = c.text(0); !p.empty())
-                           perf.insert(p);
-                   });
+        if (indexed) {
+            // Taxonomy versions of every evaluation of these runs: per run, the next larger version by
+            // the index evaluations_run_taxonomy (a seek each, not a pass over the evaluations).
+            for (auto id : runIds) {
+                std::string above;
+                for (;;) {
+                    std::optional<int> v;
+                    store.each(fmt::format("SELECT min(taxonomy_version) FROM evaluations WHERE run_id = {}{}", id, above),
+                               [&](const Store::Cursor& c) {
+                                   if (!c.isNull(0))
+                                       v = int(c.i64(0));
+                               });
+                    if (!v)
+                        break;
+                    taxonomy.insert(*v);
+                    above = fmt::format(" AND taxonomy_version > {}", *v);
+                }
+            }
+        } else {
+            // Taxonomy versions of every evaluation of these runs; perf protocols of the timed ones only.
+            // One pass over timings each (a correlated count per evaluation made this quadratic on a
+            // database without the timings index).
+            store.each("SELECT DISTINCT e.taxonomy_version FROM evaluations e WHERE +e.run_id IN (" + list + ")",
+                       [&](const Store::Cursor& c) { taxonomy.insert(int(c.i64(0))); });
+        }
     }
     nlohmann::json warnings = nlohmann::json::array();
     for (const auto& [gpu, byStack] : stacks) {
@@ -676,13 +1043,41 @@ Table speedupTable(const std::vector<MethodSummary>& ms)
     return t;
 }
 
-Report methodSummaryReport(Store& store, const std::vector<Row>& rows, const ReportOptions& opt)
+/// The code-quality cache's rows of these submissions (sorted ids): quality::cached(), or for many
+/// ids one pass over the cache (at a million evaluations the ids are most submissions).
+std::map<std::int64_t, CodeQualityRow> cachedQuality(const Store& store, const std::vector<std::int64_t>& ids)
+{
+    if (ids.size() < 5000)
+        return quality::cached(store, ids);
+    std::map<std::int64_t, CodeQualityRow> out;
+    store.each("SELECT submission_id, mi, cc_mean, cc_max, sloc, tool_version, error FROM code_quality", [&](const Store::Cursor& c) {
+        const auto id = c.i64(0);
+        if (!std::binary_search(ids.begin(), ids.end(), id))
+            return;
+        CodeQualityRow r;
+        r.submissionId = id;
+        if (c.isNumber(1))
+            r.mi = c.f64(1);
+        if (c.isNumber(2))
+            r.ccMean = c.f64(2);
+        if (c.isNumber(3))
+            r.ccMax = static_cast<int>(c.f64(3));
+        if (c.isNumber(4))
+            r.sloc = static_cast<int>(c.f64(4));
+        r.toolVersion = c.text(5);
+        r.error = c.text(6);
+        out[id] = std::move(r);
+    });
+    return out;
+}
+
+Report methodSummaryReport(Store& store, const analysis::Facts& facts, const ReportOptions& opt)
 {
     Report rep;
     std::map<std::int64_t, QualityValues> qv;
     bool available = true;
     std::vector<std::int64_t> ids;
-    for (const auto& r : rows)
+    for (const auto& r : facts.rows)
         if (r.exeOk)
             ids.push_back(r.submissionId);
     std::sort(ids.begin(), ids.end());
@@ -695,7 +1090,7 @@ Report methodSummaryReport(Store& store, const std::vector<Row>& rows, const Rep
             rep.notes.push_back(res.note);
         q = std::move(res.rows);
     } else {
-        q = quality::cached(store, ids);
+        q = cachedQuality(store, ids);
         available = !q.empty() || ids.empty();
         if (!available)
             rep.notes.push_back("code quality n/a: not measured (--no-quality)");
@@ -706,7 +1101,7 @@ Report methodSummaryReport(Store& store, const std::vector<Row>& rows, const Rep
         if (row.mi)
             tools.insert(row.toolVersion);
     }
-    const auto ms = methodSummary(rows, qv);
+    const auto ms = methodSummary(facts, qv);
     rep.tables.push_back(methodSummaryTable(ms, available));
     rep.tables.push_back(speedupTable(ms));
     if (!tools.empty())
@@ -714,10 +1109,10 @@ Report methodSummaryReport(Store& store, const std::vector<Row>& rows, const Rep
     return rep;
 }
 
-Report categoryMethodReport(const std::vector<Row>& rows)
+Report categoryMethodReport(const analysis::Facts& facts)
 {
     Report rep;
-    const auto cm = categoryMethod(rows);
+    const auto cm = categoryMethod(facts);
     Table t;
     t.name = "category-method";
     t.title = "Correctness by category and method";
@@ -747,7 +1142,7 @@ Report categoryMethodReport(const std::vector<Row>& rows)
     return rep;
 }
 
-Report devianceReport(const std::vector<Row>& rows)
+Report devianceReport(const analysis::Facts& facts)
 {
     Report rep;
     Table t;
@@ -758,7 +1153,7 @@ Report devianceReport(const std::vector<Row>& rows)
                  {"deviance", "deviance", Kind::Real}, {"chi2", "LR chi2", Kind::Real}, {"df", "df", Kind::Int},
                  {"p", "p", Kind::PValue},    {"share", "share", Kind::Percent},    {"separation", "separation"}};
     bool separation = false;
-    for (const auto& g : deviance(rows)) {
+    for (const auto& g : deviance(facts)) {
         const auto& a = g.analysis;
         auto line = [&](const std::string& model, double dev, double chi2, int df, double p, double share, bool sep) {
             t.rows.push_back({g.gpu, g.round, a.n, a.successes, a.nullDeviance, model, dev, chi2, df, df ? J(p) : J(), share, sep ? "yes" : "no"});
@@ -778,10 +1173,10 @@ Report devianceReport(const std::vector<Row>& rows)
     return rep;
 }
 
-Report roundsReport(const Store& store, const Filters& f)
+Report roundsReport(const Store& store, const analysis::Facts& all, const Filters& f)
 {
     Report rep;
-    const auto ra = rounds::analyseRounds(store, f.tasks);
+    const auto ra = rounds::analyseRounds(store, all, f.tasks);
     auto keep = [&](const std::string& gpu, const std::string& method) { return allowed(f.gpus, gpu) && allowed(f.methods, method); };
     Table t;
     t.name = "per-round";
@@ -800,12 +1195,16 @@ Report roundsReport(const Store& store, const Filters& f)
     // An imported corpus holds change records only (tasks whose verdict or speedup changed between
     // two rounds): its per-round rates are rates among those tasks, never the benchmark's.
     std::set<std::string> corpusRows;
-    for (const auto& j : store.query("SELECT DISTINCT v.gpu AS gpu, v.method AS method FROM evaluation_rows v JOIN runs r ON r.id = v.run_id "
-                                     "WHERE json_extract(r.provenance, '$.format') = 'corpus'")) {
-        const std::string gpu = j["gpu"].is_string() ? j["gpu"].get<std::string>() : "";
-        if (keep(gpu, j["method"].get<std::string>()))
-            corpusRows.insert(fmt::format("{} / {}", gpu, j["method"].get<std::string>()));
-    }
+    std::string corpusRuns;  // the runs first (few), then only their evaluations
+    store.each("SELECT id FROM runs WHERE json_extract(provenance, '$.format') = 'corpus'",
+               [&](const Store::Cursor& c) { corpusRuns += (corpusRuns.empty() ? "" : ",") + std::to_string(c.i64(0)); });
+    if (!corpusRuns.empty())
+        for (const auto& j : store.query("SELECT DISTINCT v.gpu AS gpu, v.method AS method FROM evaluation_rows v WHERE v.run_id IN (" +
+                                         corpusRuns + ")")) {
+            const std::string gpu = j["gpu"].is_string() ? j["gpu"].get<std::string>() : "";
+            if (keep(gpu, j["method"].get<std::string>()))
+                corpusRows.insert(fmt::format("{} / {}", gpu, j["method"].get<std::string>()));
+        }
     if (!corpusRows.empty())
         t.notes.push_back(fmt::format("{}: from an imported round-transition corpus, which records only tasks that changed between "
                                       "rounds; n is those tasks, so these rates are not the benchmark's per-round rates",
@@ -845,10 +1244,10 @@ Report roundsReport(const Store& store, const Filters& f)
     return rep;
 }
 
-Report rescuedReport(const std::vector<Row>& rows)
+Report rescuedReport(const analysis::Facts& facts)
 {
     Report rep;
-    const auto r = rescued(rows);
+    const auto r = rescued(facts);
     Table t;
     t.name = "rescued";
     t.title = "Rescued vs persistently correct kernels over rounds";
@@ -896,7 +1295,119 @@ Table slowTable(const std::vector<SlowFraction>& slow)
 /// perf::quantile, n/a (0) for no values.
 double quantileOf(const std::vector<double>& v, double q) { return v.empty() ? 0.0 : perf::quantile(v, q); }
 
-Report utilisationReport(const Store& store, const std::vector<Row>& rows)
+/// What the utilisation table reads of a timing: its median ms and its roofline's bound, bandwidth
+/// and compute utilisation and flag, as nlohmann::json's value(key, default) gives them.
+struct Roofline {
+    double ms = 0, bound = 0, bandwidth = 0, compute = 0;
+    bool faster = false;
+};
+
+/// The roofline object's JSON text (SQLite's minified rendering of it) read without a JSON library
+/// where it is a flat object of numbers, booleans, null and plain strings (what kbx stores; 276k of
+/// them at a million evaluations); anything else through nlohmann::json as before (which throws
+/// where a value has the wrong type, as the report did). nullopt: no object or no bound_ms. Numbers
+/// through strtod, as nlohmann converts them (integers included: the same double either way).
+std::optional<Roofline> roofline(const std::string& text, const Store::Cursor& c)
+{
+    auto slow = [&]() -> std::optional<Roofline> {
+        auto rl = nlohmann::json::parse(text, nullptr, false);
+        if (!rl.is_object() || !rl.contains("bound_ms"))
+            return std::nullopt;
+        rl["ms"] = c.json(1);
+        return Roofline{rl.value("ms", 0.0), rl.value("bound_ms", 0.0), rl.value("bandwidth_util", 0.0), rl.value("compute_util", 0.0),
+                        rl.value("faster_than_bound", false)};
+    };
+    if (!c.isNumber(1) || text.find('\\') != std::string::npos)
+        return slow();
+    Roofline out;
+    out.ms = c.f64(1);
+    bool bound = false;
+    std::size_t i = 0;
+    const std::size_t n = text.size();
+    auto expect = [&](char ch) {
+        if (i < n && text[i] == ch) {
+            ++i;
+            return true;
+        }
+        return false;
+    };
+    if (!expect('{'))
+        return slow();
+    if (expect('}'))
+        return std::nullopt;  // an empty object: no bound_ms
+    for (;;) {
+        if (!expect('"'))
+            return slow();
+        const auto keyEnd = text.find('"', i);
+        if (keyEnd == std::string::npos)
+            return slow();
+        const std::string_view key(text.data() + i, keyEnd - i);
+        i = keyEnd + 1;
+        if (!expect(':'))
+            return slow();
+        // The value: a number, true, false, null, or a string without escapes.
+        const std::size_t start = i;
+        enum { Number, True, False, Null, String } kind;
+        if (i < n && text[i] == '"') {
+            const auto end = text.find('"', i + 1);
+            if (end == std::string::npos)
+                return slow();
+            i = end + 1;
+            kind = String;
+        } else if (text.compare(i, 4, "true") == 0) {
+            i += 4;
+            kind = True;
+        } else if (text.compare(i, 5, "false") == 0) {
+            i += 5;
+            kind = False;
+        } else if (text.compare(i, 4, "null") == 0) {
+            i += 4;
+            kind = Null;
+        } else {
+            while (i < n && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '-' || text[i] == '+' || text[i] == '.' ||
+                             text[i] == 'e' || text[i] == 'E'))
+                ++i;
+            if (i == start)
+                return slow();  // an object or array
+            kind = Number;
+        }
+        const std::string token(text, start, i - start);
+        auto number = [&](double& into) {
+            if (kind != Number)
+                return false;  // a value of another type: value() throws there, as before
+            into = std::strtod(token.c_str(), nullptr);
+            return true;
+        };
+        if (key == "bound_ms") {
+            if (!number(out.bound))
+                return slow();
+            bound = true;
+        } else if (key == "bandwidth_util") {
+            if (!number(out.bandwidth))
+                return slow();
+        } else if (key == "compute_util") {
+            if (!number(out.compute))
+                return slow();
+        } else if (key == "faster_than_bound") {
+            if (kind != True && kind != False)
+                return slow();
+            out.faster = kind == True;
+        } else if (key == "ms") {
+            return slow();  // replaced by the timing's ms there
+        }
+        if (expect('}'))
+            break;
+        if (!expect(','))
+            return slow();
+    }
+    if (i != n)
+        return slow();
+    if (!bound)
+        return std::nullopt;
+    return out;
+}
+
+Report utilisationReport(const Store& store, const analysis::Facts& facts)
 {
     // Per GPU x method x round, over the correct kernels timed by kbx (their timings carry the
     // roofline of the device's measured peaks): how close they come to the roofline bound.
@@ -904,50 +1415,52 @@ Report utilisationReport(const Store& store, const std::vector<Row>& rows)
         int kernels = 0, flagged = 0;
         std::vector<double> frac, bw, comp;
     };
-    std::map<std::tuple<std::string, std::string, int>, Acc> acc;
-    std::map<std::int64_t, const Row*> byId;
-    for (const auto& r : rows)
-        if (r.pass)
-            byId[r.id] = &r;
+    std::map<std::tuple<std::int32_t, std::int32_t, int>, Acc> acc;
+    // The correct counted rows by evaluation id.
+    std::vector<std::pair<std::int64_t, std::uint32_t>> byId;
+    for (std::size_t i = 0; i < facts.rows.size(); ++i)
+        if (facts.rows[i].pass)
+            byId.emplace_back(facts.rows[i].id, std::uint32_t(i));
+    std::sort(byId.begin(), byId.end());
+    auto rowOf = [&](std::int64_t id) -> std::int64_t {
+        auto it = std::lower_bound(byId.begin(), byId.end(), std::make_pair(id, std::uint32_t(0)));
+        return it != byId.end() && it->first == id ? std::int64_t(it->second) : -1;
+    };
     if (!byId.empty()) {
-        std::map<std::int64_t, std::vector<nlohmann::json>> shapes;
-        // Only the roofline object of each timing's samples (SQLite's -> gives it as JSON text; the
-        // samples are ~6 KB each): parsing every whole samples document here, and an IN list of every
-        // correct evaluation's id, made this table the slowest (issue 24). Timings of evaluations
-        // that do not count are skipped here, by id. A samples text that is not JSON (never
-        // written by kbx) fails the fast query; then each is checked with json_valid first.
-        auto take = [&](const Store::Cursor& c) {
-            const auto id = c.i64(0);
-            if (!byId.count(id) || !c.isText(2))
-                return;
-            auto rl = nlohmann::json::parse(c.text(2), nullptr, false);
-            if (!rl.is_object() || !rl.contains("bound_ms"))
-                return;
-            rl["ms"] = c.json(1);
-            shapes[id].push_back(std::move(rl));
+        struct Shape {
+            std::int64_t evaluation;
+            std::uint32_t row;
+            Roofline rl;
         };
-        try {
-            store.each("SELECT evaluation_id, candidate_ms, samples -> '$.roofline' FROM timings "
-                       "WHERE candidate_ms IS NOT NULL AND typeof(samples) = 'text' ORDER BY evaluation_id, id",
-                       take);
-        } catch (const StoreError&) {
-            shapes.clear();
-            store.each("SELECT evaluation_id, candidate_ms, CASE WHEN json_valid(samples) THEN samples -> '$.roofline' END FROM timings "
-                       "WHERE candidate_ms IS NOT NULL AND typeof(samples) = 'text' ORDER BY evaluation_id, id",
-                       take);
-        }
-        for (const auto& [id, list2] : shapes) {
-            const Row* r = byId[id];
-            auto& a = acc[{r->gpu, r->method, r->round}];
+        std::vector<Shape> shapes;
+        // The roofline object of each timing that has one, from the derived table timing_rooflines
+        // (core/derived.h: taken out of the samples when the timing was stored; the samples are ~6 KB
+        // each, and reading them was this table's time at a million evaluations, issue 24), in the
+        // order of the timings. Timings of evaluations that do not count are skipped here, by id.
+        derived::prepare(store, true);
+        store.each("SELECT evaluation_id, candidate_ms, roofline FROM timing_rooflines", [&](const Store::Cursor& c) {
+            const auto id = c.i64(0);
+            const auto row = rowOf(id);
+            if (row < 0 || !c.isText(2))
+                return;
+            if (auto rl = roofline(c.text(2), c))
+                shapes.push_back({id, std::uint32_t(row), *rl});
+        });
+        // Per evaluation (by id), its shapes in the order of their timings.
+        std::stable_sort(shapes.begin(), shapes.end(), [](const Shape& x, const Shape& y) { return x.evaluation < y.evaluation; });
+        for (std::size_t i = 0; i < shapes.size();) {
+            const auto& r = facts.rows[shapes[i].row];
+            auto& a = acc[{r.gpu, r.method, r.round}];
             std::vector<double> f, b, c;
             bool flag = false;
-            for (const auto& rl : list2) {
-                const double ms = rl.value("ms", 0.0), bound = rl.value("bound_ms", 0.0);
-                if (ms > 0 && bound > 0)
-                    f.push_back(bound / ms);
-                b.push_back(rl.value("bandwidth_util", 0.0));
-                c.push_back(rl.value("compute_util", 0.0));
-                flag = flag || rl.value("faster_than_bound", false);
+            const auto id = shapes[i].evaluation;
+            for (; i < shapes.size() && shapes[i].evaluation == id; ++i) {
+                const auto& rl = shapes[i].rl;
+                if (rl.ms > 0 && rl.bound > 0)
+                    f.push_back(rl.bound / rl.ms);
+                b.push_back(rl.bandwidth);
+                c.push_back(rl.compute);
+                flag = flag || rl.faster;
             }
             if (f.empty())
                 continue;
@@ -972,7 +1485,7 @@ Report utilisationReport(const Store& store, const std::vector<Row>& rows)
                  {"compute_median", "compute util (median)", Kind::Percent},
                  {"faster_than_bound", "faster than bound", Kind::Int}};
     for (const auto& [k, a] : acc)
-        t.rows.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), a.kernels, quantileOf(a.frac, 0.5), quantileOf(a.frac, 0.9),
+        t.rows.push_back({facts.gpus[std::size_t(std::get<0>(k))], facts.methods[std::size_t(std::get<1>(k))], std::get<2>(k), a.kernels, quantileOf(a.frac, 0.5), quantileOf(a.frac, 0.9),
                           quantileOf(a.bw, 0.5), quantileOf(a.comp, 0.5), a.flagged});
     t.notes.push_back("per kernel the median over its perf shapes; of roofline = the roofline bound (bytes / copy bandwidth, "
                       "FLOPs / matmul rate of the shape's dtype) over the kernel's median time, 100% = at the bound");
@@ -985,10 +1498,10 @@ Report utilisationReport(const Store& store, const std::vector<Row>& rows)
     return rep;
 }
 
-Report crossHardwareReport(const Store& store, const std::vector<Row>& rows, const Filters& f)
+Report crossHardwareReport(const Store& store, const analysis::Facts& facts, const Filters& f)
 {
     Report rep;
-    auto x = crossHardware(rows);
+    auto x = crossHardware(facts);
     addGolden(x, store, f);
     Table s;
     s.name = "kernel-spread";
@@ -1056,27 +1569,48 @@ Report crossHardwareReport(const Store& store, const std::vector<Row>& rows, con
 /// seed, seed0; suspicious code flagged, not failed: not_triton_kernel does not count),
 /// (b) contract: the verdict of the contract tier, (c) strict: contract and every extended case.
 /// Evaluations stored before tiers existed (protocol NULL) cannot be split and are left out.
-Report protocolReport(const Store& store, const std::vector<Row>& rows)
+Report protocolReport(const Store& store, const analysis::Facts& facts)
 {
     Report rep;
-    std::map<std::int64_t, const Row*> byId;
-    for (const auto& r : rows)
-        byId[r.id] = &r;
-    const auto q = store.query(R"SQL(
-SELECT e.id, e.protocol, e.ext_cases, e.ext_passed, e.ext_failure_class,
-       json_extract(e.evidence, '$.tiers.contract.exe_ok') AS c_exe,
-       json_extract(e.evidence, '$.tiers.contract.pass') AS c_pass,
-       json_extract(e.evidence, '$.tiers.contract.failure_class') AS c_class,
-       (SELECT count(*) FROM case_results c WHERE c.evaluation_id = e.id AND c.tier = 'contract'
-          AND c.name LIKE 'seed0/%') AS a_n,
-       (SELECT count(*) FROM case_results c WHERE c.evaluation_id = e.id AND c.tier = 'contract'
-          AND c.name LIKE 'seed0/%' AND c.status = 'pass') AS a_pass,
-       (SELECT c.name || ' (' || coalesce(c.failure_class, c.status) || ')' FROM case_results c
-          WHERE c.evaluation_id = e.id AND c.tier = 'contract' AND c.status <> 'pass' ORDER BY c.idx LIMIT 1) AS c_first,
-       (SELECT c.name || ' (' || coalesce(c.failure_class, c.status) || '): ' ||
-               coalesce(json_extract(c.evidence, '$.extended_because'), '') FROM case_results c
-          WHERE c.evaluation_id = e.id AND c.tier = 'extended' AND c.status <> 'pass' ORDER BY c.idx LIMIT 1) AS x_first
-FROM evaluations e WHERE e.protocol IS NOT NULL)SQL");
+    std::unordered_map<std::int64_t, const analysis::Facts::Fact*> byId;
+    for (const auto& r : facts.rows)
+        byId.emplace(r.id, &r);
+    // What each counted evaluation stored with tiers says: its columns and evidence from
+    // counted_evaluations, its cases from case_summaries (core/derived.h: kept as they were stored;
+    // issue 24: reading every evaluation's evidence and cases made this table minutes at 1M), in the
+    // order the SQL this replaces read them (by protocol, then id).
+    struct Stored {
+        std::int64_t id = 0;
+        std::string protocol;
+        bool cExe = false, cPass = false, notTriton = false, extAll = false;
+        int aN = 0, aPass = 0;
+        std::optional<std::string> cFirst, xFirst, extFailureClass;
+    };
+    std::vector<Stored> q;
+    derived::prepare(store, false, true);
+    auto flag = [](const Store::Cursor& c, int i) { return c.isNumber(i) && c.f64(i) != 0; };
+    auto text = [](const Store::Cursor& c, int i) { return c.isText(i) ? std::optional<std::string>(c.text(i)) : std::nullopt; };
+    store.each("SELECT c.evaluation_id, c.protocol, c.ext_cases, c.ext_passed, c.ext_failure_class, c.contract_exe_ok, c.contract_pass, "
+               "c.contract_class, s.seed0_cases, s.seed0_passed, s.contract_first, s.extended_first FROM counted_evaluations c "
+               "LEFT JOIN case_summaries s ON s.evaluation_id = c.evaluation_id WHERE c.protocol IS NOT NULL",
+               [&](const Store::Cursor& c) {
+                   if (!byId.count(c.i64(0)))
+                       return;
+                   Stored e;
+                   e.id = c.i64(0);
+                   e.protocol = c.text(1);
+                   e.extAll = c.isNull(2) || (c.isNumber(3) && c.isNumber(2) && c.f64(3) == c.f64(2));
+                   e.extFailureClass = text(c, 4);
+                   e.cExe = flag(c, 5);
+                   e.cPass = flag(c, 6);
+                   e.notTriton = c.isText(7) && c.text(7) == "not_triton_kernel";
+                   e.aN = c.isNull(8) ? 0 : int(c.i64(8));
+                   e.aPass = c.isNull(9) ? 0 : int(c.i64(9));
+                   e.cFirst = text(c, 10);
+                   e.xFirst = text(c, 11);
+                   q.push_back(std::move(e));
+               });
+    std::sort(q.begin(), q.end(), [](const Stored& x, const Stored& y) { return std::tie(x.protocol, x.id) < std::tie(y.protocol, y.id); });
     struct Three {
         int n = 0, a = 0, b = 0, c = 0;
     };
@@ -1088,24 +1622,25 @@ FROM evaluations e WHERE e.protocol IS NOT NULL)SQL");
                      {"task", "task"},                        {"seed", "seed"},      {"contract", "contract"},
                      {"strict", "strict"},                    {"why", "why"}};
     int legacy = 0;
-    auto flag = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() != 0 : v.is_boolean() && v.get<bool>(); };
     std::set<std::int64_t> seen;
     for (const auto& e : q) {
-        const auto id = e["id"].get<std::int64_t>();
+        const auto id = e.id;
         auto it = byId.find(id);
         if (it == byId.end())
             continue;
         seen.insert(id);
-        const Row& r = *it->second;
-        const bool b = flag(e["c_pass"]);
-        const bool cExe = flag(e["c_exe"]);
-        const int aN = e["a_n"].get<int>(), aPass = e["a_pass"].get<int>();
+        const auto& r = *it->second;
+        const auto& gpu = facts.gpus[std::size_t(r.gpu)];
+        const auto& method = facts.methods[std::size_t(r.method)];
+        const bool b = e.cPass;
+        const bool cExe = e.cExe;
+        const int aN = e.aN, aPass = e.aPass;
         // (a) the seed's cases ran and passed; a PyTorch-only kernel is only flagged there
-        const bool a = aN > 0 && aPass == aN && (cExe || (e["c_class"].is_string() && e["c_class"] == "not_triton_kernel"));
-        const bool extAll = e["ext_cases"].is_null() || (e["ext_passed"].is_number() && e["ext_passed"] == e["ext_cases"]);
+        const bool a = aN > 0 && aPass == aN && (cExe || e.notTriton);
+        const bool extAll = e.extAll;
         const bool c = b && extAll;
-        for (const auto& cat : {r.category, std::string("(all)")}) {
-            auto& g = groups[{r.gpu, r.method, cat}];
+        for (const auto& cat : {facts.categories[std::size_t(r.category)], std::string("(all)")}) {
+            auto& g = groups[{gpu, method, cat}];
             ++g.n;
             g.a += a;
             g.b += b;
@@ -1114,21 +1649,17 @@ FROM evaluations e WHERE e.protocol IS NOT NULL)SQL");
         if (a != b || b != c) {
             std::string why;
             if (a && !b)
-                why = e["c_class"].is_string() && e["c_class"] == "not_triton_kernel"
-                          ? "no Triton kernel ran (the seed only flags this)"
-                          : "fails contract cases beyond the seed's one public seed: " +
-                                (e["c_first"].is_string() ? e["c_first"].get<std::string>() : std::string("?"));
+                why = e.notTriton ? "no Triton kernel ran (the seed only flags this)"
+                                  : "fails contract cases beyond the seed's one public seed: " + e.cFirst.value_or("?");
             else if (!a && b)
                 why = "passes the contract tier but not its public-seed cases (should not happen)";
             if (b && !c)
-                why += std::string(why.empty() ? "" : "; ") + "extended: " +
-                       (e["x_first"].is_string() ? e["x_first"].get<std::string>()
-                                                 : e["ext_failure_class"].is_string() ? e["ext_failure_class"].get<std::string>() : "?");
+                why += std::string(why.empty() ? "" : "; ") + "extended: " + (e.xFirst ? *e.xFirst : e.extFailureClass.value_or("?"));
             if (flips.rows.size() < 500)
-                flips.rows.push_back({id, r.gpu, r.method, r.taskId, a ? "pass" : "fail", b ? "pass" : "fail", c ? "pass" : "fail", why});
+                flips.rows.push_back({id, gpu, method, facts.tasks[std::size_t(r.task)], a ? "pass" : "fail", b ? "pass" : "fail", c ? "pass" : "fail", why});
         }
     }
-    for (const auto& r : rows)
+    for (const auto& r : facts.rows)
         legacy += !seen.count(r.id);
     Table t;
     t.name = "protocol";
@@ -1168,7 +1699,7 @@ FROM evaluations e WHERE e.protocol IS NOT NULL)SQL");
     return rep;
 }
 
-Report taxonomyReport(const std::vector<Row>& rows)
+Report taxonomyReport(const analysis::Facts& facts)
 {
     Report rep;
     Table t;
@@ -1183,9 +1714,25 @@ Report taxonomyReport(const std::vector<Row>& rows)
                  {"count", "count", Kind::Int},
                  {"share", "% of n", Kind::Percent},
                  {"reviewed", "reviewed", Kind::Int}};
-    std::map<std::string, std::vector<Row>> byGpu;
-    for (const auto& r : rows)
-        byGpu[r.gpu].push_back(r);
+    // The rows of each GPU apart (a manual label on one GPU adds the reviewed column there only).
+    std::map<std::string, analysis::Facts> byGpu;
+    {
+        std::vector<std::vector<analysis::Facts::Fact>> rowsOf(facts.gpus.size());
+        for (const auto& r : facts.rows)
+            rowsOf[std::size_t(r.gpu)].push_back(r);
+        for (std::size_t g = 0; g < rowsOf.size(); ++g) {
+            if (rowsOf[g].empty())
+                continue;
+            analysis::Facts part;
+            part.tasks = facts.tasks;
+            part.categories = facts.categories;
+            part.methods = facts.methods;
+            part.gpus = facts.gpus;
+            part.classes = facts.classes;
+            part.rows = std::move(rowsOf[g]);
+            byGpu[facts.gpus[g]] = std::move(part);
+        }
+    }
     auto stageOf = [](const std::string& cls) {
         for (const auto& info : failureClasses())
             if (info.id == cls)
@@ -1448,17 +1995,32 @@ std::string renderLatex(const Report& r)
 
 Bundle computeBundle(const Store& store, const Filters& filters)
 {
-    return computeBundle(store, filters, analysis::loadRows(store, filters));
+    return computeBundle(store, filters, analysis::loadFacts(store, filters));
 }
 
 Bundle computeBundle(const Store& store, const Filters& filters, const std::vector<Row>& rows)
 {
+    return computeBundle(store, filters, analysis::factsOf(rows));
+}
+
+Bundle computeBundle(const Store& store, const Filters& filters, const analysis::Facts& facts)
+{
+    return computeBundle(store, filters, facts, BundleAll);
+}
+
+Bundle computeBundle(const Store& store, const Filters& filters, const analysis::Facts& facts, unsigned parts)
+{
     Bundle b;
-    b.methods = methodSummary(rows);
-    b.deviance = deviance(rows);
-    b.rescued = rescued(rows);
-    b.cross = crossHardware(rows);
-    addGolden(b.cross, store, filters);
+    if (parts & BundleMethods)
+        b.methods = methodSummary(facts);
+    if (parts & BundleDeviance)
+        b.deviance = deviance(facts);
+    if (parts & BundleRescued)
+        b.rescued = rescued(facts);
+    if (parts & BundleCross) {
+        b.cross = crossHardware(facts);
+        addGolden(b.cross, store, filters);
+    }
     return b;
 }
 
@@ -1480,56 +2042,65 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
 {
     if (!isTableName(name))
         throw std::invalid_argument(fmt::format("unknown table '{}'", name));
-    const auto rows = analysis::loadRows(store, filters);
+    // The counted evaluations once, all of them (the rounds table and the note on what the task
+    // filter leaves out read them unfiltered), then those under the filters.
+    auto all = analysis::loadFacts(store, {});
+    std::vector<std::int64_t> storedPerTask = all.storedPerTask;
+    std::vector<std::string> allTasks = all.tasks;
+    // The rounds table reads them unfiltered; every other table filters them in place (no copy of a
+    // million rows).
+    analysis::Facts some;
+    if (name == "rounds" && !filters.empty())
+        some = analysis::filtered(all, filters);
+    else if (!filters.empty())
+        all = analysis::filtered(std::move(all), filters);
+    const auto& facts = name == "rounds" && !filters.empty() ? some : all;
     Report rep;
     if (name == "method-summary")
-        rep = methodSummaryReport(store, rows, options);
+        rep = methodSummaryReport(store, facts, options);
     else if (name == "category-method")
-        rep = categoryMethodReport(rows);
+        rep = categoryMethodReport(facts);
     else if (name == "deviance")
-        rep = devianceReport(rows);
+        rep = devianceReport(facts);
     else if (name == "rounds")
-        rep = roundsReport(store, filters);
+        rep = roundsReport(store, all, filters);
     else if (name == "rescued")
-        rep = rescuedReport(rows);
+        rep = rescuedReport(facts);
     else if (name == "cross-hardware")
-        rep = crossHardwareReport(store, rows, filters);
+        rep = crossHardwareReport(store, facts, filters);
     else if (name == "slow-fraction")
-        rep.tables.push_back(slowTable(slowFraction(rows)));
+        rep.tables.push_back(slowTable(slowFraction(facts)));
     else if (name == "utilisation")
-        rep = utilisationReport(store, rows);
+        rep = utilisationReport(store, facts);
     else if (name == "protocol")
-        rep = protocolReport(store, rows);
+        rep = protocolReport(store, facts);
     else
-        rep = taxonomyReport(rows);
+        rep = taxonomyReport(facts);
     rep.name = name;
-    auto prov = provenance(store, name, filters, rows);
+    auto prov = provenance(store, name, filters, facts);
     for (auto& [k, v] : rep.provenance.items())
         prov[k] = v;
     rep.provenance = std::move(prov);
     for (const auto& w : rep.provenance.value("warnings", nlohmann::json::array()))
         rep.notes.push_back("warning: " + w.get<std::string>());
     if (!filters.tasks.empty()) {
-        // What the task filter (the benchmark's own tasks, by default) left out, said once.
-        std::string in;
-        for (const auto& t : filters.tasks)
-            in += (in.empty() ? "" : ",") + sqlQuote(t);
+        // What the task filter (the benchmark's own tasks, by default) left out, said once: the
+        // evaluations stored per task (every re-evaluation), from the counted rows' counts.
+        const std::set<std::string> in(filters.tasks.begin(), filters.tasks.end());
         std::vector<std::string> names;
-        int evaluations = 0;
-        // +task_id: a pass over the covering index evaluations_counting, not the task index and
-        // every evaluation's row (issue 24).
-        store.each("SELECT task_id, count(*) AS n FROM evaluation_rows WHERE +task_id NOT IN (" + in + ") GROUP BY task_id ORDER BY task_id",
-                   [&](const Store::Cursor& c) {
-                       names.push_back(c.text(0));
-                       evaluations += int(c.i64(1));
-                   });
+        std::int64_t evaluations = 0;
+        for (std::size_t t = 0; t < allTasks.size() && t < storedPerTask.size(); ++t)
+            if (storedPerTask[t] > 0 && !in.count(allTasks[t])) {
+                names.push_back(allTasks[t]);
+                evaluations += storedPerTask[t];
+            }
         if (!names.empty())
             rep.notes.push_back(fmt::format("left out: {} evaluation(s) of {} task(s) outside {} ({}{}); --all-tasks includes them",
                                             evaluations, names.size(), filters.tasksLabel.empty() ? "the task filter" : filters.tasksLabel,
                                             fmt::join(names.begin(), names.begin() + std::min<std::size_t>(names.size(), 8), ", "),
                                             names.size() > 8 ? ", ..." : ""));
     }
-    if (rows.empty())
+    if (facts.rows.empty())
         rep.notes.push_back(filters.empty() ? "no evaluations in this database" : "no evaluations match these filters");
     return rep;
 }

@@ -10,8 +10,9 @@
 // provenance. Plain C++20, no Qt.
 //
 // Counting rule: after the filters, the latest evaluation of every submission on each GPU counts
-// once (analysis::countingRule(), analysis::loadRows); verdicts and speedups of different GPUs are never
-// pooled. A speedup is an evaluation's geometric mean of baseline/candidate over its perf shapes
+// once (analysis::countingRule(), analysis::loadFacts); verdicts and speedups of different GPUs are never
+// pooled. Every function over rows has a twin over analysis::Facts (the compact form the reports and
+// figures use at a million evaluations); the rows' one interns them and calls it, so both count alike. A speedup is an evaluation's geometric mean of baseline/candidate over its perf shapes
 // (analysis::Row::speedup); only correct evaluations (verdict pass) have one.
 
 #include "analysis.h"
@@ -63,6 +64,15 @@ SpeedupStats speedupStats(const std::vector<double>& speedups, const std::vector
                           const std::vector<double>& candidateMs = {});
 SpeedupStats speedupStats(const std::vector<const Row*>& rows);
 
+/// Percentile bootstrap CIs of many groups at once (bootstrapGeomeanCI with its defaults), spread over
+/// the machine's cores: the same intervals as one call per group, each group with its own generator.
+/// Jobs whose output pointer is null are skipped.
+struct BootstrapJob {
+    std::vector<double> values;
+    std::optional<Interval>* out = nullptr;
+};
+void bootstrapGeomeanCIs(std::vector<BootstrapJob>& jobs);
+
 // ---- Table 1: per GPU, method and round --------------------------------------------------------
 
 struct QualityStats {
@@ -90,6 +100,7 @@ struct QualityValues {
     std::optional<double> ccMean;
 };
 std::vector<MethodSummary> methodSummary(const std::vector<Row>& rows, const std::map<std::int64_t, QualityValues>& quality = {});
+std::vector<MethodSummary> methodSummary(const analysis::Facts& facts, const std::map<std::int64_t, QualityValues>& quality = {});
 
 // ---- category x method -------------------------------------------------------------------------
 
@@ -115,6 +126,7 @@ struct CategoryMethod {
     std::vector<AllMethodFailure> failures;
 };
 CategoryMethod categoryMethod(const std::vector<Row>& rows);
+CategoryMethod categoryMethod(const analysis::Facts& facts);
 
 // ---- deviance ------------------------------------------------------------------------------------
 
@@ -125,6 +137,7 @@ struct DevianceGroup {
 };
 /// exe correctness ~ category + method, one analysis per (GPU, round).
 std::vector<DevianceGroup> deviance(const std::vector<Row>& rows);
+std::vector<DevianceGroup> deviance(const analysis::Facts& facts);
 
 // ---- rescued vs persistent ----------------------------------------------------------------------
 
@@ -154,6 +167,7 @@ struct Rescued {
     int seriesWithRounds = 0;  ///< (gpu, method, task) series with two or more rounds
 };
 Rescued rescued(const std::vector<Row>& rows);
+Rescued rescued(const analysis::Facts& facts);
 
 // ---- cross-hardware --------------------------------------------------------------------------------
 
@@ -200,9 +214,11 @@ struct CrossHardware {
     std::vector<std::string> goldenNoCommon;    ///< tasks on >= 2 GPUs with no comparable input size (left out)
 };
 CrossHardware crossHardware(const std::vector<Row>& rows);
+CrossHardware crossHardware(const analysis::Facts& facts);
 /// Adds the golden-timing comparison (all GPUs of the golden_timings table; filters: gpu names).
 void addGolden(CrossHardware& out, const Store& store, const Filters& filters);
 std::vector<SlowFraction> slowFraction(const std::vector<Row>& rows);
+std::vector<SlowFraction> slowFraction(const analysis::Facts& facts);
 
 // ---- the figures' statistics --------------------------------------------------------------------
 
@@ -216,6 +232,10 @@ struct Bundle {
 Bundle computeBundle(const Store& store, const Filters& filters);
 /// The same from rows already loaded under `filters` (analysis::loadRows(store, filters)).
 Bundle computeBundle(const Store& store, const Filters& filters, const std::vector<Row>& rows);
+Bundle computeBundle(const Store& store, const Filters& filters, const analysis::Facts& facts);
+/// Only some parts (a figure drawn from one of them need not wait for the others' bootstraps).
+enum BundleParts : unsigned { BundleMethods = 1, BundleDeviance = 2, BundleRescued = 4, BundleCross = 8, BundleAll = 15 };
+Bundle computeBundle(const Store& store, const Filters& filters, const analysis::Facts& facts, unsigned parts);
 
 // ---- reports -----------------------------------------------------------------------------------------
 
@@ -259,6 +279,7 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
 /// Provenance of rows read under filters: database, filters, counting rule, runs (device, GPU, kbx,
 /// harness protocol, torch, Triton, source of imports), GPUs, methods, protocols, time.
 nlohmann::json provenance(const Store& store, const std::string& name, const Filters& filters, const std::vector<Row>& rows);
+nlohmann::json provenance(const Store& store, const std::string& name, const Filters& filters, const analysis::Facts& facts);
 
 enum class Format { Text, Csv, Json, Latex };
 std::string render(const Report& report, Format format);

@@ -20,6 +20,7 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -888,4 +889,83 @@ TEST_F(Charts, OneColumnFigureKeepsEveryTextInside)
         ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/onecol_%1.png").arg(name), &error))
             << error.toStdString();
     }
+}
+
+// Issue 24: a database of many rounds drew one "method · rN" series per round (thousands at 1M, minutes
+// to render). Drawn figures show the latest 8 rounds without a round filter and say so (filters in the
+// provenance, the panel's footer); tables (.csv) keep every round; 8 rounds or fewer are never bounded.
+TEST(ChartsBound, DrawnFiguresShowTheLatestEightRoundsAndSaySo)
+{
+    auto make = [](int rounds) {
+        const QString path = tempDbPath(QStringLiteral("rounds%1").arg(rounds));
+        kbx::Store s(path.toStdString());
+        const auto m = s.ensureMethod("m");
+        const auto run = s.beginRun("cpu", {{"torch", "2.13"}}, {0}, 1, {});
+        for (int round = 0; round < rounds; ++round)
+            for (const std::string task : {"Activation/relu", "Math/add"}) {
+                const auto cand = s.ensureCandidate(task, task + std::to_string(round)).first;
+                addEval(s, run, s.ensureSubmission(cand, m, round, "test"), task, round % 2 ? "pass" : "value_mismatch");
+            }
+        return path;
+    };
+    const QString many = make(10), eight = make(8);
+    QString error;
+    const QString png = outDir() + QStringLiteral("/bounded_heatmap.png");
+    ASSERT_TRUE(exportFigure(QStringLiteral("correctness_heatmap"), many, png, &error)) << error.toStdString();
+    const QString description = QImage(png).text(QStringLiteral("Description"));
+    EXPECT_TRUE(description.contains(QStringLiteral("round=2,3,4,5,6,7,8,9"))) << description.toStdString();
+    // The table of the same figure: every round, 2 counted evaluations each.
+    const QString csv = outDir() + QStringLiteral("/bounded_heatmap.csv");
+    ASSERT_TRUE(exportFigure(QStringLiteral("correctness_heatmap"), many, csv, &error)) << error.toStdString();
+    QFile f(csv);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    for (int round = 0; round < 10; ++round)
+        EXPECT_TRUE(text.contains(QStringLiteral("m · r%1,").arg(round))) << round << text.toStdString();
+    // Eight rounds: all drawn.
+    const QString png8 = outDir() + QStringLiteral("/unbounded_heatmap.png");
+    ASSERT_TRUE(exportFigure(QStringLiteral("correctness_heatmap"), eight, png8, &error)) << error.toStdString();
+    EXPECT_TRUE(QImage(png8).text(QStringLiteral("Description")).contains(QStringLiteral("round=all")));
+    // The panel: the footer says what is drawn.
+    kbx::gui::ChartPanel panel;
+    panel.resize(1100, 700);
+    panel.show();
+    QSignalSpy ready(&panel, &kbx::gui::ChartPanel::figureReady);
+    panel.setDatabase(many);
+    ASSERT_TRUE(ready.wait(20000));
+    auto* status = panel.findChild<QLabel*>(QStringLiteral("status"));
+    ASSERT_NE(status, nullptr);
+    EXPECT_TRUE(status->text().contains(QStringLiteral("16 of 16 evaluations counted"))) << status->text().toStdString();
+    EXPECT_TRUE(status->text().contains(QStringLiteral("the latest 8 of 10 rounds"))) << status->text().toStdString();
+}
+
+// Issue 24: a panel hidden in a shown window (another tab current) computes nothing until it is shown;
+// a newer database while hidden replaces the pending one.
+TEST_F(Charts, HiddenPanelLoadsWhenShown)
+{
+    QTabWidget tabs;
+    tabs.addTab(new QLabel(QStringLiteral("another view")), QStringLiteral("Other"));
+    auto* panel = new kbx::gui::ChartPanel;
+    tabs.addTab(panel, QStringLiteral("Charts"));
+    tabs.resize(1100, 700);
+    tabs.show();
+    QApplication::processEvents();
+    ASSERT_FALSE(panel->isVisible());
+    QSignalSpy ready(panel, &kbx::gui::ChartPanel::figureReady);
+    panel->setDatabase(*small);
+    panel->setDatabase(*rich);
+    EXPECT_FALSE(panel->isLoading());
+    EXPECT_FALSE(ready.wait(1000));
+    auto* status = panel->findChild<QLabel*>(QStringLiteral("status"));
+    ASSERT_NE(status, nullptr);
+    EXPECT_TRUE(status->text().contains(QStringLiteral("computed when this tab is shown"))) << status->text().toStdString();
+    tabs.setCurrentIndex(1);
+    ASSERT_TRUE(ready.count() > 0 || ready.wait(20000));
+    EXPECT_EQ(ready.count(), 1);
+    EXPECT_EQ(panel->database(), *rich);
+    EXPECT_TRUE(status->text().contains(QStringLiteral("evaluations counted"))) << status->text().toStdString();
+    // Shown: a new database loads at once.
+    panel->setDatabase(*small);
+    EXPECT_TRUE(panel->isLoading());
+    ASSERT_TRUE(ready.wait(20000));
 }

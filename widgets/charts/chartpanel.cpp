@@ -3,6 +3,7 @@
 
 #include "figureexport.h"
 #include "figurerenderer.h"
+#include "stats_tables.h"
 #include "store.h"
 
 #include <QApplication>
@@ -18,6 +19,9 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <iterator>
+#include <set>
+
 namespace kbx::gui {
 namespace {
 
@@ -28,23 +32,108 @@ struct LoadResult {
     QString error;
     an::Datasets data;
     an::Choices choices;
+    /// The counted evaluations behind data, kept for the statistics computed after the figure is
+    /// shown (when data has none).
+    std::shared_ptr<const an::Facts> facts;
+    /// Rounds under the caller's filters when the drawn figures were bounded to the latest
+    /// kMaxDrawnRounds of them (data.filters then names those rounds); 0 when not bounded.
+    std::size_t roundsBefore = 0;
 };
 
-LoadResult load(const QString& db, const an::Filters& filters, bool withChoices)
+/// A drawn figure shows at most this many rounds (issue 24: a database of thousands of rounds drew
+/// thousands of "method · rN" series, a heatmap with thousands of columns, and took minutes). Without
+/// a round filter, the latest kMaxDrawnRounds rounds are drawn and the filters say so (footer,
+/// provenance); a round filter shows any other. Tables (.csv, .tex) are never bounded.
+constexpr std::size_t kMaxDrawnRounds = 8;
+
+/// Bounds facts loaded under `filters` (no round filter) to the latest kMaxDrawnRounds rounds: sets
+/// filters.rounds and filters the facts; returns how many rounds there were (0: nothing bounded).
+std::size_t boundRounds(an::Facts& facts, an::Filters& filters)
 {
+    if (!filters.rounds.empty())
+        return 0;
+    std::set<int> rounds;
+    for (const auto& r : facts.rows)
+        rounds.insert(r.round);
+    if (rounds.size() <= kMaxDrawnRounds)
+        return 0;
+    filters.rounds.assign(std::prev(rounds.end(), std::ptrdiff_t(kMaxDrawnRounds)), rounds.end());
+    facts = an::filtered(std::move(facts), filters);
+    return rounds.size();
+}
+
+/// The footer's note on a bounded figure, e.g. " · drawn: the latest 8 of 2,866 rounds (choose a round for another)".
+QString roundsNote(std::size_t roundsBefore)
+{
+    if (roundsBefore == 0)
+        return {};
+    return QCoreApplication::translate("ChartPanel", " · drawn: the latest %1 of %L2 rounds (choose a round for another)")
+        .arg(kMaxDrawnRounds)
+        .arg(roundsBefore);
+}
+
+/// Figures drawn from the statistics bundle (Datasets::stats: bootstrap CIs of every group, the
+/// deviance analysis, cohorts, kernels across GPUs), computed only when such a figure is shown or
+/// after the first figure is on screen (issue 24: the Charts tab's first figure at 1M in seconds).
+unsigned statisticsOf(const QString& figure)
+{
+    const QString kind = figureKind(figure);
+    if (kind == QLatin1String("method-summary"))
+        return kbx::stats::BundleMethods;
+    if (kind == QLatin1String("deviance"))
+        return kbx::stats::BundleDeviance;
+    if (kind == QLatin1String("rescued"))
+        return kbx::stats::BundleRescued;
+    if (kind == QLatin1String("cross-hardware") || kind == QLatin1String("slow-fraction"))
+        return kbx::stats::BundleCross;
+    return 0;
+}
+
+bool needsStatistics(const QString& figure)
+{
+    return statisticsOf(figure) != 0;
+}
+
+/// statistics: the parts of the statistics bundle to compute (0: none; the panel computes them all
+/// after the first figure is shown). drawn: for a drawn figure (bounded to kMaxDrawnRounds rounds).
+LoadResult load(const QString& db, const an::Filters& given, bool withChoices, unsigned statistics, bool drawn)
+{
+    an::Filters filters = given;
     LoadResult r;
     try {
         if (!QFileInfo::exists(db))
             throw std::runtime_error("no such database: " + db.toStdString());
         kbx::Store store(db.toStdString());
-        if (withChoices)
-            r.choices = an::choices(store);
-        r.data = an::compute(store, filters);
+        // The counted evaluations once (the choices: every value of the database, so without the
+        // filters), the datasets from them; no row copies per facet (core/analysis Facts).
+        auto facts = std::make_shared<an::Facts>(an::loadFacts(store, withChoices ? an::Filters{} : filters));
+        if (withChoices) {
+            r.choices = an::choices(store, *facts);
+            if (!filters.empty())
+                *facts = an::filtered(*facts, filters);
+        }
+        if (drawn)
+            r.roundsBefore = boundRounds(*facts, filters);
+        r.data = an::compute(store, *facts, filters, false);
+        if (statistics)
+            r.data.stats = std::make_shared<const kbx::stats::Bundle>(kbx::stats::computeBundle(store, filters, *facts, statistics));
+        else
+            r.facts = std::move(facts);
         r.ok = true;
     } catch (const std::exception& e) {
         r.error = QString::fromUtf8(e.what());
     }
     return r;
+}
+
+std::shared_ptr<const kbx::stats::Bundle> loadStatistics(const QString& db, const an::Filters& filters, std::shared_ptr<const an::Facts> facts)
+{
+    try {
+        kbx::Store store(db.toStdString());
+        return std::make_shared<const kbx::stats::Bundle>(kbx::stats::computeBundle(store, filters, *facts));
+    } catch (const std::exception&) {
+        return nullptr;  // the figure that needs them says it has no data
+    }
 }
 
 Provenance provenanceFor(const QString& db, const an::Datasets& d)
@@ -67,8 +156,11 @@ struct ChartPanel::Private {
     QString figure = QStringLiteral("correctness_heatmap");
     bool loading = false;
     int generation = 0;
+    bool deferred = false;  ///< setDatabase() while hidden in a shown window: reload() on show
     bool haveData = false;
     an::Datasets data;
+    bool statisticsPending = false;  ///< the statistics of data are being computed
+    std::size_t roundsBefore = 0;    ///< LoadResult::roundsBefore of data
     an::Filters filters;
     std::unique_ptr<FigureRenderer> renderer = makeDefaultRenderer();
     QWidget* view = nullptr;
@@ -156,10 +248,18 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
 
     connect(d->figureBox, &QComboBox::currentIndexChanged, this, [this](int i) {
         d->figure = d->figureBox->itemData(i).toString();
-        if (d->haveData) {
-            d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
-            emit figureReady(d->figure);
+        if (!d->haveData)
+            return;
+        if (needsStatistics(d->figure) && !d->data.stats) {
+            // Drawn when the statistics (under way since the first figure) are there.
+            if (!d->statisticsPending)
+                reload();
+            else
+                d->status->setText(tr("Computing the statistics of %1 …").arg(QFileInfo(d->db).fileName()));
+            return;
         }
+        d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
+        emit figureReady(d->figure);
     });
     auto filtersChanged = [this] {
         if (d->updatingChoices)
@@ -197,7 +297,25 @@ void ChartPanel::setDatabase(const QString& path)
     d->db = path;
     d->filters = {};
     d->haveData = false;
+    if (window()->isVisible() && !isVisible()) {
+        // Loaded when the panel is shown; a load under way (of an earlier database) is dropped.
+        d->deferred = true;
+        ++d->generation;
+        d->loading = false;
+        d->status->setText(tr("%1: the figures are computed when this tab is shown").arg(QFileInfo(d->db).fileName()));
+        return;
+    }
+    d->deferred = false;
     reload();
+}
+
+void ChartPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (d->deferred) {
+        d->deferred = false;
+        reload();
+    }
 }
 
 QString ChartPanel::database() const { return d->db; }
@@ -221,6 +339,7 @@ void ChartPanel::reload()
     const int gen = ++d->generation;
     const bool withChoices = !d->haveData;
     d->loading = true;
+    d->statisticsPending = false;
     d->status->setText(tr("Loading %1 …").arg(QFileInfo(d->db).fileName()));
     for (auto* b : d->exportButtons)
         b->setEnabled(false);
@@ -259,19 +378,39 @@ void ChartPanel::reload()
         }
         d->data = r.data;
         d->haveData = true;
-        d->status->setText(footerText(r.data));
+        d->roundsBefore = r.roundsBefore;
+        d->status->setText(footerText(r.data) + roundsNote(d->roundsBefore));
         d->status->setToolTip(countingToolTip());
         for (auto* b : d->exportButtons)
             b->setEnabled(true);
         d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
         emit figureReady(d->figure);
+        if (!d->data.stats && r.facts) {
+            // The statistics figures' data next, in the background, from the same rows.
+            d->statisticsPending = true;
+            auto* stats = new QFutureWatcher<std::shared_ptr<const kbx::stats::Bundle>>(this);
+            connect(stats, &QFutureWatcher<std::shared_ptr<const kbx::stats::Bundle>>::finished, this, [this, stats, gen] {
+                stats->deleteLater();
+                if (gen != d->generation)
+                    return;  // newer data since
+                d->statisticsPending = false;
+                d->data.stats = stats->result();
+                if (needsStatistics(d->figure)) {
+                    d->status->setText(footerText(d->data) + roundsNote(d->roundsBefore));
+                    d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
+                    emit figureReady(d->figure);
+                }
+            });
+            stats->setFuture(QtConcurrent::run(loadStatistics, d->db, d->data.filters, r.facts));
+        }
     });
-    watcher->setFuture(QtConcurrent::run(load, d->db, d->filters, withChoices));
+    watcher->setFuture(QtConcurrent::run(load, d->db, d->filters, withChoices,
+                                         needsStatistics(d->figure) ? unsigned(kbx::stats::BundleAll) : 0u, true));
 }
 
 void ChartPanel::exportCurrent(const QString& suffix)
 {
-    if (!d->haveData)
+    if (!d->haveData || (needsStatistics(d->figure) && !d->data.stats))
         return;
     FigureInput input{d->figure, d->data, provenanceFor(d->db, d->data)};
     if (suffix == QLatin1String("svg") || suffix == QLatin1String("pdf") || suffix == QLatin1String("png")) {
@@ -348,7 +487,7 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
     const bool needsGui = suffix == QLatin1String("svg") || suffix == QLatin1String("pdf") || suffix == QLatin1String("png");
     if (needsGui && !qobject_cast<QApplication*>(QCoreApplication::instance()))
         return fail(QStringLiteral("exporting a figure needs a QApplication (QT_QPA_PLATFORM=offscreen works)"));
-    const LoadResult r = load(dbPath, filters, false);
+    const LoadResult r = load(dbPath, filters, false, statisticsOf(name), needsGui);
     if (!r.ok)
         return fail(r.error);
     auto renderer = makeDefaultRenderer();

@@ -22,7 +22,10 @@ public:
     explicit ChartPanel(QWidget* parent = nullptr);
     ~ChartPanel() override;
 
-    /// Opens (read-only use) the kbx database at path and reloads the current figure.
+    /// Opens (read-only use) the kbx database at path and reloads the current figure. In a shown
+    /// window where the panel itself is hidden (another tab is current), the load waits until the
+    /// panel is shown (issue 24: a million evaluations are not counted for a tab nobody looks at, nor
+    /// again after every candidate of a run); a panel outside a shown window loads at once.
     void setDatabase(const QString& path);
     QString database() const;
 
@@ -50,6 +53,9 @@ signals:
     /// "reviewed" (bool). The panel's own single-valued filters (GPU, round) are added where the mark
     /// has none.
     void filterRequested(const QVariantMap& filter);
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 private:
     struct Private;

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// The workbench on a large database (issue 24, item 2): window start to first content, the Charts
+// tab cold, and screenshots of the main tabs at 1366x768. Runs only with KBX_SCALE_DB=PATH (e.g. the
+// 1M database of bench/report_scale.py; opened writable, as the workbench does); prints the times
+// ("[scale] ..."); KBX_SCALE_SHOTS=DIR saves the screenshots there (else under the screenshot dir,
+// scale-*.png). Offscreen (QT_QPA_PLATFORM=offscreen).
+#include "chartpanel.h"
+#include "evaluationtablemodel.h"
+#include "guitestutil.h"
+#include "mainwindow.h"
+#include "resultsview.h"
+#include "syntax.h"
+#include "taskbrowser.h"
+#include "tasktreemodel.h"
+
+#include <QApplication>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+using namespace kbx::gui;
+using namespace kbx::gui::test;
+
+namespace {
+
+QString shotPath(const QString& name)
+{
+    const QString dir = qEnvironmentVariable("KBX_SCALE_SHOTS");
+    return dir.isEmpty() ? QDir(screenshotDir()).filePath(QStringLiteral("scale-") + name + QStringLiteral(".png"))
+                         : QDir(dir).filePath(name + QStringLiteral(".png"));
+}
+
+void shoot(QWidget* w, const QString& name)
+{
+    QApplication::processEvents();
+    const QImage img = w->grab().toImage();
+    ASSERT_FALSE(img.isNull());
+    ASSERT_TRUE(img.save(shotPath(name))) << shotPath(name).toStdString();
+}
+
+}  // namespace
+
+TEST(Scale, WindowOnALargeDatabase)
+{
+    const QString db = qEnvironmentVariable("KBX_SCALE_DB");
+    if (db.isEmpty())
+        GTEST_SKIP() << "KBX_SCALE_DB is not set";
+    QElapsedTimer clock;
+    clock.start();
+    MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QApplication::processEvents();
+    const qint64 shown = clock.elapsed();
+    auto* charts = qobject_cast<ChartPanel*>(w.chartsWidget());
+    ASSERT_NE(charts, nullptr);
+    QSignalSpy chartReady(charts, &ChartPanel::figureReady);
+    auto* tasks = w.taskBrowser()->model();
+    auto* results = w.resultsView()->model();
+    // Each view's first content, timed when its signal arrives (the views load on worker threads).
+    qint64 tasksAt = -1, countAt = -1, resultsAt = -1, chartsAt = -1;
+    QObject::connect(tasks, &TaskTreeModel::statsReady, &w, [&] {
+        if (tasksAt < 0 && tasks->rowCount() > 0)
+            tasksAt = clock.elapsed();
+    });
+    QObject::connect(results, &EvaluationTableModel::totalCountChanged, &w, [&](qint64 total) {
+        if (countAt < 0 && total > 0)
+            countAt = clock.elapsed();
+    });
+    QObject::connect(results, &EvaluationTableModel::rowsLoaded, &w, [&] {
+        if (resultsAt < 0 && results->isRowLoaded(0))
+            resultsAt = clock.elapsed();
+    });
+    QObject::connect(results, &EvaluationTableModel::pageLoaded, &w, [&] {
+        if (resultsAt < 0 && results->rowCount() > 0 && results->isRowLoaded(0))
+            resultsAt = clock.elapsed();
+    });
+    QObject::connect(charts, &ChartPanel::figureReady, &w, [&] {
+        if (chartsAt < 0)
+            chartsAt = clock.elapsed();
+    });
+    ASSERT_TRUE(w.openDatabase(db));
+    const qint64 opened = clock.elapsed();
+    ASSERT_TRUE(waitUntil([&] { return tasksAt >= 0 && resultsAt >= 0; }, 600000));
+    // The Charts tab computes its figures when it is first shown (ChartPanel::setDatabase): cold from
+    // the switch to it.
+    EXPECT_LT(chartsAt, 0) << "the hidden Charts tab loaded before it was shown";
+    const qint64 switched = clock.elapsed();
+    w.showTab(MainWindow::ChartsTab);
+    ASSERT_TRUE(waitUntil([&] { return chartsAt >= 0; }, 600000));
+    std::printf("[scale] %s: window shown %lld ms; database opened %lld ms; Tasks tab with counts %lld ms; Results count %lld ms, "
+                "first rows %lld ms (%lld evaluations) (all from the window's start); Charts tab cold: first figure %lld ms after "
+                "switching to it\n",
+                qPrintable(db), shown, opened, tasksAt, countAt, resultsAt, static_cast<long long>(results->totalCount()),
+                chartsAt - switched);
+    std::fflush(stdout);
+
+    // The main tabs at 1366x768.
+    w.showTab(MainWindow::TasksTab);
+    shoot(&w, QStringLiteral("tasks"));
+    w.showTab(MainWindow::ResultsTab);
+    shoot(&w, QStringLiteral("results"));
+    // An evaluation everywhere: its code beside the reference, the inspector.
+    const auto id = results->evaluationId(0);
+    if (id > 0) {
+        w.showEvaluation(id);
+        waitUntil([] { return false; }, 3000);  // the code and inspector fill in the background
+        w.showTab(MainWindow::CodeTab);
+        shoot(&w, QStringLiteral("code"));
+        w.showTab(MainWindow::InspectorTab);
+        shoot(&w, QStringLiteral("inspector"));
+    }
+    w.showTab(MainWindow::ChartsTab);
+    shoot(&w, QStringLiteral("charts-correctness_heatmap"));
+    // A statistics figure: computed after the first figure (or now); timed from the switch.
+    QElapsedTimer sw;
+    sw.start();
+    const int before = int(chartReady.count());
+    charts->setCurrentFigure(QStringLiteral("method-summary"));
+    ASSERT_TRUE(waitUntil([&] { return chartReady.count() > before; }, 600000));
+    std::printf("[scale] Charts method-summary shown %lld ms after choosing it\n", sw.elapsed());
+    std::fflush(stdout);
+    shoot(&w, QStringLiteral("charts-method-summary"));
+    charts->setCurrentFigure(QStringLiteral("speedup_ecdf"));
+    QApplication::processEvents();
+    shoot(&w, QStringLiteral("charts-speedup_ecdf"));
+}
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("kbx-tests"));
+    QApplication::setApplicationName(QStringLiteral("kbx-workbench-scale-tests"));
+    QTemporaryDir settings;
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
+    initResources();
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
