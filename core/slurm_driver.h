@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,10 @@ struct SlurmDriverOptions {
     std::string timeLimit;                  ///< sbatch --time
     int retries = 1;                        ///< automatic re-submissions of a failed shard
     double poll = 10;                       ///< seconds between squeue/sacct polls
+    /// Variables added to sbatch's environment, which sbatch hands to the array tasks (the
+    /// workbench's KBX_TASKS_DIR, KBX_WORKER; kbx's own environment reaches them anyway).
+    std::map<std::string, std::string> env;
+    std::filesystem::path submitDir;        ///< sbatch's working directory, the array tasks' too ("" = this process's)
     // ---- Or continue one ----
     std::string resubmit;                   ///< the work directory of an earlier run (source ignored)
 };
