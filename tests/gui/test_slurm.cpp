@@ -40,6 +40,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 using namespace kbx::gui;
 using namespace kbx::gui::test;
 
@@ -667,6 +669,52 @@ TEST(GuiSlurm, ARefusedOrEarlyCancelledRunWithSeveralSourcesLeavesNoWorkDirector
     EXPECT_TRUE(c.cancelled);
     EXPECT_EQ(fake.callsOf(QStringLiteral("sbatch")).size(), 1);
     EXPECT_FALSE(QFileInfo::exists(work));
+}
+
+TEST(GuiSlurm, NoArrayTaskIsLeftBehindByAWaitThatRunsOutOrAClosedPanel)
+{
+    FakeSlurm fake;
+    QTemporaryDir dir;
+    fake.setState(0, QStringLiteral("RUNNING"));
+    // A wait that runs out cancels the run and waits for its scancel (it never just walks away).
+    {
+        RunController rc;
+        RunRequest req;
+        req.backend = QStringLiteral("slurm");
+        req.sources = {writeSubmissions(dir.path())};
+        req.database = dir.filePath(QStringLiteral("db.sqlite"));
+        req.slurm.shards = 2;
+        req.slurm.pollSeconds = 0.2;
+        req.slurm.workDir = dir.filePath(QStringLiteral("work"));
+        QSignalSpy fin(&rc, &RunController::finished);
+        QStringList running;
+        QObject::connect(&rc, &RunController::shardChanged, [&](const ShardStatus& s) {
+            if (s.state == QLatin1String("RUNNING"))
+                running << s.jobId;
+        });
+        ASSERT_TRUE(rc.start(req));
+        ASSERT_TRUE(waitUntil([&] { return !running.isEmpty() || fin.count() > 0; }));
+        ASSERT_EQ(fin.count(), 0);
+        rc.wait(300);
+        ASSERT_EQ(fin.count(), 1);  // emitted on the way, as a finished run's
+        const auto r = fin.at(0).at(0).value<RunResult>();
+        EXPECT_TRUE(r.cancelled);
+        EXPECT_EQ(r.exitCode, 130);
+        QStringList scancels = fake.callsOf(QStringLiteral("scancel"));
+        scancels.sort();
+        EXPECT_EQ(scancels, (QStringList{QStringLiteral("scancel 1001_0"), QStringLiteral("scancel 1001_1")}));
+    }
+    // A panel closed mid-run: its controller cancels the run and waits for the scancel.
+    {
+        auto rp = std::make_unique<RunPanel>();
+        setUpSlurm(rp.get(), dir.filePath(QStringLiteral("db.sqlite")), writeSubmissions(dir.path()), dir.filePath(QStringLiteral("work2")), 2);
+        ASSERT_TRUE(rp->start());
+        ASSERT_TRUE(waitUntil([&] { return cell(rp.get(), 0, 2) == QStringLiteral("RUNNING"); })) << rp->logView()->toPlainText().toStdString();
+        rp.reset();
+        QStringList scancels = fake.callsOf(QStringLiteral("scancel")).filter(QStringLiteral("1002_"));
+        scancels.sort();
+        EXPECT_EQ(scancels, (QStringList{QStringLiteral("scancel 1002_0"), QStringLiteral("scancel 1002_1")}));
+    }
 }
 
 // Against a real Slurm (opt-in: it submits jobs). Run it on a test cluster, e.g. the one-node
