@@ -41,6 +41,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 
 using namespace kbx::gui;
 using namespace kbx::gui::test;
@@ -99,6 +100,12 @@ public:
     }
     QStringList callsOf(const QString& tool) const { return calls().filter(QRegularExpression(QStringLiteral("^%1 ").arg(tool))); }
     QString script(int job) const { return readFile(QDir(stateDir()).filePath(QStringLiteral("script-%1.sh").arg(job))); }
+    /// The KBX_* variables sbatch had for job `job` ("NAME=value" lines, sorted), and its working directory.
+    QStringList env(int job) const
+    {
+        return readFile(QDir(stateDir()).filePath(QStringLiteral("env-%1").arg(job))).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+    QString cwd(int job) const { return readFile(QDir(stateDir()).filePath(QStringLiteral("cwd-%1").arg(job))).trimmed(); }
 
 private:
     QTemporaryDir m_dir;
@@ -127,9 +134,14 @@ QString fixture(const QString& rel) { return readFile(QStringLiteral(KBX_SOURCE_
 /// Sets an environment variable for the scope; restores it (or its absence) when done.
 class ScopedEnv {
 public:
-    ScopedEnv(const char* name, const QByteArray& value) : m_name(name), m_had(qEnvironmentVariableIsSet(name)), m_old(qgetenv(name))
+    /// Sets `name` to `value`; or, with no value, unsets it.
+    ScopedEnv(const char* name, const std::optional<QByteArray>& value)
+        : m_name(name), m_had(qEnvironmentVariableIsSet(name)), m_old(qgetenv(name))
     {
-        qputenv(name, value);
+        if (value)
+            qputenv(name, *value);
+        else
+            qunsetenv(name);
     }
     ~ScopedEnv()
     {
@@ -715,6 +727,42 @@ TEST(GuiSlurm, NoArrayTaskIsLeftBehindByAWaitThatRunsOutOrAClosedPanel)
         scancels.sort();
         EXPECT_EQ(scancels, (QStringList{QStringLiteral("scancel 1002_0"), QStringLiteral("scancel 1002_1")}));
     }
+}
+
+TEST(GuiSlurm, TheArrayTasksGetTheRequestsTasksDirAndWorkerAndStartInTheDatabasesFolder)
+{
+    // What the kbx process of the workbench's Slurm runs used to hand sbatch (its environment and
+    // working directory, which sbatch passes on to every array task) is handed to it still.
+    FakeSlurm fake;
+    ScopedEnv noTasks("KBX_TASKS_DIR", std::nullopt);
+    ScopedEnv noWorker("KBX_WORKER", std::nullopt);
+    QTemporaryDir dir;
+    const QString dbDir = dir.filePath(QStringLiteral("results"));
+    ASSERT_TRUE(QDir().mkpath(dbDir));
+    const QString tasks = QString::fromStdString(kbx::findTasksDir().string());
+    const QString worker = QStringLiteral("/opt/on-the-nodes/bin/kbx-worker");
+    RunController rc;
+    RunRequest req;
+    req.backend = QStringLiteral("slurm");
+    req.sources = {writeSubmissions(dir.path())};
+    req.database = QDir(dbDir).filePath(QStringLiteral("db.sqlite"));
+    req.tasksDir = tasks;
+    req.worker = worker;
+    req.slurm.shards = 1;
+    req.slurm.pollSeconds = 0.2;
+    req.slurm.workDir = dir.filePath(QStringLiteral("work"));
+    QSignalSpy fin(&rc, &RunController::finished);
+    ASSERT_TRUE(rc.start(req));
+    ASSERT_TRUE(waitUntil([&] { return !fake.callsOf(QStringLiteral("sbatch")).isEmpty() || fin.count() > 0; }));
+    ASSERT_EQ(fin.count(), 0);
+    ASSERT_TRUE(waitUntil([&] { return !fake.cwd(1001).isEmpty(); }));
+    const QStringList env = fake.env(1001);
+    EXPECT_TRUE(env.contains(QStringLiteral("KBX_TASKS_DIR=") + tasks)) << env.join(QLatin1Char(' ')).toStdString();
+    EXPECT_TRUE(env.contains(QStringLiteral("KBX_WORKER=") + worker)) << env.join(QLatin1Char(' ')).toStdString();
+    EXPECT_EQ(fake.cwd(1001), dbDir);
+    rc.cancel();
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }, 60000));
+    EXPECT_EQ(fake.callsOf(QStringLiteral("scancel")), QStringList{QStringLiteral("scancel 1001_0")});
 }
 
 // Against a real Slurm (opt-in: it submits jobs). Run it on a test cluster, e.g. the one-node
