@@ -155,23 +155,13 @@ void SlurmRun::start()
 
     QString source;
     const SlurmOptions& o = m_req.slurm;
-    // What every array task would refuse (e.g. kbx eval --gpus needs CUDA): said now, not after the
-    // retries. The run plan's checks that need no host (core/runplan.h); each array task resolves the
-    // rest (auto device, GPUs, jobs) on its node, as kbx eval does.
-    if (o.resubmit.isEmpty()) {
-        try {
-            kbx::checkRequest(planRequest(m_req));
-        } catch (const kbx::RunPlanError& e) {
-            if (e.code() == kbx::RunPlanError::Code::GpusNeedCuda)
-                return fail(tr("GPUs were chosen, but the run is not on CUDA (choose the CUDA device, or clear GPUs)"));
-            return fail(planErrorText(e));
-        }
-    }
     if (!o.resubmit.isEmpty()) {
         m_workDir = QFileInfo(o.resubmit).absoluteFilePath();
         if (!QFileInfo::exists(QDir(m_workDir).filePath(QStringLiteral("run.json"))))
             return fail(tr("%1 holds no Slurm run to continue (no run.json)").arg(m_workDir));
     } else {
+        if (const QString why = planProblem(); !why.isEmpty())
+            return fail(why);
         if (m_req.sources.isEmpty())
             return fail(tr("no submission files or folders chosen"));
         m_workDir = o.workDir.trimmed().isEmpty()
@@ -180,64 +170,90 @@ void SlurmRun::start()
                         : QFileInfo(o.workDir.trimmed()).absoluteFilePath();
         if (QFileInfo::exists(QDir(m_workDir).filePath(QStringLiteral("run.json"))))
             return fail(tr("%1 already holds a Slurm run: continue it with Resubmit, or choose another work directory").arg(m_workDir));
-        if (m_req.sources.size() == 1 && m_req.tasks.isEmpty()) {
+        if (m_req.sources.size() == 1 && m_req.tasks.isEmpty())
             source = QFileInfo(m_req.sources.front()).absoluteFilePath();
-        } else {
-            // kbx eval takes one source: several sources, or a task selection, become one JSONL in
-            // the work directory (which the nodes share), in the seed's format with each record's
-            // own method and round.
-            if (!QFileInfo::exists(m_workDir)) {
-                if (!QDir().mkpath(m_workDir))
-                    return fail(tr("cannot create the work directory %1").arg(m_workDir));
-                m_createdWorkDir = true;
-            }
-            source = QDir(m_workDir).filePath(QStringLiteral("sources.jsonl"));
-            try {
-                const auto tasksDir = m_req.tasksDir.isEmpty() ? kbx::findTasksDir() : std::filesystem::path(m_req.tasksDir.toStdString());
-                const auto catalogue = kbx::TaskCatalogue::load(tasksDir);
-                QFile out(source);
-                if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate))
-                    return fail(tr("cannot write %1").arg(source));
-                int kept = 0, all = 0;
-                for (const auto& src : m_req.sources) {
-                    std::vector<std::string> skipped;
-                    auto subs = kbx::loadSubmissions(src.toStdString(), catalogue, m_req.skipUnknown ? &skipped : nullptr);
-                    for (const auto& s : skipped)
-                        emit logMessage(tr("Skipped %1").arg(QString::fromStdString(s)));
-                    for (const auto& s : subs) {
-                        ++all;
-                        const QString id = QString::fromStdString(s.taskId);
-                        if (!m_req.tasks.isEmpty() && !m_req.tasks.contains(id) && !m_req.tasks.contains(id.section(QLatin1Char('/'), 0, 0)))
-                            continue;
-                        QJsonObject rec{{QStringLiteral("predict"), QString::fromStdString(s.code)},
-                                        {QStringLiteral("file"), id + QStringLiteral(".py")},
-                                        {QStringLiteral("origin"), QString::fromStdString(s.origin)}};
-                        if (s.method)
-                            rec[QStringLiteral("method")] = QString::fromStdString(*s.method);
-                        if (s.round)
-                            rec[QStringLiteral("round")] = *s.round;
-                        out.write(QJsonDocument(rec).toJson(QJsonDocument::Compact));
-                        out.write("\n");
-                        ++kept;
-                    }
-                }
-                out.close();
-                m_combinedSource = source;
-                if (!m_req.tasks.isEmpty())
-                    emit logMessage(tr("Task selection %1: %2 of %3 candidate(s)").arg(m_req.tasks.join(QStringLiteral(", "))).arg(kept).arg(all));
-                if (kept == 0)
-                    return fail(m_req.tasks.isEmpty() ? tr("no submission for a known task in the chosen sources")
-                                                      : tr("no submission for the chosen tasks (%1)").arg(m_req.tasks.join(QStringLiteral(", "))));
-                emit logMessage(tr("%n candidate(s) from %1 source(s) written to %2 (one source for the job array)", nullptr, kept)
-                                    .arg(m_req.sources.size())
-                                    .arg(source));
-            } catch (const std::exception& e) {
-                return fail(QString::fromStdString(e.what()));
-            }
-        }
+        else if ((source = writeCombinedSource()).isEmpty())
+            return;  // failed, and said why
     }
 
     launch(source);
+}
+
+QString SlurmRun::planProblem() const
+{
+    // What every array task would refuse (e.g. kbx eval --gpus needs CUDA): said now, not after the
+    // retries. The run plan's checks that need no host (core/runplan.h); each array task resolves the
+    // rest (auto device, GPUs, jobs) on its node, as kbx eval does.
+    try {
+        kbx::checkRequest(planRequest(m_req));
+    } catch (const kbx::RunPlanError& e) {
+        if (e.code() == kbx::RunPlanError::Code::GpusNeedCuda)
+            return tr("GPUs were chosen, but the run is not on CUDA (choose the CUDA device, or clear GPUs)");
+        return planErrorText(e);
+    }
+    return {};
+}
+
+QString SlurmRun::writeCombinedSource()
+{
+    // kbx eval takes one source: several sources, or a task selection, become one JSONL in the work
+    // directory (which the nodes share), in the seed's format with each record's own method and round.
+    if (!QFileInfo::exists(m_workDir)) {
+        if (!QDir().mkpath(m_workDir)) {
+            fail(tr("cannot create the work directory %1").arg(m_workDir));
+            return {};
+        }
+        m_createdWorkDir = true;
+    }
+    const QString source = QDir(m_workDir).filePath(QStringLiteral("sources.jsonl"));
+    try {
+        const auto tasksDir = m_req.tasksDir.isEmpty() ? kbx::findTasksDir() : std::filesystem::path(m_req.tasksDir.toStdString());
+        const auto catalogue = kbx::TaskCatalogue::load(tasksDir);
+        QFile out(source);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+            fail(tr("cannot write %1").arg(source));
+            return {};
+        }
+        m_combinedSource = source;  // from now on: removed again with a work directory made here when nothing ran
+        int kept = 0, all = 0;
+        for (const auto& src : m_req.sources) {
+            std::vector<std::string> skipped;
+            auto subs = kbx::loadSubmissions(src.toStdString(), catalogue, m_req.skipUnknown ? &skipped : nullptr);
+            for (const auto& s : skipped)
+                emit logMessage(tr("Skipped %1").arg(QString::fromStdString(s)));
+            for (const auto& s : subs) {
+                ++all;
+                const QString id = QString::fromStdString(s.taskId);
+                if (!m_req.tasks.isEmpty() && !m_req.tasks.contains(id) && !m_req.tasks.contains(id.section(QLatin1Char('/'), 0, 0)))
+                    continue;
+                QJsonObject rec{{QStringLiteral("predict"), QString::fromStdString(s.code)},
+                                {QStringLiteral("file"), id + QStringLiteral(".py")},
+                                {QStringLiteral("origin"), QString::fromStdString(s.origin)}};
+                if (s.method)
+                    rec[QStringLiteral("method")] = QString::fromStdString(*s.method);
+                if (s.round)
+                    rec[QStringLiteral("round")] = *s.round;
+                out.write(QJsonDocument(rec).toJson(QJsonDocument::Compact));
+                out.write("\n");
+                ++kept;
+            }
+        }
+        out.close();
+        if (!m_req.tasks.isEmpty())
+            emit logMessage(tr("Task selection %1: %2 of %3 candidate(s)").arg(m_req.tasks.join(QStringLiteral(", "))).arg(kept).arg(all));
+        if (kept == 0) {
+            fail(m_req.tasks.isEmpty() ? tr("no submission for a known task in the chosen sources")
+                                       : tr("no submission for the chosen tasks (%1)").arg(m_req.tasks.join(QStringLiteral(", "))));
+            return {};
+        }
+        emit logMessage(tr("%n candidate(s) from %1 source(s) written to %2 (one source for the job array)", nullptr, kept)
+                            .arg(m_req.sources.size())
+                            .arg(source));
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return {};
+    }
+    return source;
 }
 
 namespace {

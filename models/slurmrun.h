@@ -95,6 +95,11 @@ private:
     void onEnd(const QJsonObject& e);
     /// Shard s as shown now (a fresh one where none is known yet), with the run's shard count.
     ShardStatus currentShard(int s) const;
+    /// Why the run plan refuses the request ("" when it does not): core/runplan.h's checks that need no host.
+    QString planProblem() const;
+    /// start()'s part for several sources or a task selection: WORK/sources.jsonl of the chosen
+    /// candidates (the work directory made when missing). "" after fail() said why.
+    QString writeCombinedSource();
     /// start()'s last part: the driver started on source on a thread (its events handled as they come).
     void launch(const QString& source);
     void updateShard(const ShardStatus& s);

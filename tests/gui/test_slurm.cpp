@@ -681,6 +681,21 @@ TEST(GuiSlurm, ARefusedOrEarlyCancelledRunWithSeveralSourcesLeavesNoWorkDirector
     EXPECT_TRUE(c.cancelled);
     EXPECT_EQ(fake.callsOf(QStringLiteral("sbatch")).size(), 1);
     EXPECT_FALSE(QFileInfo::exists(work));
+
+    // A bad source after a good one: refused while sources.jsonl is half written; that goes too.
+    const QString bad = dir.filePath(QStringLiteral("bad.jsonl"));
+    {
+        QFile f(bad);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("{\"predict\": \"x\", \"file\": \"NoSuch/task.py\"}\n");
+    }
+    rp.addSources({bad});
+    ASSERT_TRUE(rp.start());
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 3; }, 60000));
+    const auto b = fin.at(2).at(0).value<RunResult>();
+    EXPECT_TRUE(b.error.contains(QStringLiteral("unknown task 'NoSuch/task"))) << b.error.toStdString();
+    EXPECT_EQ(fake.callsOf(QStringLiteral("sbatch")).size(), 1);
+    EXPECT_FALSE(QFileInfo::exists(work)) << "left behind: " << QDir(work).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).join(QLatin1Char(' ')).toStdString();
 }
 
 TEST(GuiSlurm, NoArrayTaskIsLeftBehindByAWaitThatRunsOutOrAClosedPanel)
