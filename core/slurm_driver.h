@@ -9,9 +9,10 @@
 //
 // It prints nothing itself: everything it has to say goes to an event callback, as a line for
 // people (what kbx writes to stderr) and/or a JSON event for programs (what kbx eval --json writes
-// to stdout, one object a line, and the workbench's run panel reads: plan, shard_checked,
-// submitted, sbatch_failed, shard, shard_done, shard_failed, merged, merge_failed, summary,
-// cancelled, error, end).
+// to stdout, one object a line; the workbench runs the driver itself, models/slurmrun, and reads
+// the same objects from the callback: plan, shard_checked, submitted, sbatch_failed, shard,
+// shard_done, shard_failed, merged, merge_failed, summary, cancelled, error, end). The callback is
+// called on the thread that runs the driver.
 #include <nlohmann/json.hpp>
 
 #include <atomic>
