@@ -74,9 +74,12 @@ std::string onPath(const std::string& tool)
 }
 
 /// Runs a Slurm client command (argv[0] looked up on $PATH), output captured.
-ProcessResult runTool(std::vector<std::string> argv, double timeout = 120)
+ProcessResult runTool(std::vector<std::string> argv, double timeout = 120, const std::map<std::string, std::string>& env = {},
+                      const fs::path& cwd = {})
 {
     ProcessSpec spec;
+    spec.env = env;
+    spec.cwd = cwd;
     if (auto p = onPath(argv.at(0)); !p.empty())
         argv[0] = p;
     spec.argv = std::move(argv);
@@ -324,7 +327,7 @@ private:
         if (m_createdWork) {
             fs::remove_all(m_work, ec);
         } else {
-            for (const char* f : {"run.json", "kbx-array.sh"})
+            for (const char* f : {"run.json", "kbx-array.sh", "secret-seed"})
                 fs::remove(m_work / f, ec);
             fs::remove(m_work / "logs", ec);
         }
@@ -335,7 +338,7 @@ private:
     {
         const auto script = m_work / "kbx-array.sh";
         auto argv = sbatchCommand(script, shards(), m_state.value("max_jobs", 0), all ? std::vector<int>{} : which);
-        auto res = runTool(argv);
+        auto res = runTool(argv, 120, m_o.env, m_o.submitDir);
         auto id = res.exitCode == 0 ? parseSbatchJobId(res.stdoutText) : std::nullopt;
         if (!id) {
             m_sbatchError = fmt::format("sbatch failed (exit {}): {}{}", res.exitCode, firstLine(res.stderrText), firstLine(res.stdoutText));

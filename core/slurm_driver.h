@@ -9,15 +9,17 @@
 //
 // It prints nothing itself: everything it has to say goes to an event callback, as a line for
 // people (what kbx writes to stderr) and/or a JSON event for programs (what kbx eval --json writes
-// to stdout, one object a line, and the workbench's run panel reads: plan, shard_checked,
-// submitted, sbatch_failed, shard, shard_done, shard_failed, merged, merge_failed, summary,
-// cancelled, error, end).
+// to stdout, one object a line; the workbench runs the driver itself, models/slurmrun, and reads
+// the same objects from the callback: plan, shard_checked, submitted, sbatch_failed, shard,
+// shard_done, shard_failed, merged, merge_failed, summary, cancelled, error, end). The callback is
+// called on the thread that runs the driver.
 #include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +57,10 @@ struct SlurmDriverOptions {
     std::string timeLimit;                  ///< sbatch --time
     int retries = 1;                        ///< automatic re-submissions of a failed shard
     double poll = 10;                       ///< seconds between squeue/sacct polls
+    /// Variables added to sbatch's environment, which sbatch hands to the array tasks (the
+    /// workbench's KBX_TASKS_DIR, KBX_WORKER; kbx's own environment reaches them anyway).
+    std::map<std::string, std::string> env;
+    std::filesystem::path submitDir;        ///< sbatch's working directory, the array tasks' too ("" = this process's)
     // ---- Or continue one ----
     std::string resubmit;                   ///< the work directory of an earlier run (source ignored)
 };

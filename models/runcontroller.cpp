@@ -18,9 +18,6 @@
 
 namespace kbx::gui {
 
-namespace {
-
-/// The run plan's request of a RunRequest (core/runplan.h: the same rules as kbx eval).
 kbx::PlanRequest planRequest(const RunRequest& req)
 {
     kbx::PlanRequest r;
@@ -32,7 +29,6 @@ kbx::PlanRequest planRequest(const RunRequest& req)
     return r;
 }
 
-/// Why the plan cannot be made, in the run panel's words.
 QString planErrorText(const kbx::RunPlanError& e)
 {
     using Code = kbx::RunPlanError::Code;
@@ -47,8 +43,6 @@ QString planErrorText(const kbx::RunPlanError& e)
         return QString::fromStdString(e.what());
     }
 }
-
-}  // namespace
 
 QString formatDuration(double s)
 {
@@ -72,7 +66,7 @@ RunController::RunController(QObject* parent) : QObject(parent)
 
 RunController::~RunController()
 {
-    // A Slurm run reports on this thread, directly: while its kbx ends (scancel) nothing may reach
+    // A Slurm run reports on this thread, directly: while its driver ends (scancel) nothing may reach
     // receivers that are being destroyed (the run panel owns this controller).
     if (m_slurm)
         disconnect(m_slurm, nullptr, this, nullptr);

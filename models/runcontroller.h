@@ -10,6 +10,11 @@
 #include <memory>
 #include <thread>
 
+namespace kbx {
+struct PlanRequest;
+class RunPlanError;
+}  // namespace kbx
+
 namespace kbx::gui {
 
 class SlurmRun;
@@ -43,12 +48,13 @@ struct RunRequest {
     QStringList tasks;          ///< only these tasks ("Category/stem") or categories; empty = all
     QStringList gpus;           ///< CUDA: one worker pool of `jobs` per GPU (kbx eval --gpus); "all" = every visible one
                                 ///< (device, GPUs, jobs and timeout resolve as kbx eval's: one run plan, core/runplan.h)
-    QString backend = QStringLiteral("local");  ///< local (kbx::Evaluator here) | slurm (kbx eval --backend slurm)
+    QString backend = QStringLiteral("local");  ///< local (kbx::Evaluator here) | slurm (core's Slurm driver here)
     SlurmOptions slurm;         ///< with backend slurm
-    QString kbx;                ///< with backend slurm: the kbx executable (default findKbxCli())
+    QString kbx;                ///< with backend slurm: the kbx executable the array tasks run (default
+                                ///< SlurmRun::kbxForArrayTasks(); need not exist on this machine)
 };
 
-/// One shard of a Slurm run as the run panel shows it (from kbx eval --backend slurm --json's events).
+/// One shard of a Slurm run as the run panel shows it (from the Slurm driver's events).
 struct ShardStatus {
     int shard = 0;
     int shards = 0;
@@ -101,7 +107,7 @@ struct RunResult {
     QString error;              ///< set when the run could not start or stopped on an error
     // Slurm runs (backend "slurm"): total/passed/failed count the merged evaluations; runId is 0.
     QString backend = QStringLiteral("local");
-    int exitCode = 0;           ///< kbx's exit code (docs/SCALING.md)
+    int exitCode = 0;           ///< the Slurm driver's result as kbx's exit code (docs/SCALING.md)
     QString workDir;            ///< the run's work directory (for --resubmit)
     int shards = 0;
     int mergedShards = 0;
@@ -114,10 +120,11 @@ struct RunResult {
 /// candidate as it lands, with progress and ETA.
 /// cancel() stops after the candidates in flight (their worker processes are killed).
 ///
-/// With backend "slurm" it runs `kbx eval --backend slurm --json` instead (a SlurmRun: a QProcess on
-/// this thread) and reports the shards of its job array (slurmStarted, shardChanged, slurmProgress,
-/// shardMerged) from kbx's JSON events; cancel() sends kbx SIGINT, which kbx answers with scancel of
-/// the array tasks. The shards are merged into the request's database as they complete.
+/// With backend "slurm" it runs core's Slurm driver instead (a SlurmRun: the driver on a thread of
+/// its own, in this process, as `kbx eval --backend slurm` runs it) and reports the shards of its job
+/// array (slurmStarted, shardChanged, slurmProgress, shardMerged) from the driver's events; cancel()
+/// sets the driver's cancel flag: it scancels the array tasks. The shards are merged into the
+/// request's database as they complete.
 class RunController : public QObject {
     Q_OBJECT
 public:
@@ -128,9 +135,11 @@ public:
     bool start(const RunRequest& request, QString* error = nullptr);
     bool isRunning() const { return m_running.load(); }
     /// Blocks until the current run's thread ended (tests, shutdown). A Slurm run is given
-    /// `slurmTimeoutMs` to end (after cancel(): its scancel) before kbx is killed.
+    /// `slurmTimeoutMs` to end (after cancel(): its scancel); after that it is cancelled and waited
+    /// for (SlurmRun::waitForFinished: array tasks are never left behind).
     void wait(int slurmTimeoutMs = 180000);
-    /// The kbx command line of the current (or last) Slurm run, program first (tests, the log).
+    /// The kbx command line that does what the current (or last) Slurm run does, program first
+    /// (tests, the log; the workbench runs the driver itself).
     QStringList slurmCommand() const { return m_slurmCommand; }
 
 public slots:
@@ -165,6 +174,13 @@ QString slurmUnavailableReason();
 /// The kbx command line program: $KBX_CLI, else kbx beside this executable (build tree and installed
 /// bin/), else kbx on PATH; "" when there is none.
 QString findKbxCli();
+
+/// The run plan's request of a RunRequest (core/runplan.h: the same rules as kbx eval); local runs
+/// resolve it on this host, Slurm runs check it here (kbx::checkRequest) and every array task
+/// resolves it on its node.
+kbx::PlanRequest planRequest(const RunRequest& request);
+/// Why the plan cannot be made, in the run panel's words.
+QString planErrorText(const kbx::RunPlanError& error);
 
 /// "1m05s"-style durations for progress displays.
 QString formatDuration(double seconds);

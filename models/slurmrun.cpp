@@ -4,6 +4,8 @@
 #include "catalogue.h"
 #include "importers.h"
 #include "paths.h"
+#include "runplan.h"
+#include "slurm_driver.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -13,14 +15,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcessEnvironment>
+#include <QMetaObject>
 #include <QStandardPaths>
 
-#include <csignal>
+#include <chrono>
+#include <exception>
 #include <filesystem>
-
-#include <signal.h>
-#include <sys/types.h>
 
 namespace kbx::gui {
 
@@ -47,14 +47,26 @@ QString findKbxCli()
     return QStandardPaths::findExecutable(QStringLiteral("kbx"));
 }
 
+QString SlurmRun::kbxForArrayTasks(const RunRequest& request)
+{
+    if (!request.kbx.isEmpty())
+        return request.kbx;
+    if (const QString env = qEnvironmentVariable("KBX_CLI"); !env.isEmpty())
+        return env;
+    if (const QString found = findKbxCli(); !found.isEmpty())
+        return found;
+    return QStringLiteral("kbx");
+}
+
 SlurmRun::SlurmRun(RunRequest request, QObject* parent) : QObject(parent), m_req(std::move(request)) {}
 
 SlurmRun::~SlurmRun()
 {
-    if (m_proc && m_proc->state() != QProcess::NotRunning) {
-        // Never leave array tasks behind silently: ask kbx to scancel them, then give it time.
-        cancel();
-        waitForFinished(60000);
+    if (m_thread.joinable()) {
+        // Never leave array tasks behind: the driver scancels them before its thread ends. What it
+        // says on the way is no longer handled (nothing may reach receivers being destroyed).
+        m_cancel.store(true);
+        m_thread.join();
     }
 }
 
@@ -66,7 +78,7 @@ QStringList SlurmRun::arguments(const RunRequest& r, const QString& source, cons
         a << QStringLiteral("--backend") << QStringLiteral("slurm") << QStringLiteral("--resubmit") << o.resubmit;
     } else {
         a << source << QStringLiteral("--backend") << QStringLiteral("slurm") << QStringLiteral("--work-dir") << workDir;
-        // kbx eval's own options: forwarded by kbx to every array task.
+        // kbx eval's own options: forwarded to every array task.
         a << QStringLiteral("--device") << (r.device.isEmpty() ? QStringLiteral("cpu") : r.device);
         a << QStringLiteral("--method") << (r.method.isEmpty() ? QStringLiteral("default") : r.method);
         a << QStringLiteral("--round") << QString::number(r.round);
@@ -117,7 +129,7 @@ void SlurmRun::finish()
 
 void SlurmRun::cleanUpUnusedWorkDir()
 {
-    // A work directory made here for a run kbx never recorded (refused, cancelled early): removed again.
+    // A work directory made here for a run the driver never recorded (refused, cancelled early): removed again.
     if (!m_createdWorkDir || m_workDir.isEmpty() || QFileInfo::exists(QDir(m_workDir).filePath(QStringLiteral("run.json"))))
         return;
     if (!m_combinedSource.isEmpty())
@@ -136,10 +148,6 @@ void SlurmRun::start()
         emit logMessage(tr("Cancelled before anything was submitted"));
         return finish();
     }
-    const QString kbxProgram = m_req.kbx.isEmpty() ? findKbxCli() : m_req.kbx;
-    if (kbxProgram.isEmpty() || !QFileInfo(kbxProgram).isExecutable())
-        return fail(tr("the kbx command line program was not found (it runs the Slurm backend; set KBX_CLI or install kbx beside "
-                       "kbx-workbench)"));
     if (const QString why = slurmUnavailableReason(); !why.isEmpty())
         return fail(why);
     if (m_req.database.isEmpty())
@@ -147,14 +155,13 @@ void SlurmRun::start()
 
     QString source;
     const SlurmOptions& o = m_req.slurm;
-    // What every array task would refuse (kbx eval --gpus needs CUDA): said now, not after the retries.
-    if (o.resubmit.isEmpty() && !m_req.gpus.isEmpty() && m_req.device == QLatin1String("cpu"))
-        return fail(tr("GPUs were chosen, but the run is not on CUDA (choose the CUDA device, or clear GPUs)"));
     if (!o.resubmit.isEmpty()) {
         m_workDir = QFileInfo(o.resubmit).absoluteFilePath();
         if (!QFileInfo::exists(QDir(m_workDir).filePath(QStringLiteral("run.json"))))
             return fail(tr("%1 holds no Slurm run to continue (no run.json)").arg(m_workDir));
     } else {
+        if (const QString why = planProblem(); !why.isEmpty())
+            return fail(why);
         if (m_req.sources.isEmpty())
             return fail(tr("no submission files or folders chosen"));
         m_workDir = o.workDir.trimmed().isEmpty()
@@ -163,94 +170,216 @@ void SlurmRun::start()
                         : QFileInfo(o.workDir.trimmed()).absoluteFilePath();
         if (QFileInfo::exists(QDir(m_workDir).filePath(QStringLiteral("run.json"))))
             return fail(tr("%1 already holds a Slurm run: continue it with Resubmit, or choose another work directory").arg(m_workDir));
-        if (m_req.sources.size() == 1 && m_req.tasks.isEmpty()) {
+        if (m_req.sources.size() == 1 && m_req.tasks.isEmpty())
             source = QFileInfo(m_req.sources.front()).absoluteFilePath();
-        } else {
-            // kbx eval takes one source: several sources, or a task selection, become one JSONL in
-            // the work directory (which the nodes share), in the seed's format with each record's
-            // own method and round.
-            if (!QFileInfo::exists(m_workDir)) {
-                if (!QDir().mkpath(m_workDir))
-                    return fail(tr("cannot create the work directory %1").arg(m_workDir));
-                m_createdWorkDir = true;
-            }
-            source = QDir(m_workDir).filePath(QStringLiteral("sources.jsonl"));
-            try {
-                const auto tasksDir = m_req.tasksDir.isEmpty() ? kbx::findTasksDir() : std::filesystem::path(m_req.tasksDir.toStdString());
-                const auto catalogue = kbx::TaskCatalogue::load(tasksDir);
-                QFile out(source);
-                if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate))
-                    return fail(tr("cannot write %1").arg(source));
-                int kept = 0, all = 0;
-                for (const auto& src : m_req.sources) {
-                    std::vector<std::string> skipped;
-                    auto subs = kbx::loadSubmissions(src.toStdString(), catalogue, m_req.skipUnknown ? &skipped : nullptr);
-                    for (const auto& s : skipped)
-                        emit logMessage(tr("Skipped %1").arg(QString::fromStdString(s)));
-                    for (const auto& s : subs) {
-                        ++all;
-                        const QString id = QString::fromStdString(s.taskId);
-                        if (!m_req.tasks.isEmpty() && !m_req.tasks.contains(id) && !m_req.tasks.contains(id.section(QLatin1Char('/'), 0, 0)))
-                            continue;
-                        QJsonObject rec{{QStringLiteral("predict"), QString::fromStdString(s.code)},
-                                        {QStringLiteral("file"), id + QStringLiteral(".py")},
-                                        {QStringLiteral("origin"), QString::fromStdString(s.origin)}};
-                        if (s.method)
-                            rec[QStringLiteral("method")] = QString::fromStdString(*s.method);
-                        if (s.round)
-                            rec[QStringLiteral("round")] = *s.round;
-                        out.write(QJsonDocument(rec).toJson(QJsonDocument::Compact));
-                        out.write("\n");
-                        ++kept;
-                    }
-                }
-                out.close();
-                m_combinedSource = source;
-                if (!m_req.tasks.isEmpty())
-                    emit logMessage(tr("Task selection %1: %2 of %3 candidate(s)").arg(m_req.tasks.join(QStringLiteral(", "))).arg(kept).arg(all));
-                if (kept == 0)
-                    return fail(m_req.tasks.isEmpty() ? tr("no submission for a known task in the chosen sources")
-                                                      : tr("no submission for the chosen tasks (%1)").arg(m_req.tasks.join(QStringLiteral(", "))));
-                emit logMessage(tr("%n candidate(s) from %1 source(s) written to %2 (one source for the job array)", nullptr, kept)
-                                    .arg(m_req.sources.size())
-                                    .arg(source));
-            } catch (const std::exception& e) {
-                return fail(QString::fromStdString(e.what()));
-            }
-        }
+        else if ((source = writeCombinedSource()).isEmpty())
+            return;  // failed, and said why
     }
 
-    launch(kbxProgram, source);
+    launch(source);
 }
 
-void SlurmRun::launch(const QString& kbxProgram, const QString& source)
+QString SlurmRun::planProblem() const
 {
-    const QStringList args = arguments(m_req, source, m_workDir);
-    m_command = QStringList{kbxProgram} + args;
+    // What every array task would refuse (e.g. kbx eval --gpus needs CUDA): said now, not after the
+    // retries. The run plan's checks that need no host (core/runplan.h); each array task resolves the
+    // rest (auto device, GPUs, jobs) on its node, as kbx eval does.
+    try {
+        kbx::checkRequest(planRequest(m_req));
+    } catch (const kbx::RunPlanError& e) {
+        if (e.code() == kbx::RunPlanError::Code::GpusNeedCuda)
+            return tr("GPUs were chosen, but the run is not on CUDA (choose the CUDA device, or clear GPUs)");
+        return planErrorText(e);
+    }
+    return {};
+}
+
+QString SlurmRun::writeCombinedSource()
+{
+    // kbx eval takes one source: several sources, or a task selection, become one JSONL in the work
+    // directory (which the nodes share), in the seed's format with each record's own method and round.
+    if (!QFileInfo::exists(m_workDir)) {
+        if (!QDir().mkpath(m_workDir)) {
+            fail(tr("cannot create the work directory %1").arg(m_workDir));
+            return {};
+        }
+        m_createdWorkDir = true;
+    }
+    const QString source = QDir(m_workDir).filePath(QStringLiteral("sources.jsonl"));
+    try {
+        const auto tasksDir = m_req.tasksDir.isEmpty() ? kbx::findTasksDir() : std::filesystem::path(m_req.tasksDir.toStdString());
+        const auto catalogue = kbx::TaskCatalogue::load(tasksDir);
+        QFile out(source);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+            fail(tr("cannot write %1").arg(source));
+            return {};
+        }
+        m_combinedSource = source;  // from now on: removed again with a work directory made here when nothing ran
+        int kept = 0, all = 0;
+        for (const auto& src : m_req.sources) {
+            std::vector<std::string> skipped;
+            auto subs = kbx::loadSubmissions(src.toStdString(), catalogue, m_req.skipUnknown ? &skipped : nullptr);
+            for (const auto& s : skipped)
+                emit logMessage(tr("Skipped %1").arg(QString::fromStdString(s)));
+            for (const auto& s : subs) {
+                ++all;
+                const QString id = QString::fromStdString(s.taskId);
+                if (!m_req.tasks.isEmpty() && !m_req.tasks.contains(id) && !m_req.tasks.contains(id.section(QLatin1Char('/'), 0, 0)))
+                    continue;
+                QJsonObject rec{{QStringLiteral("predict"), QString::fromStdString(s.code)},
+                                {QStringLiteral("file"), id + QStringLiteral(".py")},
+                                {QStringLiteral("origin"), QString::fromStdString(s.origin)}};
+                if (s.method)
+                    rec[QStringLiteral("method")] = QString::fromStdString(*s.method);
+                if (s.round)
+                    rec[QStringLiteral("round")] = *s.round;
+                out.write(QJsonDocument(rec).toJson(QJsonDocument::Compact));
+                out.write("\n");
+                ++kept;
+            }
+        }
+        out.close();
+        if (!m_req.tasks.isEmpty())
+            emit logMessage(tr("Task selection %1: %2 of %3 candidate(s)").arg(m_req.tasks.join(QStringLiteral(", "))).arg(kept).arg(all));
+        if (kept == 0) {
+            fail(m_req.tasks.isEmpty() ? tr("no submission for a known task in the chosen sources")
+                                       : tr("no submission for the chosen tasks (%1)").arg(m_req.tasks.join(QStringLiteral(", "))));
+            return {};
+        }
+        emit logMessage(tr("%n candidate(s) from %1 source(s) written to %2 (one source for the job array)", nullptr, kept)
+                            .arg(m_req.sources.size())
+                            .arg(source));
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return {};
+    }
+    return source;
+}
+
+namespace {
+
+/// kbx eval's own options for every array task, as `kbx eval --backend slurm` forwards them (in the
+/// order it registers them).
+std::vector<std::string> forwardedEvalArgs(const RunRequest& r)
+{
+    std::vector<std::string> a{"--method", r.method.isEmpty() ? std::string("default") : r.method.toStdString(),
+                               "--round", std::to_string(r.round),
+                               "--device", r.device.isEmpty() ? std::string("cpu") : r.device.toStdString(),
+                               "--jobs", std::to_string(qMax(1, r.jobs))};
+    if (r.timeoutSeconds > 0) {
+        a.push_back("--timeout");
+        a.push_back(QString::number(r.timeoutSeconds).toStdString());
+    }
+    if (!r.gpus.isEmpty()) {
+        a.push_back("--gpus");
+        a.push_back(r.gpus.join(QLatin1Char(',')).toStdString());
+    }
+    if (r.skipUnknown)
+        a.push_back("--skip-unknown");
+    return a;
+}
+
+}  // namespace
+
+void SlurmRun::launch(const QString& source)
+{
+    const QString kbxProgram = kbxForArrayTasks(m_req);
+    m_command = QStringList{kbxProgram} + arguments(m_req, source, m_workDir);
     m_result.workDir = m_workDir;
-    m_proc = new QProcess(this);
-    auto env = QProcessEnvironment::systemEnvironment();
-    // sbatch hands the submitting environment to the array tasks: these reach the nodes too.
+    const SlurmOptions& o = m_req.slurm;
+    kbx::SlurmDriverOptions d;
+    d.db = QFileInfo(m_req.database).absoluteFilePath().toStdString();
+    d.retries = o.retries;
+    d.poll = o.pollSeconds > 0 ? o.pollSeconds : 10;
+    // sbatch (and so every array task) starts in the database's folder, as kbx eval run from there would.
+    if (const QString dbDir = QFileInfo(m_req.database).absolutePath(); QFileInfo(dbDir).isDir())
+        d.submitDir = dbDir.toStdString();
+    // sbatch hands its environment to the array tasks: these reach the nodes too.
     if (!m_req.tasksDir.isEmpty())
-        env.insert(QStringLiteral("KBX_TASKS_DIR"), m_req.tasksDir);
+        d.env["KBX_TASKS_DIR"] = m_req.tasksDir.toStdString();
     if (!m_req.worker.isEmpty())
-        env.insert(QStringLiteral("KBX_WORKER"), m_req.worker);
-    m_proc->setProcessEnvironment(env);
-    m_proc->setProgram(kbxProgram);
-    m_proc->setArguments(args);
-    m_proc->setWorkingDirectory(QFileInfo(m_req.database).absolutePath());  // exists: the panel made the database
-    connect(m_proc, &QProcess::readyReadStandardOutput, this, &SlurmRun::onStdout);
-    connect(m_proc, &QProcess::readyReadStandardError, this, &SlurmRun::onStderr);
-    connect(m_proc, &QProcess::finished, this, &SlurmRun::onFinished);
-    connect(m_proc, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart)
-            fail(tr("cannot start %1: %2").arg(m_command.value(0), m_proc->errorString()));
-    });
+        d.env["KBX_WORKER"] = m_req.worker.toStdString();
+    if (!o.resubmit.isEmpty()) {
+        d.resubmit = m_workDir.toStdString();
+    } else {
+        d.source = source.toStdString();
+        d.skipUnknown = m_req.skipUnknown;
+        d.kbx = kbxProgram.toStdString();
+        d.evalArgs = forwardedEvalArgs(m_req);
+        if (!m_req.tasksDir.isEmpty())
+            d.tasksDir = m_req.tasksDir.toStdString();
+        d.partition = o.partition.trimmed().toStdString();
+        d.gpusPerTask = o.gpusPerTask;
+        d.cpusPerTask = o.cpusPerTask;
+        d.maxJobs = o.maxJobs;
+        d.shards = o.shards;
+        d.workDir = m_workDir.toStdString();
+        d.timeLimit = o.timeLimit.trimmed().toStdString();
+    }
     QStringList shown;
     for (const auto& a : m_command)
         shown << (a.contains(QLatin1Char(' ')) || a.isEmpty() ? QStringLiteral("'%1'").arg(a) : a);
-    emit logMessage(tr("Slurm backend: %1").arg(shown.join(QLatin1Char(' '))));
-    m_proc->start();
+    emit logMessage(tr("Slurm backend (driven by the workbench; on the command line: %1)").arg(shown.join(QLatin1Char(' '))));
+    if (o.resubmit.isEmpty() && !QFileInfo(kbxProgram).isExecutable())
+        emit logMessage(tr("%1 is not an executable on this machine: the array tasks must find it on their nodes").arg(kbxProgram));
+    {
+        std::lock_guard lock(m_mutex);
+        m_driverDone = false;
+    }
+    m_thread = std::thread([this, d = std::move(d)]() mutable { driverThread(std::move(d)); });
+}
+
+void SlurmRun::driverThread(kbx::SlurmDriverOptions options)
+{
+    DriverNote last;
+    last.end = true;
+    try {
+        const auto rc = kbx::runSlurmDriver(options, [this](const kbx::SlurmEvent& e) { post({e.text, e.json, false, 0, {}}); }, &m_cancel);
+        last.exitCode = static_cast<int>(rc);
+    } catch (const std::exception& e) {
+        last.exitCode = -1;
+        last.exception = e.what();
+    } catch (...) {
+        last.exitCode = -1;
+        last.exception = "unknown exception";
+    }
+    post(std::move(last));
+    std::lock_guard lock(m_mutex);
+    m_driverDone = true;
+    m_doneCv.notify_all();
+}
+
+void SlurmRun::post(DriverNote note)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_notes.push_back(std::move(note));
+    }
+    QMetaObject::invokeMethod(this, &SlurmRun::drain, Qt::QueuedConnection);
+}
+
+void SlurmRun::drain()
+{
+    for (;;) {
+        DriverNote n;
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_notes.empty())
+                return;
+            n = std::move(m_notes.front());
+            m_notes.pop_front();
+        }
+        if (n.end) {
+            onDriverEnded(n.exitCode, QString::fromStdString(n.exception));
+            continue;
+        }
+        if (!n.text.empty())
+            onText(n.text);
+        if (n.json.is_object()) {
+            const auto text = n.json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            onEvent(QJsonDocument::fromJson(QByteArray::fromStdString(text)).object());
+        }
+    }
 }
 
 void SlurmRun::cancel()
@@ -258,53 +387,32 @@ void SlurmRun::cancel()
     if (m_finished)
         return;
     m_cancelRequested = true;
-    if (!m_proc)
-        return;  // start() has not launched kbx yet: it ends the run as cancelled
-    if (m_proc->state() == QProcess::Starting)
-        m_proc->waitForStarted(5000);
-    if (m_proc->state() == QProcess::Running && m_proc->processId() > 0) {
-        emit logMessage(tr("Cancelling: kbx scancels the array tasks still pending or running…"));
-        ::kill(static_cast<pid_t>(m_proc->processId()), SIGINT);
-    }
+    if (!m_thread.joinable())
+        return;  // start() has not started the driver yet: it ends the run as cancelled
+    if (!m_cancel.exchange(true))
+        emit logMessage(tr("Cancelling: the array tasks still pending or running are scancelled…"));
 }
 
 void SlurmRun::waitForFinished(int ms)
 {
-    if (!m_proc || m_proc->state() == QProcess::NotRunning)
+    if (!m_thread.joinable())
         return;
-    if (!m_proc->waitForFinished(ms)) {
-        emit logMessage(tr("kbx did not end in %1 s: killed (array tasks may be left: check squeue)").arg(ms / 1000));
-        m_proc->kill();
-        m_proc->waitForFinished(5000);
-    }
-}
-
-void SlurmRun::onStdout()
-{
-    m_stdoutBuf += m_proc->readAllStandardOutput();
-    int nl;
-    while ((nl = m_stdoutBuf.indexOf('\n')) >= 0) {
-        const QByteArray line = m_stdoutBuf.left(nl).trimmed();
-        m_stdoutBuf.remove(0, nl + 1);
-        if (line.isEmpty())
-            continue;
-        QJsonParseError err;
-        const auto doc = QJsonDocument::fromJson(line, &err);
-        if (err.error != QJsonParseError::NoError || !doc.isObject()) {
-            emit logMessage(QString::fromUtf8(line));
-            continue;
+    {
+        std::unique_lock lock(m_mutex);
+        if (!m_doneCv.wait_for(lock, std::chrono::milliseconds(qMax(0, ms)), [this] { return m_driverDone; })) {
+            lock.unlock();
+            emit logMessage(tr("The Slurm driver did not end in %1 s: cancelling the run (its array tasks are scancelled)").arg(ms / 1000));
+            m_cancel.store(true);
         }
-        onEvent(doc.object());
     }
+    m_thread.join();
+    drain();
 }
 
-void SlurmRun::onStderr()
+void SlurmRun::onText(const std::string& text)
 {
-    m_stderrBuf += m_proc->readAllStandardError();
-    int nl;
-    while ((nl = m_stderrBuf.indexOf('\n')) >= 0) {
-        const QString line = QString::fromUtf8(m_stderrBuf.left(nl)).trimmed();
-        m_stderrBuf.remove(0, nl + 1);
+    for (const auto& part : QString::fromStdString(text).split(QLatin1Char('\n'))) {
+        const QString line = part.trimmed();
         if (line.isEmpty())
             continue;
         if (line.startsWith(QLatin1String("kbx: ")))
@@ -538,13 +646,9 @@ void SlurmRun::onEnd(const QJsonObject& e)
         emit logMessage(tr("Some candidates could not be judged (a shard's kbx eval exited with 1: see its log in %1/logs)").arg(m_workDir));
 }
 
-void SlurmRun::onFinished(int exitCode, QProcess::ExitStatus status)
+void SlurmRun::onDriverEnded(int exitCode, const QString& exception)
 {
-    onStdout();
-    if (!m_stderrBuf.isEmpty())
-        m_stderrBuf += '\n';
-    onStderr();
-    const bool crashed = status != QProcess::NormalExit;
+    const bool crashed = !exception.isEmpty();
     if (!m_gotEnd)
         m_result.exitCode = crashed ? -1 : exitCode;
     if (exitCode == 130 && !crashed)
@@ -555,16 +659,16 @@ void SlurmRun::onFinished(int exitCode, QProcess::ExitStatus status)
         m_result.seconds = m_clock.elapsed() / 1000.0;
     if (m_result.error.isEmpty() && !m_result.cancelled) {
         if (crashed) {
-            m_result.error = tr("kbx ended abnormally (%1)").arg(m_proc->errorString());
+            m_result.error = tr("the Slurm driver stopped: %1 (array tasks may be left: check squeue)").arg(exception);
         } else if (exitCode != 0 && exitCode != 1) {
             QString why = m_errorEvent;
             if (why.isEmpty() && !m_kbxErrors.isEmpty())
                 why = m_kbxErrors.last();
             if (exitCode == 4 && !m_sbatchErrors.isEmpty() && !why.contains(m_sbatchErrors.last()))
                 why += QStringLiteral(" (%1)").arg(m_sbatchErrors.last());
-            m_result.error = why.isEmpty() ? tr("kbx eval --backend slurm exited with %1").arg(exitCode) : why;
+            m_result.error = why.isEmpty() ? tr("the Slurm driver ended with %1").arg(exitCode) : why;
         } else if (!m_gotEnd) {
-            m_result.error = tr("kbx eval --backend slurm ended without saying how (exit %1)").arg(exitCode);
+            m_result.error = tr("the Slurm driver ended without saying how (exit %1)").arg(exitCode);
         }
     }
     if (m_result.cancelled) {

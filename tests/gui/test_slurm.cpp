@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The run panel's Slurm backend against fake Slurm client tools (tests/gui/fake-slurm: sbatch,
 // squeue, sacct and scancel as bash scripts driven by files; no scheduler, no worker). The GUI runs
-// the real `kbx eval --backend slurm --json` (KBX_CLI, or kbx beside this test); the test plays the
-// array tasks: it sets each task's Slurm state and writes the shard databases and exit files a real
-// array task would leave in the work directory.
+// core's Slurm driver itself (the one of `kbx eval --backend slurm`), starting no kbx; the test plays
+// the array tasks: it sets each task's Slurm state and writes the shard databases and exit files a
+// real array task would leave in the work directory.
 #include "database.h"
 #include "evaluationtablemodel.h"
 #include "guitestutil.h"
@@ -39,6 +39,9 @@
 #include <QTemporaryDir>
 
 #include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
 
 using namespace kbx::gui;
 using namespace kbx::gui::test;
@@ -97,6 +100,12 @@ public:
     }
     QStringList callsOf(const QString& tool) const { return calls().filter(QRegularExpression(QStringLiteral("^%1 ").arg(tool))); }
     QString script(int job) const { return readFile(QDir(stateDir()).filePath(QStringLiteral("script-%1.sh").arg(job))); }
+    /// The KBX_* variables sbatch had for job `job` ("NAME=value" lines, sorted), and its working directory.
+    QStringList env(int job) const
+    {
+        return readFile(QDir(stateDir()).filePath(QStringLiteral("env-%1").arg(job))).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+    QString cwd(int job) const { return readFile(QDir(stateDir()).filePath(QStringLiteral("cwd-%1").arg(job))).trimmed(); }
 
 private:
     QTemporaryDir m_dir;
@@ -121,6 +130,32 @@ const QList<Cand>& candidates()
 }
 
 QString fixture(const QString& rel) { return readFile(QStringLiteral(KBX_SOURCE_DIR "/tests/fixtures/") + rel); }
+
+/// Sets an environment variable for the scope; restores it (or its absence) when done.
+class ScopedEnv {
+public:
+    /// Sets `name` to `value`; or, with no value, unsets it.
+    ScopedEnv(const char* name, const std::optional<QByteArray>& value)
+        : m_name(name), m_had(qEnvironmentVariableIsSet(name)), m_old(qgetenv(name))
+    {
+        if (value)
+            qputenv(name, *value);
+        else
+            qunsetenv(name);
+    }
+    ~ScopedEnv()
+    {
+        if (m_had)
+            qputenv(m_name, m_old);
+        else
+            qunsetenv(m_name);
+    }
+
+private:
+    const char* m_name;
+    bool m_had;
+    QByteArray m_old;
+};
 
 /// A seed JSONL of candidates() in `dir`.
 QString writeSubmissions(const QString& dir, const QString& name = QStringLiteral("subs.jsonl"))
@@ -547,6 +582,202 @@ TEST(GuiSlurm, ABadSourceIsRefusedBeforeAnythingIsSubmitted)
     EXPECT_TRUE(g.error.contains(QStringLiteral("not on CUDA"))) << g.error.toStdString();
     EXPECT_TRUE(fake.callsOf(QStringLiteral("sbatch")).isEmpty());
     EXPECT_FALSE(QFileInfo::exists(dir.filePath(QStringLiteral("work"))));
+}
+
+TEST(GuiSlurm, TheWorkbenchDrivesTheRunItselfAndStartsNoKbx)
+{
+    // Issue 25: the workbench drives the run with core's Slurm driver in its own process. kbx is
+    // what the array tasks run on the nodes (written into the job-array script), never started
+    // here: $KBX_CLI is a program that records every start of it.
+    FakeSlurm fake;
+    QTemporaryDir dir;
+    const QString ranLog = dir.filePath(QStringLiteral("kbx-started.log"));
+    const QString recorder = dir.filePath(QStringLiteral("kbx-recorder"));
+    {
+        QFile f(recorder);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral("#!/bin/sh\necho \"$*\" >> '%1'\nexit 3\n").arg(ranLog).toUtf8());
+        f.close();
+        ASSERT_TRUE(f.setPermissions(f.permissions() | QFile::ExeOwner));
+    }
+    ScopedEnv cli("KBX_CLI", recorder.toUtf8());
+    const QString work = dir.filePath(QStringLiteral("work"));
+    const QString db = dir.filePath(QStringLiteral("db.sqlite"));
+    RunPanel rp;
+    setUpSlurm(&rp, db, writeSubmissions(dir.path()), work);
+    QSignalSpy fin(&rp, &RunPanel::runFinished);
+    ASSERT_TRUE(rp.start());
+    ASSERT_TRUE(waitUntil([&] { return cell(&rp, 2, 1) == QStringLiteral("1001_2") || fin.count() > 0; }))
+        << rp.logView()->toPlainText().toStdString();
+    ASSERT_EQ(fin.count(), 0) << rp.logView()->toPlainText().toStdString();
+    // The cluster saw the array submitted, with $KBX_CLI as the program of every array task.
+    EXPECT_EQ(fake.callsOf(QStringLiteral("sbatch")).size(), 1);
+    const QString script = fake.script(1001);
+    EXPECT_TRUE(script.contains(recorder + QStringLiteral(" eval "))) << script.toStdString();
+    EXPECT_EQ(rp.controller()->slurmCommand().value(0), recorder);
+    for (int s = 0; s < 3; ++s) {
+        writeShard(work, s, 3);
+        fake.setState(s, QStringLiteral("COMPLETED"));
+    }
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }, 60000)) << rp.logView()->toPlainText().toStdString();
+    const auto r = fin.at(0).at(0).value<RunResult>();
+    EXPECT_TRUE(r.error.isEmpty()) << r.error.toStdString();
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_EQ(r.mergedShards, 3);
+    EXPECT_EQ(r.total, 3);
+    EXPECT_FALSE(QFileInfo::exists(ranLog)) << "kbx was started on the submitting machine: " << readFile(ranLog).toStdString();
+
+    // A kbx that exists only on the nodes: the run is submitted all the same (the log says where
+    // the array tasks must find it); cancelled, its array tasks are scancelled.
+    const QString nodesOnly = QStringLiteral("/nonexistent-on-this-machine/bin/kbx");
+    ScopedEnv cli2("KBX_CLI", nodesOnly.toUtf8());
+    const QString work2 = dir.filePath(QStringLiteral("work2"));
+    rp.workDirEdit()->setText(work2);
+    for (int s = 0; s < 3; ++s)
+        fake.setState(s, QStringLiteral("RUNNING"));
+    ASSERT_TRUE(rp.start());
+    ASSERT_TRUE(waitUntil([&] { return cell(&rp, 2, 2) == QStringLiteral("RUNNING") || fin.count() > 1; }))
+        << rp.logView()->toPlainText().toStdString();
+    ASSERT_EQ(fin.count(), 1) << rp.logView()->toPlainText().toStdString();
+    EXPECT_TRUE(fake.script(1002).contains(nodesOnly + QStringLiteral(" eval "))) << fake.script(1002).toStdString();
+    EXPECT_TRUE(rp.logView()->toPlainText().contains(QStringLiteral("must find it on their nodes"))) << rp.logView()->toPlainText().toStdString();
+    rp.cancel();
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 2; }, 60000)) << rp.logView()->toPlainText().toStdString();
+    const auto c = fin.at(1).at(0).value<RunResult>();
+    EXPECT_TRUE(c.cancelled);
+    EXPECT_EQ(c.exitCode, 130);
+    QStringList scancels = fake.callsOf(QStringLiteral("scancel"));
+    scancels.sort();
+    EXPECT_EQ(scancels, (QStringList{QStringLiteral("scancel 1002_0"), QStringLiteral("scancel 1002_1"), QStringLiteral("scancel 1002_2")}));
+    EXPECT_FALSE(QFileInfo::exists(ranLog));
+}
+
+TEST(GuiSlurm, ARefusedOrEarlyCancelledRunWithSeveralSourcesLeavesNoWorkDirectory)
+{
+    // Several sources: the panel writes WORK/sources.jsonl into a work directory it made itself,
+    // and the driver adds its script, run.json and the secret seed; all of it goes when nothing ran.
+    FakeSlurm fake;
+    QTemporaryDir dir;
+    const QString work = dir.filePath(QStringLiteral("work"));
+    RunPanel rp;
+    setUpSlurm(&rp, dir.filePath(QStringLiteral("db.sqlite")), writeSubmissions(dir.path()), work);
+    rp.addSources({QStringLiteral(KBX_SOURCE_DIR "/tests/fixtures/good/Activation/leaky_relu.py")});
+    fake.refuseSbatch(QStringLiteral("sbatch: error: Batch job submission failed: Invalid account"));
+    QSignalSpy fin(&rp, &RunPanel::runFinished);
+    ASSERT_TRUE(rp.start());
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }, 60000));
+    const auto r = fin.at(0).at(0).value<RunResult>();
+    EXPECT_EQ(r.exitCode, 4);
+    EXPECT_TRUE(r.error.contains(QStringLiteral("Invalid account"))) << r.error.toStdString();
+    EXPECT_EQ(fake.callsOf(QStringLiteral("sbatch")).size(), 1);
+    EXPECT_FALSE(QFileInfo::exists(work)) << "left behind: " << QDir(work).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).join(QLatin1Char(' ')).toStdString();
+
+    // Cancelled at once (before the driver started): nothing submitted, nothing left.
+    QFile::remove(QDir(fake.stateDir()).filePath(QStringLiteral("sbatch.fail")));
+    ASSERT_TRUE(rp.start());
+    rp.cancel();
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 2; }, 60000));
+    const auto c = fin.at(1).at(0).value<RunResult>();
+    EXPECT_TRUE(c.cancelled);
+    EXPECT_EQ(fake.callsOf(QStringLiteral("sbatch")).size(), 1);
+    EXPECT_FALSE(QFileInfo::exists(work));
+
+    // A bad source after a good one: refused while sources.jsonl is half written; that goes too.
+    const QString bad = dir.filePath(QStringLiteral("bad.jsonl"));
+    {
+        QFile f(bad);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("{\"predict\": \"x\", \"file\": \"NoSuch/task.py\"}\n");
+    }
+    rp.addSources({bad});
+    ASSERT_TRUE(rp.start());
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 3; }, 60000));
+    const auto b = fin.at(2).at(0).value<RunResult>();
+    EXPECT_TRUE(b.error.contains(QStringLiteral("unknown task 'NoSuch/task"))) << b.error.toStdString();
+    EXPECT_EQ(fake.callsOf(QStringLiteral("sbatch")).size(), 1);
+    EXPECT_FALSE(QFileInfo::exists(work)) << "left behind: " << QDir(work).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).join(QLatin1Char(' ')).toStdString();
+}
+
+TEST(GuiSlurm, NoArrayTaskIsLeftBehindByAWaitThatRunsOutOrAClosedPanel)
+{
+    FakeSlurm fake;
+    QTemporaryDir dir;
+    fake.setState(0, QStringLiteral("RUNNING"));
+    // A wait that runs out cancels the run and waits for its scancel (it never just walks away).
+    {
+        RunController rc;
+        RunRequest req;
+        req.backend = QStringLiteral("slurm");
+        req.sources = {writeSubmissions(dir.path())};
+        req.database = dir.filePath(QStringLiteral("db.sqlite"));
+        req.slurm.shards = 2;
+        req.slurm.pollSeconds = 0.2;
+        req.slurm.workDir = dir.filePath(QStringLiteral("work"));
+        QSignalSpy fin(&rc, &RunController::finished);
+        QStringList running;
+        QObject::connect(&rc, &RunController::shardChanged, [&](const ShardStatus& s) {
+            if (s.state == QLatin1String("RUNNING"))
+                running << s.jobId;
+        });
+        ASSERT_TRUE(rc.start(req));
+        ASSERT_TRUE(waitUntil([&] { return !running.isEmpty() || fin.count() > 0; }));
+        ASSERT_EQ(fin.count(), 0);
+        rc.wait(300);
+        ASSERT_EQ(fin.count(), 1);  // emitted on the way, as a finished run's
+        const auto r = fin.at(0).at(0).value<RunResult>();
+        EXPECT_TRUE(r.cancelled);
+        EXPECT_EQ(r.exitCode, 130);
+        QStringList scancels = fake.callsOf(QStringLiteral("scancel"));
+        scancels.sort();
+        EXPECT_EQ(scancels, (QStringList{QStringLiteral("scancel 1001_0"), QStringLiteral("scancel 1001_1")}));
+    }
+    // A panel closed mid-run: its controller cancels the run and waits for the scancel.
+    {
+        auto rp = std::make_unique<RunPanel>();
+        setUpSlurm(rp.get(), dir.filePath(QStringLiteral("db.sqlite")), writeSubmissions(dir.path()), dir.filePath(QStringLiteral("work2")), 2);
+        ASSERT_TRUE(rp->start());
+        ASSERT_TRUE(waitUntil([&] { return cell(rp.get(), 0, 2) == QStringLiteral("RUNNING"); })) << rp->logView()->toPlainText().toStdString();
+        rp.reset();
+        QStringList scancels = fake.callsOf(QStringLiteral("scancel")).filter(QStringLiteral("1002_"));
+        scancels.sort();
+        EXPECT_EQ(scancels, (QStringList{QStringLiteral("scancel 1002_0"), QStringLiteral("scancel 1002_1")}));
+    }
+}
+
+TEST(GuiSlurm, TheArrayTasksGetTheRequestsTasksDirAndWorkerAndStartInTheDatabasesFolder)
+{
+    // What the kbx process of the workbench's Slurm runs used to hand sbatch (its environment and
+    // working directory, which sbatch passes on to every array task) is handed to it still.
+    FakeSlurm fake;
+    ScopedEnv noTasks("KBX_TASKS_DIR", std::nullopt);
+    ScopedEnv noWorker("KBX_WORKER", std::nullopt);
+    QTemporaryDir dir;
+    const QString dbDir = dir.filePath(QStringLiteral("results"));
+    ASSERT_TRUE(QDir().mkpath(dbDir));
+    const QString tasks = QString::fromStdString(kbx::findTasksDir().string());
+    const QString worker = QStringLiteral("/opt/on-the-nodes/bin/kbx-worker");
+    RunController rc;
+    RunRequest req;
+    req.backend = QStringLiteral("slurm");
+    req.sources = {writeSubmissions(dir.path())};
+    req.database = QDir(dbDir).filePath(QStringLiteral("db.sqlite"));
+    req.tasksDir = tasks;
+    req.worker = worker;
+    req.slurm.shards = 1;
+    req.slurm.pollSeconds = 0.2;
+    req.slurm.workDir = dir.filePath(QStringLiteral("work"));
+    QSignalSpy fin(&rc, &RunController::finished);
+    ASSERT_TRUE(rc.start(req));
+    ASSERT_TRUE(waitUntil([&] { return !fake.callsOf(QStringLiteral("sbatch")).isEmpty() || fin.count() > 0; }));
+    ASSERT_EQ(fin.count(), 0);
+    ASSERT_TRUE(waitUntil([&] { return !fake.cwd(1001).isEmpty(); }));
+    const QStringList env = fake.env(1001);
+    EXPECT_TRUE(env.contains(QStringLiteral("KBX_TASKS_DIR=") + tasks)) << env.join(QLatin1Char(' ')).toStdString();
+    EXPECT_TRUE(env.contains(QStringLiteral("KBX_WORKER=") + worker)) << env.join(QLatin1Char(' ')).toStdString();
+    EXPECT_EQ(fake.cwd(1001), dbDir);
+    rc.cancel();
+    ASSERT_TRUE(waitUntil([&] { return fin.count() == 1; }, 60000));
+    EXPECT_EQ(fake.callsOf(QStringLiteral("scancel")), QStringList{QStringLiteral("scancel 1001_0")});
 }
 
 // Against a real Slurm (opt-in: it submits jobs). Run it on a test cluster, e.g. the one-node

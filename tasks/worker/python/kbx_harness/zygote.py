@@ -101,7 +101,8 @@ def _child(job: dict, fds: list[int], keep_alive: list[socket.socket], parent: i
 def inherited_state() -> str:
     """What every child inherits that a fresh process would have made itself: threads (absent in a
     forked child, their locks kept as they were) and loaded GPU driver / CUPTI libraries (fork-unsafe
-    once initialised). Also run by scripts/gpu-run.sh (KBX_BENCH_DIAG) on a GPU machine's torch."""
+    once initialised). Printed in the ready line because that is what decides whether forking from
+    this process is safe: perf workers start cold while the CUDA build's warm worker holds threads."""
     try:
         threads = len(os.listdir("/proc/self/task"))
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
