@@ -6,7 +6,7 @@
 // category x method correctness with the all-method failure fraction, the binomial GLM deviance
 // analysis, rescued vs persistently correct kernels over rounds, cross-hardware spread of the same
 // kernel and of the seed's golden eager timings, slow fraction per GPU, failure taxonomy; and the
-// tables built from them in four formats (terminal, CSV, JSON, LaTeX booktabs), each with its
+// tables built from them (report_render.h renders them: terminal, CSV, JSON, LaTeX booktabs), each with its
 // provenance. Plain C++20, no Qt.
 //
 // Counting rule: after the filters, the latest evaluation of every submission on each GPU counts
@@ -17,6 +17,8 @@
 
 #include "analysis.h"
 #include "glm.h"
+#include "report_render.h"
+#include "stats.h"
 
 #include <nlohmann/json.hpp>
 
@@ -37,41 +39,8 @@ using analysis::Interval;
 using analysis::Rate;
 using analysis::Row;
 
-// ---- elementary statistics -------------------------------------------------------------------
-
-/// Percentile bootstrap CI of the geometric mean of positive values (resampling the values;
-/// deterministic for a seed). Fewer than two values: the estimate itself as both bounds.
-Interval bootstrapGeomeanCI(const std::vector<double>& values, std::uint64_t seed = 20261130, int resamples = 2000,
-                            double level = 0.95);
-
-/// The p values of the fast_p columns.
-const std::vector<double>& fastPThresholds();  // {0, 0.5, 1, 1.5, 2}
-
-/// Speedups of timed correct kernels. Everything but n is absent when n = 0.
-struct SpeedupStats {
-    int n = 0;                       ///< timed correct kernels
-    std::optional<double> geomean;
-    std::optional<Interval> geomeanCI;  ///< 95 % percentile bootstrap over kernels
-    std::optional<double> mean;         ///< arithmetic mean of the kernels' speedups
-    std::optional<double> sumRatio;     ///< the seed's aggregate: sum of eager ms / sum of candidate ms
-    std::optional<double> median;
-    int slower = 0;                     ///< kernels with speedup < 1 (slower than eager)
-    std::optional<double> slowerFraction;
-};
-/// speedups[i] with its kernel's summed eager and candidate ms (for the sum ratio; 0, 0 leaves the
-/// kernel out of the sum ratio only).
-SpeedupStats speedupStats(const std::vector<double>& speedups, const std::vector<double>& baselineMs = {},
-                          const std::vector<double>& candidateMs = {});
+/// speedupStats over the timed correct rows (their speedups and summed eager and kernel ms).
 SpeedupStats speedupStats(const std::vector<const Row*>& rows);
-
-/// Percentile bootstrap CIs of many groups at once (bootstrapGeomeanCI with its defaults), spread over
-/// the machine's cores: the same intervals as one call per group, each group with its own generator.
-/// Jobs whose output pointer is null are skipped.
-struct BootstrapJob {
-    std::vector<double> values;
-    std::optional<Interval>* out = nullptr;
-};
-void bootstrapGeomeanCIs(std::vector<BootstrapJob>& jobs);
 
 // ---- Table 1: per GPU, method and round --------------------------------------------------------
 
@@ -239,31 +208,6 @@ Bundle computeBundle(const Store& store, const Filters& filters, const analysis:
 
 // ---- reports -----------------------------------------------------------------------------------------
 
-/// How a column's values are shown (the JSON and CSV keep the raw value).
-enum class Kind { Text, Int, Percent, Ratio, Real, PValue, Interval, PercentInterval };
-
-struct Column {
-    std::string key;     ///< CSV/JSON name (Interval columns: key_lo and key_hi in CSV)
-    std::string header;  ///< terminal/LaTeX header
-    Kind kind = Kind::Text;
-};
-
-/// One table: rows of raw JSON values (null: not available, shown "n/a"; intervals as [lo, hi]).
-struct Table {
-    std::string name;
-    std::string title;
-    std::vector<Column> columns;
-    std::vector<std::vector<nlohmann::json>> rows;
-    std::vector<std::string> notes;  ///< printed under the table (and kept in JSON/CSV/LaTeX)
-};
-
-struct Report {
-    std::string name;
-    nlohmann::json provenance = nlohmann::json::object();
-    std::vector<Table> tables;
-    std::vector<std::string> notes;  ///< for the whole report (e.g. "code quality n/a: radon missing")
-};
-
 /// The table names of `kbx report --table`.
 const std::vector<std::string>& tableNames();
 bool isTableName(const std::string& name);
@@ -280,9 +224,6 @@ Report buildReport(Store& store, const std::string& name, const Filters& filters
 /// harness protocol, torch, Triton, source of imports), GPUs, methods, protocols, time.
 nlohmann::json provenance(const Store& store, const std::string& name, const Filters& filters, const std::vector<Row>& rows);
 nlohmann::json provenance(const Store& store, const std::string& name, const Filters& filters, const analysis::Facts& facts);
-
-enum class Format { Text, Csv, Json, Latex };
-std::string render(const Report& report, Format format);
 
 }  // namespace stats
 }  // namespace kbx
