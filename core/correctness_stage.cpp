@@ -114,13 +114,12 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     // was the stage's tail, e.g. 26 s after a 12 s contract tier on the H200). What is stored does
     // not depend on when it ran: its result is used only when the contract tier's outputs were
     // right (after the autotune sweep too), exactly as when it ran afterwards.
-    //   - on a GPU, and on the CPU at the run's tail (the queue is empty: worker threads are about
-    //     to idle; a run of one candidate), it starts with the contract tier, speculatively: a
-    //     kernel whose extended tier takes long is then not the run's tail (fused_conv2d_add on the
-    //     H200: 12 s contract tier, then 27 s extended tier, the last 15 s of a 62 s stage). The
-    //     price is an extended run thrown away for a candidate whose contract outputs are wrong.
-    //     On the CPU (Triton's interpreter, every job a busy core) that price is not paid in bulk;
+    //   - at the run's tail (the queue is empty: worker threads are about to idle; a run of one
+    //     candidate) it starts with the contract tier, speculatively;
     //   - otherwise it starts once the contract tier was right, beside the autotune sweep.
+    // Not speculatively in bulk: a wrong kernel's extended run is thrown away but still waited for
+    // (there is no per-process cancel yet), so a wrong kernel with a long extended tier would take
+    // as long as a right one.
     const auto ext = ref.tiers.find("extended");
     ExtendedRun extRun;
     std::thread extThread;
@@ -136,7 +135,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
                 t.join();
         }
     } joiner{extThread};
-    if (ext != ref.tiers.end() && (m_opt.device != "cpu" || slot.queueDrained.load()))
+    if (ext != ref.tiers.end() && slot.queueDrained.load())
         startExtended();
     if (!m_judge.judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out, slot.device))
         return finish(out, sub, methodId, false, t0);
