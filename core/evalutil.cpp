@@ -75,4 +75,14 @@ std::string hostName()
     return buf;
 }
 
+std::vector<double> positiveNumbers(const nlohmann::json& a)
+{
+    std::vector<double> v;
+    if (a.is_array())
+        for (const auto& x : a)
+            if (x.is_number() && x.get<double>() > 0)
+                v.push_back(x.get<double>());
+    return v;
+}
+
 }  // namespace kbx::evalutil

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace kbx::evalutil {
 
@@ -30,5 +31,7 @@ std::string entryPoint(const EvaluationRecord& rec, const TaskInfo& task);
 std::filesystem::path candidateDir(const std::filesystem::path& scratch, int index, const std::string& codeHash);
 /// This host's name.
 std::string hostName();
+/// The positive numbers of a JSON array of timings (anything else, and a non-array, gives none).
+std::vector<double> positiveNumbers(const nlohmann::json& a);
 
 }  // namespace kbx::evalutil

@@ -90,15 +90,6 @@ void PerfStage::loadAutotuneReplay()
 }
 
 namespace {
-std::vector<double> positives(const nlohmann::json& a)
-{
-    std::vector<double> v;
-    if (a.is_array())
-        for (const auto& x : a)
-            if (x.is_number() && x.get<double>() > 0)
-                v.push_back(x.get<double>());
-    return v;
-}
 
 /// One process's geomean speedup from its shapes' medians (for the decision on extra processes;
 /// the reported figures are computed from all samples).
@@ -110,8 +101,8 @@ std::optional<double> procGeomean(const PerfProcess& pr)
         const auto sm = f.value("samples_ms", nlohmann::json::object());
         if (!sm.is_object() || f.contains("error"))
             continue;
-        const auto c = positives(sm.value("candidate", nlohmann::json::array()));
-        const auto r = positives(sm.value("reference", nlohmann::json::array()));
+        const auto c = evalutil::positiveNumbers(sm.value("candidate", nlohmann::json::array()));
+        const auto r = evalutil::positiveNumbers(sm.value("reference", nlohmann::json::array()));
         if (c.empty() || r.empty())
             continue;
         const double cm = perf::quantile(c, 0.5), rm = perf::quantile(r, 0.5);

@@ -21,15 +21,6 @@ nlohmann::json summaryJson(const perf::Summary& s)
     return {{"n", s.n}, {"median", s.median}, {"q1", s.q1}, {"q3", s.q3}, {"iqr", s.iqr}, {"min", s.min},
             {"max", s.max}, {"cv", s.cv}};
 }
-std::vector<double> doubles(const nlohmann::json& a)
-{
-    std::vector<double> v;
-    if (a.is_array())
-        for (const auto& x : a)
-            if (x.is_number() && x.get<double>() > 0)
-                v.push_back(x.get<double>());
-    return v;
-}
 std::vector<double> concat(std::vector<double> a, const std::vector<double>& b)
 {
     a.insert(a.end(), b.begin(), b.end());
@@ -141,8 +132,8 @@ bool ShapeSummarizer::gather(Shape& s)
     bool empty = false;
     for (std::size_t p = 0; p < m_P; ++p) {
         const auto& sm = (*s.fp[p]).value("samples_ms", nlohmann::json::object());
-        s.cp.push_back(doubles(sm.is_object() ? sm.value("candidate", nlohmann::json::array()) : nlohmann::json::array()));
-        s.rp.push_back(doubles(sm.is_object() ? sm.value("reference", nlohmann::json::array()) : nlohmann::json::array()));
+        s.cp.push_back(evalutil::positiveNumbers(sm.is_object() ? sm.value("candidate", nlohmann::json::array()) : nlohmann::json::array()));
+        s.rp.push_back(evalutil::positiveNumbers(sm.is_object() ? sm.value("reference", nlohmann::json::array()) : nlohmann::json::array()));
         empty = empty || s.cp.back().empty() || s.rp.back().empty();
     }
     if (empty) {
@@ -312,7 +303,7 @@ void ShapeSummarizer::baselines(Shape& s)
             std::vector<double> x;
             for (std::size_t p = 0; p < m_P; ++p)
                 if (const auto& sm = (*s.fp[p]).value("samples_ms", nlohmann::json::object()); sm.is_object() && sm.contains(name))
-                    x = concat(std::move(x), doubles(sm[name]));
+                    x = concat(std::move(x), evalutil::positiveNumbers(sm[name]));
             if (x.empty())
                 continue;
             auto xsum = perf::summarize(x);

@@ -76,25 +76,9 @@ const std::vector<double>& fastPThresholds()
 
 SpeedupStats speedupStats(const std::vector<double>& speedups, const std::vector<double>& baselineMs, const std::vector<double>& candidateMs)
 {
-    SpeedupStats s;
-    s.n = int(speedups.size());
-    if (speedups.empty())
-        return s;
-    s.geomean = geomeanOf(speedups);
-    s.geomeanCI = bootstrapGeomeanCI(speedups);
-    s.mean = std::accumulate(speedups.begin(), speedups.end(), 0.0) / double(speedups.size());
-    s.median = medianOf(speedups);
-    for (double x : speedups)
-        s.slower += x < 1.0;
-    s.slowerFraction = double(s.slower) / double(s.n);
-    double base = 0, cand = 0;
-    for (std::size_t i = 0; i < baselineMs.size() && i < candidateMs.size(); ++i)
-        if (baselineMs[i] > 0 && candidateMs[i] > 0) {
-            base += baselineMs[i];
-            cand += candidateMs[i];
-        }
-    if (cand > 0)
-        s.sumRatio = base / cand;
+    SpeedupStats s = speedupStatsWithoutCI(speedups, baselineMs, candidateMs);
+    if (!speedups.empty())
+        s.geomeanCI = bootstrapGeomeanCI(speedups);
     return s;
 }
 
