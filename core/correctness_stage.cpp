@@ -114,12 +114,12 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     // was the stage's tail, e.g. 26 s after a 12 s contract tier on the H200). What is stored does
     // not depend on when it ran: its result is used only when the contract tier's outputs were
     // right (after the autotune sweep too), exactly as when it ran afterwards.
-    //   - at the run's tail (the queue is empty: worker threads are about to idle; a run of one
-    //     candidate) it starts with the contract tier, speculatively;
-    //   - otherwise it starts once the contract tier was right, beside the autotune sweep.
-    // Not speculatively in bulk: a wrong kernel's extended run is thrown away but still waited for
-    // (there is no per-process cancel yet), so a wrong kernel with a long extended tier would take
-    // as long as a right one.
+    //   - on a GPU, and on the CPU at the run's tail (the queue is empty: worker threads are about
+    //     to idle; a run of one candidate), it starts with the contract tier, speculatively;
+    //   - otherwise (the CPU: Triton's interpreter, every job already a busy core) it starts once
+    //     the contract tier was right, beside the autotune sweep.
+    // A speculative run whose premise fails (wrong contract outputs, a failing sweep config) is
+    // abandoned: its processes are killed, not waited for, and nothing of it is read.
     const auto ext = ref.tiers.find("extended");
     ExtendedRun extRun;
     std::thread extThread;
@@ -127,24 +127,31 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
         extRun.startedAfter = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         extThread = std::thread([&, t = task, runId = rec.runId] { runExtended(sub, *t, ext->second, dir, runId, extRun, slot); });
     };
-    struct Joiner {
+    struct Joiner {  // an early return (not judged) wants nothing of a running extended tier
         std::thread& t;
+        std::atomic<bool>& abandon;
         ~Joiner()
         {
-            if (t.joinable())
+            if (t.joinable()) {
+                abandon = true;
                 t.join();
+            }
         }
-    } joiner{extThread};
-    if (ext != ref.tiers.end() && slot.queueDrained.load())
+    } joiner{extThread, extRun.abandon};
+    if (ext != ref.tiers.end() && (m_opt.device != "cpu" || slot.queueDrained.load()))
         startExtended();
     if (!m_judge.judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out, slot.device))
         return finish(out, sub, methodId, false, t0);
     if (!ref.contractNote.empty())
         rec.evidence["contract"] = ref.contractNote;
+    if (!rec.exeOk)
+        extRun.abandon = true;  // mergeExtended drops it unread: stop it now
     if (ext != ref.tiers.end() && rec.exeOk && !extThread.joinable())
         startExtended();
     if (rec.pass && rec.evidence.contains("autotune") && rec.evidence["autotune"].is_object())
         autotuneSweep(sub, *task, contractTier->second, dir, rec, slot);
+    if (!rec.exeOk)
+        extRun.abandon = true;  // a sweep config's outputs were wrong
     rec.evidence["tiers"]["contract"] = tierJson(rec);
     if (extThread.joinable())
         extThread.join();
@@ -285,7 +292,7 @@ void CorrectnessStage::runExtended(const Submission& sub, const TaskInfo& task, 
     try {
         fs::create_directories(edir);
         fs::copy_file(dir / "candidate.py", edir / "candidate.py", fs::copy_options::overwrite_existing);
-        run.judged = m_judge.judgeTier(sub, task, "extended", files, edir, run.erec, run.eout, slot.device);
+        run.judged = m_judge.judgeTier(sub, task, "extended", files, edir, run.erec, run.eout, slot.device, 0, &run.abandon);
     } catch (const std::exception& e) {
         run.judged = false;
         run.eout.harnessMessage = e.what();

@@ -7,6 +7,7 @@
 #include "reference_cache.h"
 #include "tier_judge.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -38,6 +39,9 @@ private:
         bool ran = false;      ///< its process was started and has ended
         bool judged = false;   ///< TierJudge judged it (false: why in eout.harnessMessage)
         double startedAfter = 0;  ///< seconds after the evaluation began
+        /// Set once the contract tier (or the sweep) found the outputs wrong: the run's result will be
+        /// dropped unread, so its processes are killed rather than waited for.
+        std::atomic<bool> abandon{false};
         EvaluationRecord erec;
         Outcome eout;
     };

@@ -182,7 +182,7 @@ public:
                 m_res.timedOut = true;
                 killGroup();
             }
-            if (!m_exited && !m_killed && m_spec.cancel && m_spec.cancel->load()) {
+            if (!m_exited && !m_killed && m_spec.stopRequested()) {
                 m_res.cancelled = true;
                 killGroup();
             }
@@ -372,7 +372,7 @@ ProcessResult runProcess(const ProcessSpec& spec)
             // Not started (the warm worker is gone or was never ready): fork+exec with fresh pipes,
             // as nobody can say whether a child got these.
             pipes.closeAll();
-            if (spec.cancel && spec.cancel->load()) {
+            if (spec.stopRequested()) {
                 res.cancelled = true;
                 return res;
             }

@@ -123,6 +123,10 @@ struct ProcessSpec {
     /// timing); the time it blocks does not count against timeoutSeconds.
     std::function<std::string(const nlohmann::json&)> reply;
     const std::atomic<bool>* cancel = nullptr;
+    /// A second flag, the caller's own: its result is no longer wanted (a speculative run whose
+    /// premise failed). Killed like a cancel; the result says `cancelled`.
+    const std::atomic<bool>* abandon = nullptr;
+    bool stopRequested() const { return (cancel && cancel->load()) || (abandon && abandon->load()); }
     ChildRestrictions restrictions;           ///< sandbox: rlimits, uid, network namespace
     /// Set and usable: the child is forked from this warm worker (a kbx-worker with torch already
     /// imported, core/warm.h) instead of fork+exec of argv, which must then be a kbx-worker role

@@ -166,6 +166,7 @@ struct TierRun {
     Outcome& out;
     const DeviceSlot& slot;
     int autotunePin;
+    const std::atomic<bool>* abandon;  ///< the caller no longer wants this tier's result (kills its processes)
 
     std::string sfx{};  ///< stage names' and files' suffix
     fs::path outputs{};
@@ -240,7 +241,7 @@ void TierRun::runCandidate()
                            // Every @triton.autotune takes its pin-th config instead of racing them
                            // (kbx_harness/autotune.py): the autotune sweep judges each config.
                            {"autotune_pin", autotunePin}};
-    cres = judge.launcher().run("candidate", creq, dir, opt().candidateTimeout, slot);
+    cres = judge.launcher().run("candidate", creq, dir, opt().candidateTimeout, slot, {}, true, abandon);
     for (std::size_t k = 0; k < cres.frames.size(); ++k)
         if (auto why = frameTypeProblem(cres.frames[k]); !why.empty()) {
             // Nothing from this frame on is read: the stream is broken (judged below as a crash).
@@ -300,6 +301,8 @@ std::optional<bool> TierRun::earlyVerdict()
 {
     if (judge.launcher().cancelled())
         return notJudged("cancelled");
+    if (abandon && abandon->load())
+        return notJudged("abandoned: its result was no longer wanted");
     if (cres.timedOut) {
         fail("timeout", fmt::format("the candidate ran past the {:.0f} s limit and was killed with its process group", opt().candidateTimeout));
         caseRecordsFromCandidate();
@@ -495,13 +498,13 @@ bool TierRun::run()
 
     // Verifying drive(): its checks run trusted, on the entry's recorded results (judge role).
     if (task.driveChecks)
-        if (auto why = judge.judgeDrive(task, files, dir, outputs, rec, slot); !why.empty())
+        if (auto why = judge.judgeDrive(task, files, dir, outputs, rec, slot, abandon); !why.empty())
             return notJudged(why);
 
     // Compare stage: trusted C++ (LibTorch), in its own process.
     nlohmann::json qreq = {{"ref_file", files.ref.string()}, {"outputs_file", outputs.string()},
                            {"contract", tier == "contract" ? contractTierTolerance(task.contract()) : task.contract()}};
-    auto qres = judge.launcher().run("compare", qreq, dir, opt().compareTimeout, slot);
+    auto qres = judge.launcher().run("compare", qreq, dir, opt().compareTimeout, slot, {}, true, abandon);
     rec.stageSeconds["compare" + sfx] = qres.seconds;
     auto* qresult = findFrame(qres, "result");
     if (!qresult || qres.exitCode != 0) {
@@ -523,7 +526,8 @@ TierJudge::TierJudge(const TaskCatalogue& catalogue, const EvalOptions& opt, con
 }
 
 bool TierJudge::judgeTier(const Submission& sub, const TaskInfo& task, const std::string& tier, const RefBundle::Tier& files,
-                          const fs::path& dir, EvaluationRecord& rec, Outcome& out, const DeviceSlot& slot, int autotunePin) const
+                          const fs::path& dir, EvaluationRecord& rec, Outcome& out, const DeviceSlot& slot, int autotunePin,
+                          const std::atomic<bool>* abandon) const
 {
     // Every case this tier adds is tagged with it, however the tier ends.
     const std::size_t firstCase = rec.cases.size();
@@ -537,12 +541,12 @@ bool TierJudge::judgeTier(const Submission& sub, const TaskInfo& task, const std
                 rec.cases[k].tier = tier;
         }
     } tagOnExit{rec, firstCase, tier};
-    TierRun run{*this, sub, task, tier, files, dir, rec, out, slot, autotunePin};
+    TierRun run{*this, sub, task, tier, files, dir, rec, out, slot, autotunePin, abandon};
     return run.run();
 }
 
 std::string TierJudge::judgeDrive(const TaskInfo& task, const RefBundle::Tier& files, const fs::path& dir, const fs::path& outputs,
-                                  EvaluationRecord& rec, const DeviceSlot& slot) const
+                                  EvaluationRecord& rec, const DeviceSlot& slot, const std::atomic<bool>* abandon) const
 {
     auto beside = [&](const char* suffix) { return dir / (outputs.stem().string() + suffix); };
     const auto judged = beside(".judged.pt");
@@ -556,7 +560,7 @@ std::string TierJudge::judgeDrive(const TaskInfo& task, const RefBundle::Tier& f
                           {"outputs_file", outputs.string()},
                           {"records_file", beside(".drive_records.pt").string()},  // kbx_harness.candidate.records_path
                           {"judged_out", judged.string()}};
-    auto res = m_launcher.run("judge", req, dir, m_opt.compareTimeout, slot);
+    auto res = m_launcher.run("judge", req, dir, m_opt.compareTimeout, slot, {}, true, abandon);
     rec.stageSeconds[outputs.stem().string() == "outputs" ? std::string("judge") : "judge_" + outputs.stem().string()] = res.seconds;
     const auto* result = findFrame(res, "result");
     if (!result || res.exitCode != 0 || !res.protocolError.empty() || res.timedOut) {

@@ -7,6 +7,7 @@
 #include "interpgaps.h"
 #include "reference_cache.h"
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -23,16 +24,18 @@ public:
 
     /// One tier's candidate process and comparison; fills `rec` (verdict, call/exe, cases with their
     /// global indices and tier, evidence). False: not judged (out.harnessError says why).
-    /// autotunePin > 0: every @triton.autotune takes that config (the autotune sweep).
+    /// autotunePin > 0: every @triton.autotune takes that config (the autotune sweep). `abandon` set
+    /// while it runs: its processes are killed and it is not judged (a speculative run whose premise failed).
     bool judgeTier(const Submission& sub, const TaskInfo& task, const std::string& tier, const RefBundle::Tier& files,
                    const std::filesystem::path& dir, EvaluationRecord& rec, Outcome& out, const DeviceSlot& slot,
-                   int autotunePin = 0) const;
+                   int autotunePin = 0, const std::atomic<bool>* abandon = nullptr) const;
 
     /// A task whose drive() verifies (TaskInfo::driveChecks, issue 20): kbx-worker judge re-runs the
     /// task's drive() on what the candidate's process recorded and its outputs replace the
     /// candidate's for the comparison. Empty string: done; otherwise why the judge itself failed.
     std::string judgeDrive(const TaskInfo& task, const RefBundle::Tier& files, const std::filesystem::path& dir,
-                           const std::filesystem::path& outputs, EvaluationRecord& rec, const DeviceSlot& slot) const;
+                           const std::filesystem::path& outputs, EvaluationRecord& rec, const DeviceSlot& slot,
+                           const std::atomic<bool>* abandon = nullptr) const;
 
     const TaskCatalogue& catalogue() const { return m_catalogue; }
     const EvalOptions& options() const { return m_opt; }

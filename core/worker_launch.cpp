@@ -111,7 +111,7 @@ SandboxRequest WorkerLauncher::sandboxRequest(const nlohmann::json& request, con
 }
 
 ProcessResult WorkerLauncher::run(const std::string& role, const nlohmann::json& request, const fs::path& dir, double timeout,
-                                  const DeviceSlot& slot, ReplyFn reply, bool allowWarm) const
+                                  const DeviceSlot& slot, ReplyFn reply, bool allowWarm, const std::atomic<bool>* abandon) const
 {
     const auto reqPath = writeRequest(role, request, dir);
     ProcessSpec spec;
@@ -125,6 +125,7 @@ ProcessResult WorkerLauncher::run(const std::string& role, const nlohmann::json&
     spec.cwd = dir;
     spec.timeoutSeconds = timeout;
     spec.cancel = m_cancel;
+    spec.abandon = abandon;
     spec.reply = std::move(reply);
     // Perf workers start cold: on the H200, two perf stages with warm perf workers stalled on both GPUs
     // (every remaining timing waited for minutes behind one worker). The likely cause was a re-check
@@ -149,7 +150,7 @@ ProcessResult WorkerLauncher::run(const std::string& role, const nlohmann::json&
         // started cold (the warm worker is out of use for the rest of the run).
         std::cerr << fmt::format("kbx: the warm worker was lost ({}); {} workers start cold from now on\n",
                                  m_warm ? m_warm->describe().value("why_not", std::string("?")) : std::string("?"), m_opt.device);
-        return run(role, request, dir, timeout, slot, spec.reply, /*allowWarm=*/false);
+        return run(role, request, dir, timeout, slot, spec.reply, /*allowWarm=*/false, abandon);
     }
     if (untrusted && res.frames.empty() && !res.timedOut && !res.cancelled && res.signal == 0 &&
         res.exitCode != 0) {

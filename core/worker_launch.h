@@ -39,9 +39,11 @@ public:
 
     /// Runs kbx-worker `role` on `request` (written to dir/<role>-request.json) through `slot`'s
     /// environment, killed with its process group after `timeout` seconds. `reply` answers the
-    /// worker's frames (the perf stage's "ready"); allowWarm = false starts it cold.
+    /// worker's frames (the perf stage's "ready"); allowWarm = false starts it cold. `abandon`: the
+    /// caller's own flag beside the run's cancel flag (set: the process is killed, result cancelled).
     ProcessResult run(const std::string& role, const nlohmann::json& request, const std::filesystem::path& dir,
-                      double timeout, const DeviceSlot& slot, ReplyFn reply = {}, bool allowWarm = true) const;
+                      double timeout, const DeviceSlot& slot, ReplyFn reply = {}, bool allowWarm = true,
+                      const std::atomic<bool>* abandon = nullptr) const;
 
     /// Health of a slot: a probe through its environment works and, on CUDA, runs a kernel. Empty
     /// string: healthy; otherwise why not.
