@@ -90,6 +90,8 @@ private:
     /// Per-process medians and speedups, the pooled summaries and the repeat interval; the samples JSON.
     void statistics(Shape& s);
     void starvedAndAttribution(Shape& s);
+    /// Flags a candidate whose call waits for the device inside (host time in its samples), with the host's share.
+    void hostInTiming(Shape& s);
     void roofline(Shape& s);
     void recheckAndAutotune(Shape& s);
     void baselines(Shape& s);
@@ -211,6 +213,7 @@ void ShapeSummarizer::starvedAndAttribution(Shape& s)
                 if (n.is_number_integer())
                     starved[side] = starved.value(side, 0) + n.get<int>();
     s.smp["starved"] = starved;
+    hostInTiming(s);
     // The profiled call's kernels against the events: device work far beyond what the events saw
     // ran outside them (a side stream left unsynchronised): the samples cannot be trusted.
     if (const auto& att = m_ev.value("attribution", nlohmann::json::object());
@@ -219,6 +222,35 @@ void ShapeSummarizer::starvedAndAttribution(Shape& s)
         s.smp["profiled_gpu_ms"] = profiledMs;
         if (profiledMs > 2.0 * s.cMedP.front() + 0.01)
             flag("device_work_outside_events", s);
+    }
+}
+
+void ShapeSummarizer::hostInTiming(Shape& s)
+{
+    // A candidate whose call waits for the device inside (a pageable copy, a .item(), a host-side
+    // loop over launches; the timer's host_sync probe) has the host's time inside its events by
+    // nature: its timing moves with the host's load and speed (issue 22: determinant_lu 26 % and
+    // low_rank_svd 5.5 % run to run). A side too slow to probe (host_sync null) counts when the host
+    // spent at least half of the device time in the call. Flagged with the measured host share: the
+    // host's median time inside one call (the warm-up's enqueue time) over the call's device time.
+    double share = 0;
+    bool sync = false, probed = true;
+    for (std::size_t p = 0; p < m_P; ++p) {
+        const auto& f = *s.fp[p];
+        const auto hs = f.value("host_sync", nlohmann::json::object());
+        const auto enq = f.value("host_enqueue_us", nlohmann::json::object());
+        const double devUs = 1e3 * s.cMedP[p];
+        if (!hs.is_object() || !enq.is_object() || !(devUs > 0) || !enq.contains("candidate") || !enq["candidate"].is_number())
+            continue;
+        share = std::max(share, enq["candidate"].get<double>() / devUs);
+        if (hs.contains("candidate")) {
+            sync = sync || (hs["candidate"].is_boolean() && hs["candidate"].get<bool>());
+            probed = probed && !hs["candidate"].is_null();
+        }
+    }
+    if (sync || (!probed && share >= 0.5)) {
+        s.smp["host_in_timing"] = {{"host_share", share}, {"waits_for_device", sync}, {"probed", probed}};
+        flag("host_in_timing", s);
     }
 }
 

@@ -43,6 +43,11 @@ TEST(PerfDescribe, ShapeNotesNameWhatTheSamplesWentThrough)
     // issue 22: a roofline held against another peak than fp32 says which
     EXPECT_EQ(shapeNotes(json{{"roofline", {{"peak_dtype", "float16"}}}}), "roofline at the float16 peak");
     EXPECT_EQ(shapeNotes(json{{"roofline", {{"peak_dtype", "float32"}}}}), "");
+    // issue 22: host time in the samples, with its share
+    EXPECT_EQ(shapeNotes(json{{"host_in_timing", {{"host_share", 0.93}, {"waits_for_device", true}}}}),
+              "host time 93 % of the candidate's device time");
+    EXPECT_EQ(flagText("host_in_timing:batch512_n128"),
+              "the call waits for the device inside: host time in the samples, varies with the host (batch512_n128)");
 }
 
 TEST(PerfDescribe, FlagsInWords)

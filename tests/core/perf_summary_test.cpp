@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// The perf stage's shape summaries (core/perf_summary): flags from what the timer measured.
+#include "perf_summary.h"
+#include "perfconfig.h"
+
+#include <gtest/gtest.h>
+
+using nlohmann::json;
+
+namespace {
+
+/// One process's frame of one shape: samples around `ms` on each side, the timer's host probes.
+json shapeFrame(const std::string& shape, double ms, const json& hostSync, double enqueueUs, double jitter)
+{
+    json c = json::array(), r = json::array();
+    for (int i = 0; i < 20; ++i) {
+        c.push_back(ms * (1.0 + jitter * ((i % 5) - 2)));
+        r.push_back(2 * ms * (1.0 + jitter * ((i % 3) - 1)));
+    }
+    return {{"shape", shape},
+            {"samples_ms", {{"candidate", c}, {"reference", r}}},
+            {"reps", 20},
+            {"host_sync", hostSync},
+            {"host_enqueue_us", {{"candidate", enqueueUs}, {"reference", 10.0}}}};
+}
+
+kbx::PerfShapes summarize(const std::vector<json>& perProcessFrame)
+{
+    std::vector<kbx::PerfProcess> procs(perProcessFrame.size());
+    for (std::size_t p = 0; p < procs.size(); ++p)
+        procs[p].shapes = {perProcessFrame[p]};
+    const auto cfg = kbx::PerfConfig::defaults("cuda");
+    return kbx::summarizeShapes(procs, procs.size(), json::object(), json(), false, 7, cfg);
+}
+
+bool hasFlag(const kbx::PerfShapes& s, const std::string& f)
+{
+    for (const auto& x : s.flags)
+        if (x.get<std::string>() == f)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST(PerfSummary, ACallThatWaitsForTheDeviceIsFlaggedWithItsHostShare)
+{
+    // Issue 22: a candidate whose call waits for the device inside has host time in its samples.
+    const json sync = {{"candidate", true}, {"reference", false}};
+    const auto s = summarize({shapeFrame("big", 3.0, sync, 2400.0, 0.001), shapeFrame("big", 3.0, sync, 2700.0, 0.001)});
+    ASSERT_TRUE(hasFlag(s, "host_in_timing:big")) << s.flags.dump();
+    ASSERT_EQ(s.rows.size(), 1u);
+    const auto& hit = s.rows[0].samples["host_in_timing"];
+    EXPECT_NEAR(hit["host_share"].get<double>(), 0.9, 0.01) << hit.dump();  // the larger process: 2700 us of 3 ms
+    EXPECT_TRUE(hit["waits_for_device"].get<bool>());
+}
+
+TEST(PerfSummary, AnAsynchronousCallIsNotFlaggedHowEverLongItsEnqueue)
+{
+    // A launch-bound kernel (enqueue longer than its device time) that does not wait: the timer's
+    // launch gap keeps the host out of its samples.
+    const json async = {{"candidate", false}, {"reference", false}};
+    const auto s = summarize({shapeFrame("tiny", 0.007, async, 90.0, 0.001), shapeFrame("tiny", 0.007, async, 95.0, 0.001)});
+    EXPECT_FALSE(hasFlag(s, "host_in_timing:tiny")) << s.flags.dump();
+    EXPECT_FALSE(s.rows[0].samples.contains("host_in_timing"));
+}
+
+TEST(PerfSummary, ASlowUnprobedCallCountsWhenTheHostSpentHalfItsTime)
+{
+    // Too slow to probe (host_sync null): flagged when the host's time in one call is at least half
+    // of the device time, not otherwise.
+    const json unprobed = {{"candidate", nullptr}, {"reference", nullptr}};
+    const auto slowHost = summarize({shapeFrame("s", 400.0, unprobed, 420000.0, 0.001), shapeFrame("s", 400.0, unprobed, 410000.0, 0.001)});
+    EXPECT_TRUE(hasFlag(slowHost, "host_in_timing:s")) << slowHost.flags.dump();
+    const auto deviceBound = summarize({shapeFrame("s", 400.0, unprobed, 900.0, 0.001), shapeFrame("s", 400.0, unprobed, 950.0, 0.001)});
+    EXPECT_FALSE(hasFlag(deviceBound, "host_in_timing:s")) << deviceBound.flags.dump();
+}
