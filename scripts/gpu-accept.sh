@@ -18,9 +18,11 @@
 #                                          kbx's default options (issue 22's s/kernel)
 #   scripts/gpu-accept.sh OUTDIR perf0|perf1|perf2  the repeat in three calls on a warm machine (run 0
 #                                          with the daemon_survivor stress first, run 1, run 2 replaying
-#                                          run 0's autotune choices, then the report), in .bench-state/repeat
+#                                          run 0's autotune choices, then the report), in .bench-state/repeat;
+#                                          KBX_REPEAT_RUNS=2: runs 0 and 1 only; KBX_DAEMON_STRESS=0: no stress
 #   scripts/gpu-accept.sh OUTDIR gputests build the integration tests, run the gpu-labelled ones but
-#                                          the self-check and the exploit suite (modes above)
+#                                          the self-check and the exploit suite (modes above); KBX_GPU_TESTS:
+#                                          a ctest -R expression to run fewer
 #   scripts/gpu-accept.sh OUTDIR perf     build, the daemon_survivor fixture three times, then the corpus
 #                                          versions twice with --perf and default options
 #                                          (bench/perf_repeat.py, issue 22) and the first run's table
@@ -130,15 +132,17 @@ with open("/tmp/daemon-stress.jsonl", "w") as f:
     for i in range(8):
         f.write(json.dumps({"predict": src + f"\n# copy {i}\n", "file": "Activation/relu.py", "round": i}) + "\n")
 PYEOF
-    for i in 1 2; do
+    for i in $(seq 1 "${KBX_DAEMON_STRESS:-2}"); do
       $KBX eval /tmp/daemon-stress.jsonl --device cuda --protocol strict --jobs 8 --json --db "$OUT/daemon-$i.sqlite" \
         > "$OUT/daemon-$i.jsonl" 2> "$OUT/daemon-$i.log"
       echo "daemon stress $i: $(grep -c '"verdict":"pass"' "$OUT/daemon-$i.jsonl") of 8 pass"
       grep -v '"verdict":"pass"' "$OUT/daemon-$i.jsonl" | head -3 | cut -c1-600
     done
   fi
-  "$PY" bench/perf_repeat.py "$V" --out .bench-state/repeat --kbx "$KBX" --run "$R" --runs 3 --replay-run 2 2>&1 | tail -120
-  if [[ $R == 2 && -f .bench-state/repeat/repeat.md ]]; then
+  RUNS=${KBX_REPEAT_RUNS:-3}  # 2: runs 0 and 1 only (no replaying run)
+  REPLAY=(); [[ $RUNS -ge 3 ]] && REPLAY=(--replay-run 2)
+  "$PY" bench/perf_repeat.py "$V" --out .bench-state/repeat --kbx "$KBX" --run "$R" --runs "$RUNS" "${REPLAY[@]}" 2>&1 | tail -120
+  if [[ $R == $(( RUNS - 1 )) && -f .bench-state/repeat/repeat.md ]]; then
     "$PY" scripts/corpus_adjudicate.py table .bench-carry/adjudicated.json "$V" .bench-state/repeat/run-0.jsonl \
       --md .bench-state/repeat/corpus-h200.md | tail -14
     $KBX report --table protocol --db .bench-state/repeat/run-0.sqlite > .bench-state/repeat/protocol-h200.txt 2>&1
@@ -152,7 +156,9 @@ if [[ $MODE == gputests ]]; then
   cmake --build build-gpu -j"$(nproc)" --target integration_tests > /tmp/kbx-build-tests.log 2>&1 || { grep -E "error" /tmp/kbx-build-tests.log | head -20; exit 1; }
   echo "test build: $(( $(date +%s) - t1 )) s"
   left=$(( ${KBX_GPU_DEADLINE:-570} - ($(date +%s) - T_CALL) ))
-  timeout $(( left > 60 ? left : 60 )) ctest --test-dir build-gpu -L gpu -E "self_check_all|Exploits" --output-on-failure > "$OUT/gputests.txt" 2>&1
+  # KBX_GPU_TESTS: only the gpu-labelled tests matching this regular expression
+  timeout $(( left > 60 ? left : 60 )) ctest --test-dir build-gpu -L gpu -E "self_check_all|Exploits" ${KBX_GPU_TESTS:+-R "$KBX_GPU_TESTS"} \
+    --output-on-failure > "$OUT/gputests.txt" 2>&1
   echo "ctest rc=$?"; tail -30 "$OUT/gputests.txt"
 fi
 if [[ $MODE == check || $MODE == all ]]; then
