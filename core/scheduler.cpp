@@ -83,6 +83,24 @@ nlohmann::json Slot::describeForEvidence() const
     return d;
 }
 
+std::map<std::string, double> queuePrior(const std::filesystem::path& tasksDir)
+{
+    std::map<std::string, double> out;
+    std::ifstream in(tasksDir / "queue_prior.json");
+    if (!in)
+        return out;
+    try {
+        const auto j = nlohmann::json::parse(in);
+        if (j.contains("seconds") && j["seconds"].is_object())
+            for (const auto& [task, v] : j["seconds"].items())
+                if (v.is_number() && v.get<double>() >= 0)
+                    out[task] = v.get<double>();
+    } catch (const std::exception&) {
+        return {};  // a broken prior orders nothing: the queue falls back to the task's difficulty
+    }
+    return out;
+}
+
 std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, const TaskCatalogue& catalogue, const Store& store,
                                          bool ordered)
 {
@@ -102,6 +120,11 @@ std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, co
         } catch (const std::exception&) {
             // an older database without these columns: difficulty alone
         }
+        // A task this database has not seen: the seconds its own reference and known-good solution
+        // took in `kbx tasks --check` on a GPU (tasks/queue_prior.json, scripts/queue_prior.py): a
+        // fresh database's run on the H200 ended with one kernel (fused_conv2d_add, 33 s, started 19 s
+        // in) that this prior puts first; the task's difficulty did not predict it.
+        const auto prior = queuePrior(catalogue.dir());
         // A candidate that autotunes compiles every config for every new key in its correctness stage
         // (44 s of a 63 s candidate on the H200): its configs, counted in its source (~2 s each
         // there), put it ahead, so that it is not the run's tail.
@@ -117,6 +140,8 @@ std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, co
         auto cost = [&](std::size_t i) {
             const auto& id = subs[i].taskId;
             if (auto it = seen.find(id); it != seen.end())
+                return it->second + autotuneHint(i);
+            if (auto it = prior.find(id); it != prior.end())
                 return it->second + autotuneHint(i);
             const TaskInfo* t = catalogue.find(id);
             return 1.0 + (t ? t->difficulty : 0) + autotuneHint(i);

@@ -10,7 +10,9 @@
 #include <atomic>
 #include <cstddef>
 #include <deque>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,9 +46,13 @@ struct Slot {
 };
 using Slots = std::vector<std::unique_ptr<Slot>>;
 
+/// Per task, the seconds a whole evaluation of its own solutions took on a GPU (`kbx tasks --check`),
+/// from tasksDir/queue_prior.json; empty when there is none or it cannot be read.
+std::map<std::string, double> queuePrior(const std::filesystem::path& tasksDir);
+
 /// The correctness queue: submission indices, ordered (when `ordered`) by expected cost, longest
-/// first: the seconds this database has seen per task, else the task's difficulty, plus a hint for
-/// autotuned code.
+/// first: the seconds this database has seen per task, else the bundled prior (queuePrior), else
+/// the task's difficulty, plus a hint for autotuned code.
 std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, const TaskCatalogue& catalogue, const Store& store,
                                          bool ordered);
 
