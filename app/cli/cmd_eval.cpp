@@ -480,8 +480,16 @@ int runEval(const CLI::App& eval, EvalArgs& a)
         while (std::getline(ss, s, ','))
             a.seeds.push_back(std::stoll(s));
     }
-    if (slurmRequested(a.slurm))
+    if (slurmRequested(a.slurm)) {
+        // The same checks as a local run and the workbench's Slurm runs, here on the submitting
+        // machine: a misspelled option must not reach every array task (each would fail alike).
+        try {
+            kbx::checkRequest(planRequest(a));
+        } catch (const kbx::RunPlanError& e) {
+            return planFailed(e);
+        }
         return runSlurmEval(eval, a.slurm, {a.source, a.db, a.secretSeed, a.method, a.round, a.skipUnknown});
+    }
     return LocalEval(a).run();
 }
 

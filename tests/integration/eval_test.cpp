@@ -265,6 +265,12 @@ TEST(Eval, BadSourcesFailCleanlyAndWriteNothing)
     EXPECT_FALSE(fs::exists(db)) << "nothing is written for a bad source";
     r = run(kbxBin() + " eval --device tpu x.jsonl 2>&1");
     EXPECT_EQ(r.rc, 2);
+    // The same checks on the Slurm path, on the submitting machine before anything is submitted
+    // (before sbatch is even looked for): a misspelled option would otherwise fail in every array task.
+    r = run("PATH=/nonexistent " + kbxBin() + " eval --backend slurm --protocol stirct x.jsonl 2>&1");
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_NE(r.out.find("--protocol"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("sbatch"), std::string::npos) << r.out;
 }
 
 namespace {
