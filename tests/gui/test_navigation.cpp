@@ -24,6 +24,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QScrollArea>
 #include <QDialog>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -163,6 +164,16 @@ TEST(Laptop, TheWindowFits1366x768WithEveryDockShown)
     w.showTab(MainWindow::ChartsTab);
     screenshot(&w, QStringLiteral("laptop-1366x768-charts"), {1366, 740});
     EXPECT_TRUE(w.chartsWidget()->isVisible());
+    // The Charts page fits beside the run dock: no sideways scrolling, the Export button on screen.
+    auto* chartsScroll = w.findChild<QScrollArea*>(QStringLiteral("chartsScroll"));
+    ASSERT_NE(chartsScroll, nullptr);
+    EXPECT_FALSE(chartsScroll->horizontalScrollBar()->isVisible())
+        << "page " << w.chartsWidget()->minimumSizeHint().width() << " px, viewport " << chartsScroll->viewport()->width() << " px";
+    auto* exportButton = w.chartsWidget()->findChild<QToolButton*>(QStringLiteral("exportMenu"));
+    ASSERT_NE(exportButton, nullptr);
+    const QRect eb(exportButton->mapTo(chartsScroll->viewport(), QPoint(0, 0)), exportButton->size());
+    EXPECT_TRUE(chartsScroll->viewport()->rect().contains(eb)) << eb.x() << "," << eb.y() << " " << eb.width() << "x" << eb.height();
+    EXPECT_EQ(exportButton->menu()->actions().size(), 5);
     w.close();
 }
 

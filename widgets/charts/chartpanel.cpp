@@ -14,7 +14,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
-#include <QPushButton>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -170,7 +169,7 @@ struct ChartPanel::Private {
     QComboBox* roundBox = nullptr;
     QComboBox* gpuBox = nullptr;
     QLabel* status = nullptr;
-    QList<QPushButton*> exportButtons;
+    QToolButton* exportButton = nullptr;  ///< its menu: one action per format (export_svg, ...)
     FigureOptions exportOptions;  ///< the export dialog's last choices
     bool updatingChoices = false;
 };
@@ -186,6 +185,10 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     for (const auto& n : figureNames())
         if (figureKind(n) == n)
             d->figureBox->addItem(figureTitle(n), n);
+    // The choosers shrink with the window (long figure titles and GPU names are elided), so that the
+    // page fits beside the run dock on a 1366-pixel screen (issue 24, item 4).
+    d->figureBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    d->figureBox->setMinimumContentsLength(18);
     bar->addWidget(new QLabel(tr("Figure:"), this));
     bar->addWidget(d->figureBox, 1);
 
@@ -203,7 +206,8 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     d->roundBox->setObjectName(QStringLiteral("roundFilter"));
     d->gpuBox = new QComboBox(this);
     d->gpuBox->setObjectName(QStringLiteral("gpuFilter"));
-    d->gpuBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    d->gpuBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    d->gpuBox->setMinimumContentsLength(10);
     bar->addWidget(d->methodButton);
     bar->addWidget(d->categoryButton);
     bar->addWidget(new QLabel(tr("Round:"), this));
@@ -232,18 +236,26 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     // screen beside the run dock (issue 24, item 4).
     d->status->setWordWrap(true);
     bottom->addWidget(d->status, 1);
+    // One Export button with the formats in its menu: five buttons side by side did not fit beside
+    // the run dock on a 1366-pixel screen (issue 24, item 4: "Export LaTeX" was cut off).
+    d->exportButton = new QToolButton(this);
+    d->exportButton->setObjectName(QStringLiteral("exportMenu"));
+    d->exportButton->setText(tr("Export"));
+    d->exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    d->exportButton->setPopupMode(QToolButton::InstantPopup);
+    d->exportButton->setEnabled(false);
+    auto* exportMenu = new QMenu(d->exportButton);
     const QList<std::pair<QString, QString>> formats = {
-        {QStringLiteral("SVG"), QStringLiteral("svg")}, {QStringLiteral("PDF"), QStringLiteral("pdf")},
-        {QStringLiteral("PNG"), QStringLiteral("png")}, {QStringLiteral("CSV"), QStringLiteral("csv")},
-        {QStringLiteral("LaTeX"), QStringLiteral("tex")}};
+        {tr("Figure as SVG…"), QStringLiteral("svg")}, {tr("Figure as PDF…"), QStringLiteral("pdf")},
+        {tr("Figure as PNG…"), QStringLiteral("png")}, {tr("Data as CSV…"), QStringLiteral("csv")},
+        {tr("Table as LaTeX…"), QStringLiteral("tex")}};
     for (const auto& [label, suffix] : formats) {
-        auto* b = new QPushButton(tr("Export %1…").arg(label), this);
-        b->setObjectName(QStringLiteral("export_") + suffix);
-        b->setEnabled(false);
-        connect(b, &QPushButton::clicked, this, [this, suffix = suffix] { exportCurrent(suffix); });
-        bottom->addWidget(b);
-        d->exportButtons << b;
+        auto* a = exportMenu->addAction(label);
+        a->setObjectName(QStringLiteral("export_") + suffix);
+        connect(a, &QAction::triggered, this, [this, suffix = suffix] { exportCurrent(suffix); });
     }
+    d->exportButton->setMenu(exportMenu);
+    bottom->addWidget(d->exportButton, 0, Qt::AlignBottom);
     lay->addLayout(bottom);
 
     connect(d->figureBox, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -341,8 +353,7 @@ void ChartPanel::reload()
     d->loading = true;
     d->statisticsPending = false;
     d->status->setText(tr("Loading %1 …").arg(QFileInfo(d->db).fileName()));
-    for (auto* b : d->exportButtons)
-        b->setEnabled(false);
+    d->exportButton->setEnabled(false);
     auto* watcher = new QFutureWatcher<LoadResult>(this);
     connect(watcher, &QFutureWatcher<LoadResult>::finished, this, [this, watcher, gen] {
         watcher->deleteLater();
@@ -381,8 +392,7 @@ void ChartPanel::reload()
         d->roundsBefore = r.roundsBefore;
         d->status->setText(footerText(r.data) + roundsNote(d->roundsBefore));
         d->status->setToolTip(countingToolTip());
-        for (auto* b : d->exportButtons)
-            b->setEnabled(true);
+        d->exportButton->setEnabled(true);
         d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
         emit figureReady(d->figure);
         if (!d->data.stats && r.facts) {
