@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -144,6 +145,91 @@ std::vector<std::string> readRequirements(const fs::path& file)
 /// "2.13.0" of "2.13.0+cpu".
 std::string baseVersion(const std::string& v) { return v.substr(0, v.find('+')); }
 
+/// The requirements file against kbx-worker's torch: torch must be the release whose LibTorch
+/// kbx-worker was linked against (C++ ABI). Into `extra`: what pip must install beside the file
+/// (torch when the file names none, radon for kbx report's code quality). An exit code: refused.
+std::optional<int> checkRequirements(const fs::path& req, const std::string& wantTorch, std::vector<std::string>& extra)
+{
+    bool haveTorch = false, haveRadon = false;
+    static const std::regex torchPin(R"(^torch\s*==\s*([0-9][0-9A-Za-z.+]*)\s*$)");
+    for (const auto& r : readRequirements(req)) {
+        std::smatch m;
+        if (std::regex_match(r, m, torchPin)) {
+            haveTorch = true;
+            if (!wantTorch.empty() && baseVersion(m[1]) != wantTorch) {
+                std::cerr << fmt::format("kbx setup-python: {} asks for torch {}, but kbx-worker was built against torch {}; "
+                                         "edit the file or give another with --requirements\n",
+                                         req.string(), m[1].str(), wantTorch);
+                return ExitInput;
+            }
+        } else if (r.rfind("torch", 0) == 0 && (r.size() == 5 || std::strchr("=<>~! [", r[5]))) {
+            haveTorch = true;
+        }
+        if (r.rfind("radon", 0) == 0)
+            haveRadon = true;
+    }
+    if (!haveTorch && !wantTorch.empty())
+        extra.push_back("torch==" + wantTorch);
+    if (!haveRadon)
+        extra.push_back("radon");  // code-quality statistics of kbx report (core/quality)
+    return std::nullopt;
+}
+
+/// pip install of the requirements (and `extra`) into the venv, then what it can import; empty
+/// string: done, otherwise why not.
+std::string installPackages(const fs::path& vpy, const fs::path& req, const std::vector<std::string>& extra,
+                            const std::vector<std::string>& pipArgs, const std::string& wantTorch)
+{
+    std::vector<std::string> cmd = {vpy.string(), "-m", "pip", "install", "--disable-pip-version-check", "-r", req.string()};
+    cmd.insert(cmd.end(), extra.begin(), extra.end());
+    cmd.insert(cmd.end(), pipArgs.begin(), pipArgs.end());
+    std::string shown;
+    for (const auto& c : cmd)
+        shown += (shown.empty() ? "" : " ") + c;
+    std::cout << "kbx setup-python: " << shown << "\n";
+    if (int rc = run(cmd); rc != 0)
+        return fmt::format("pip install failed (exit {})", rc);
+    std::string out;
+    const int rc = run({vpy.string(), "-c",
+                        "import torch, triton, numpy; print(torch.__version__, triton.__version__, numpy.__version__, "
+                        "int(torch.cuda.is_available()))"},
+                       &out);
+    std::stringstream ss(out);
+    std::string tv, trv, nv, cuda;
+    ss >> tv >> trv >> nv >> cuda;
+    if (rc != 0 || nv.empty())
+        return "the venv cannot import torch, triton and numpy after pip install";
+    if (!wantTorch.empty() && baseVersion(tv) != wantTorch)
+        return fmt::format("the venv has torch {}, kbx-worker was built against torch {}", tv, wantTorch);
+    std::cout << fmt::format("kbx setup-python: torch {} (CUDA {}), triton {}, numpy {}\n", tv,
+                             cuda == "1" ? "available" : "not available", trv, nv);
+    return {};
+}
+
+/// The venv's interpreter recorded for kbx, kbx-workbench and kbx-worker; empty string: done.
+std::string recordVenv(const fs::path& vpy)
+{
+    std::error_code ec;
+    const fs::path rec = kbx::pythonRecordFile();
+    if (rec.empty())
+        return "neither $XDG_CONFIG_HOME nor $HOME is set: cannot record the venv (use --no-record and KBX_PYTHON)";
+    fs::create_directories(rec.parent_path(), ec);
+    const fs::path tmp = rec.string() + fmt::format(".tmp{}", ::getpid());
+    {
+        std::ofstream o(tmp);
+        o << vpy.string() << "\n";
+        if (!o)
+            return fmt::format("cannot write {}", tmp.string());
+    }
+    fs::rename(tmp, rec, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return fmt::format("cannot write {}", rec.string());
+    }
+    std::cout << fmt::format("kbx setup-python: recorded {} in {}\n", vpy.string(), rec.string());
+    return {};
+}
+
 }  // namespace
 
 CLI::App* addSetupPythonCommand(CLI::App& app, SetupPythonArgs& a)
@@ -189,33 +275,10 @@ int runSetupPython(const SetupPythonArgs& a)
             return ExitInput;
         }
     }
-    std::vector<std::string> reqs = req.empty() ? std::vector<std::string>{} : readRequirements(req);
     std::vector<std::string> extra;
-    if (!a.noInstall) {
-        // torch must be the release whose LibTorch kbx-worker was linked against (C++ ABI).
-        bool haveTorch = false, haveRadon = false;
-        static const std::regex torchPin(R"(^torch\s*==\s*([0-9][0-9A-Za-z.+]*)\s*$)");
-        for (const auto& r : reqs) {
-            std::smatch m;
-            if (std::regex_match(r, m, torchPin)) {
-                haveTorch = true;
-                if (!wantTorch.empty() && baseVersion(m[1]) != wantTorch) {
-                    std::cerr << fmt::format("kbx setup-python: {} asks for torch {}, but kbx-worker was built against torch {}; "
-                                             "edit the file or give another with --requirements\n",
-                                             req.string(), m[1].str(), wantTorch);
-                    return ExitInput;
-                }
-            } else if (r.rfind("torch", 0) == 0 && (r.size() == 5 || std::strchr("=<>~! [", r[5]))) {
-                haveTorch = true;
-            }
-            if (r.rfind("radon", 0) == 0)
-                haveRadon = true;
-        }
-        if (!haveTorch && !wantTorch.empty())
-            extra.push_back("torch==" + wantTorch);
-        if (!haveRadon)
-            extra.push_back("radon");  // code-quality statistics of kbx report (core/quality)
-    }
+    if (!a.noInstall)
+        if (auto rc = checkRequirements(req, wantTorch, extra))
+            return *rc;
 
     std::string base = a.python;
     if (base.empty()) {
@@ -268,52 +331,14 @@ int runSetupPython(const SetupPythonArgs& a)
     }
 
     // ---- packages ----------------------------------------------------------------------------------
-    if (!a.noInstall) {
-        std::vector<std::string> cmd = {vpy.string(), "-m", "pip", "install", "--disable-pip-version-check", "-r", req.string()};
-        cmd.insert(cmd.end(), extra.begin(), extra.end());
-        cmd.insert(cmd.end(), a.pipArgs.begin(), a.pipArgs.end());
-        std::string shown;
-        for (const auto& c : cmd)
-            shown += (shown.empty() ? "" : " ") + c;
-        std::cout << "kbx setup-python: " << shown << "\n";
-        if (int rc = run(cmd); rc != 0)
-            return failed(fmt::format("pip install failed (exit {})", rc));
-        std::string out;
-        const int rc = run({vpy.string(), "-c",
-                            "import torch, triton, numpy; print(torch.__version__, triton.__version__, numpy.__version__, "
-                            "int(torch.cuda.is_available()))"},
-                           &out);
-        std::stringstream ss(out);
-        std::string tv, trv, nv, cuda;
-        ss >> tv >> trv >> nv >> cuda;
-        if (rc != 0 || nv.empty())
-            return failed("the venv cannot import torch, triton and numpy after pip install");
-        if (!wantTorch.empty() && baseVersion(tv) != wantTorch)
-            return failed(fmt::format("the venv has torch {}, kbx-worker was built against torch {}", tv, wantTorch));
-        std::cout << fmt::format("kbx setup-python: torch {} (CUDA {}), triton {}, numpy {}\n", tv,
-                                 cuda == "1" ? "available" : "not available", trv, nv);
-    }
+    if (!a.noInstall)
+        if (auto why = installPackages(vpy, req, extra, a.pipArgs, wantTorch); !why.empty())
+            return failed(why);
 
     // ---- record ------------------------------------------------------------------------------------
-    if (!a.noRecord) {
-        const fs::path rec = kbx::pythonRecordFile();
-        if (rec.empty())
-            return failed("neither $XDG_CONFIG_HOME nor $HOME is set: cannot record the venv (use --no-record and KBX_PYTHON)");
-        fs::create_directories(rec.parent_path(), ec);
-        const fs::path tmp = rec.string() + fmt::format(".tmp{}", ::getpid());
-        {
-            std::ofstream o(tmp);
-            o << vpy.string() << "\n";
-            if (!o)
-                return failed(fmt::format("cannot write {}", tmp.string()));
-        }
-        fs::rename(tmp, rec, ec);
-        if (ec) {
-            fs::remove(tmp, ec);
-            return failed(fmt::format("cannot write {}", rec.string()));
-        }
-        std::cout << fmt::format("kbx setup-python: recorded {} in {}\n", vpy.string(), rec.string());
-    }
+    if (!a.noRecord)
+        if (auto why = recordVenv(vpy); !why.empty())
+            return failed(why);
     std::cout << fmt::format("kbx setup-python: done. kbx, kbx-workbench and kbx-worker use {}{} ($KBX_PYTHON overrides it)\n",
                              vpy.string(), a.noRecord ? " when it is the default venv or KBX_PYTHON names it" : "");
     return ExitOk;

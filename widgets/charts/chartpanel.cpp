@@ -236,25 +236,7 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     // screen beside the run dock (issue 24, item 4).
     d->status->setWordWrap(true);
     bottom->addWidget(d->status, 1);
-    // One Export button with the formats in its menu: five buttons side by side did not fit beside
-    // the run dock on a 1366-pixel screen (issue 24, item 4: "Export LaTeX" was cut off).
-    d->exportButton = new QToolButton(this);
-    d->exportButton->setObjectName(QStringLiteral("exportMenu"));
-    d->exportButton->setText(tr("Export"));
-    d->exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    d->exportButton->setPopupMode(QToolButton::InstantPopup);
-    d->exportButton->setEnabled(false);
-    auto* exportMenu = new QMenu(d->exportButton);
-    const QList<std::pair<QString, QString>> formats = {
-        {tr("Figure as SVG…"), QStringLiteral("svg")}, {tr("Figure as PDF…"), QStringLiteral("pdf")},
-        {tr("Figure as PNG…"), QStringLiteral("png")}, {tr("Data as CSV…"), QStringLiteral("csv")},
-        {tr("Table as LaTeX…"), QStringLiteral("tex")}};
-    for (const auto& [label, suffix] : formats) {
-        auto* a = exportMenu->addAction(label);
-        a->setObjectName(QStringLiteral("export_") + suffix);
-        connect(a, &QAction::triggered, this, [this, suffix = suffix] { exportCurrent(suffix); });
-    }
-    d->exportButton->setMenu(exportMenu);
+    d->exportButton = makeExportButton();
     bottom->addWidget(d->exportButton, 0, Qt::AlignBottom);
     lay->addLayout(bottom);
 
@@ -416,6 +398,30 @@ void ChartPanel::reload()
     });
     watcher->setFuture(QtConcurrent::run(load, d->db, d->filters, withChoices,
                                          needsStatistics(d->figure) ? unsigned(kbx::stats::BundleAll) : 0u, true));
+}
+
+QToolButton* ChartPanel::makeExportButton()
+{
+    // One Export button with the formats in its menu: five buttons side by side did not fit beside
+    // the run dock on a 1366-pixel screen (issue 24, item 4: "Export LaTeX" was cut off).
+    auto* button = new QToolButton(this);
+    button->setObjectName(QStringLiteral("exportMenu"));
+    button->setText(tr("Export"));
+    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    button->setPopupMode(QToolButton::InstantPopup);
+    button->setEnabled(false);
+    auto* exportMenu = new QMenu(button);
+    const QList<std::pair<QString, QString>> formats = {
+        {tr("Figure as SVG…"), QStringLiteral("svg")}, {tr("Figure as PDF…"), QStringLiteral("pdf")},
+        {tr("Figure as PNG…"), QStringLiteral("png")}, {tr("Data as CSV…"), QStringLiteral("csv")},
+        {tr("Table as LaTeX…"), QStringLiteral("tex")}};
+    for (const auto& [label, suffix] : formats) {
+        auto* a = exportMenu->addAction(label);
+        a->setObjectName(QStringLiteral("export_") + suffix);
+        connect(a, &QAction::triggered, this, [this, suffix = suffix] { exportCurrent(suffix); });
+    }
+    button->setMenu(exportMenu);
+    return button;
 }
 
 void ChartPanel::exportCurrent(const QString& suffix)

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+class QToolButton;
+
 namespace kbx::gui {
 
 /// The figures panel of the workbench: a figure chooser (one entry per figure), filters (method,
@@ -62,6 +64,8 @@ private:
     std::unique_ptr<Private> d;
     void reload();
     void exportCurrent(const QString& suffix);
+    /// The Export button: its menu holds one action per format (export_svg, export_pdf, ...).
+    QToolButton* makeExportButton();
 };
 
 /// The stable figure names: correctness_heatmap, compile_vs_correct, speedup_box, speedup_ecdf,
