@@ -3,6 +3,7 @@
 // compile vs correct, speedups and fast_p, the failure taxonomy, round trajectories, box statistics,
 // Wilson intervals. Loading and filtering the facts: analysis.cpp.
 #include "analysis.h"
+#include "perfstats.h"
 
 #include "derived.h"
 #include "stats_tables.h"
@@ -316,12 +317,7 @@ std::vector<MethodRates> compileVsCorrect(const std::vector<Row>& rows)
 
 double quantile(const std::vector<double>& s, double q)
 {
-    if (s.empty())
-        return 0.0;
-    const double h = (double(s.size()) - 1.0) * q;
-    const auto lo = static_cast<std::size_t>(std::floor(h));
-    const auto hi = std::min(lo + 1, s.size() - 1);
-    return s[lo] + (h - double(lo)) * (s[hi] - s[lo]);
+    return s.empty() ? 0.0 : perf::quantileSorted(s, q);
 }
 
 BoxStats boxStats(std::vector<double> v)

@@ -14,6 +14,11 @@ double quantile(std::vector<double> xs, double q)
     if (xs.empty())
         throw std::invalid_argument("quantile of no samples");
     std::sort(xs.begin(), xs.end());
+    return quantileSorted(xs, q);
+}
+
+double quantileSorted(const std::vector<double>& xs, double q)
+{
     const double h = (static_cast<double>(xs.size()) - 1.0) * std::clamp(q, 0.0, 1.0);
     const auto lo = static_cast<std::size_t>(std::floor(h));
     const auto hi = std::min(lo + 1, xs.size() - 1);

@@ -19,6 +19,9 @@ struct Summary {
 
 /// Linear-interpolation quantile (type 7, as numpy's default) of unsorted samples.
 double quantile(std::vector<double> xs, double q);
+/// The same of samples already sorted (not empty); q clamped to [0, 1]. The one quantile of the
+/// project: analysis::quantile (figures, reports) calls it too.
+double quantileSorted(const std::vector<double>& sorted, double q);
 Summary summarize(const std::vector<double>& xs);
 
 struct Interval {
