@@ -263,11 +263,14 @@ std::vector<Run> listRuns(const Store& store)
 std::map<std::string, TaskCounts> countedByTask(const Store& store, const std::string& method, std::optional<int> round,
                                                 const std::string& gpu)
 {
-    // The one counting rule (core/analysis): the filters go inside, as in kbx report.
-    const std::string sql = fmt::format(
-        "SELECT v.task_id, count(*), sum(v.call_ok), sum(v.verdict = 'pass') FROM evaluation_rows v "
-        "JOIN ({}) counted ON counted.id = v.id GROUP BY v.task_id",
-        analysis::countedEvaluationsSql("(?1 IS NULL OR method = ?1) AND (?2 IS NULL OR round = ?2) AND (?3 IS NULL OR gpu = ?3)"));
+    // The one counting rule (core/analysis), as the database keeps it (core/derived.h:
+    // counted_evaluations, the latest evaluation of each submission per GPU). Method, round and GPU
+    // are each one value per (submission, GPU), so filtering the counted rows is filtering before
+    // the rule, as kbx report does (at 1M evaluations the rule over the view took 3.5-7 s).
+    const std::string sql =
+        "SELECT c.task_id, count(*), sum(c.call_ok), sum(c.verdict = 'pass') FROM counted_evaluations c "
+        "WHERE (?1 IS NULL OR c.method_id IN (SELECT id FROM methods WHERE name = ?1)) AND (?2 IS NULL OR c.round = ?2) "
+        "AND (?3 IS NULL OR c.gpu = ?3) GROUP BY c.task_id";
     std::vector<SqlValue> params = {method.empty() ? SqlValue{} : SqlValue{method},
                                     round ? SqlValue{std::int64_t{*round}} : SqlValue{}, gpu.empty() ? SqlValue{} : SqlValue{gpu}};
     std::map<std::string, TaskCounts> out;
