@@ -187,6 +187,7 @@ check_deb() {  # SUITE DEB PYVER WITH_EVAL (venv: the host's venv; setup: kbx se
     bad() { echo "  FAILED: $*"; exit 1; }
     for f in /usr/bin/kbx /usr/bin/kbx-workbench /usr/libexec/kbx/kbx-worker /usr/libexec/kbx/bin/kbx-worker \
              /usr/libexec/kbx/harness/kbx_harness/candidate.py /usr/share/kbx/tasks/index.json /usr/share/kbx/demo.sqlite \
+             /usr/share/kbx/tasks/contracts.json /usr/share/kbx/tasks/queue_prior.json \
              /usr/share/kbx/tasks/worker/harness/quality.py \
              /usr/share/kbx/syntax/triton.xml /usr/share/kbx/examples/submission.jsonl /usr/share/kbx/requirements.txt \
              /usr/share/applications/kbx-workbench.desktop /usr/share/metainfo/io.github.kbx.workbench.metainfo.xml \
