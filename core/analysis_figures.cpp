@@ -124,51 +124,52 @@ CorrectnessMatrix correctnessMatrixOf(const Facts& f, const MethodView& mv)
     return m;
 }
 
-std::vector<MethodRates> compileVsCorrectOf(const Facts& f, const MethodView& mv)
+/// One T per method of the view that has rows, in the view's order: `add(t, row)` for each row,
+/// then the method's name set and `finish(t)`.
+template <class T, class Add, class Finish>
+std::vector<T> perMethod(const Facts& f, const MethodView& mv, Add add, Finish finish)
 {
-    std::vector<MethodRates> by(mv.names.size());
+    std::vector<T> by(mv.names.size());
     std::vector<char> seen(mv.names.size(), 0);
     for (std::size_t i = 0; i < f.rows.size(); ++i) {
-        const auto& r = f.rows[i];
         const auto mi = std::size_t(mv.of[i]);
         seen[mi] = 1;
-        auto& m = by[mi];
-        m.call.n++;
-        m.exe.n++;
-        m.call.k += r.callOk;
-        m.exe.k += r.exeOk;
+        add(by[mi], f.rows[i]);
     }
-    std::vector<MethodRates> out;
+    std::vector<T> out;
     for (std::size_t i = 0; i < by.size(); ++i)
         if (seen[i]) {
             by[i].method = mv.names[i];
+            finish(by[i]);
             out.push_back(std::move(by[i]));
         }
     return out;
 }
 
+std::vector<MethodRates> compileVsCorrectOf(const Facts& f, const MethodView& mv)
+{
+    return perMethod<MethodRates>(
+        f, mv,
+        [](MethodRates& m, const auto& r) {
+            m.call.n++;
+            m.exe.n++;
+            m.call.k += r.callOk;
+            m.exe.k += r.exeOk;
+        },
+        [](MethodRates&) {});
+}
+
 std::vector<SpeedupSeries> speedupsOf(const Facts& f, const MethodView& mv)
 {
-    std::vector<SpeedupSeries> by(mv.names.size());
-    std::vector<char> seen(mv.names.size(), 0);
-    for (std::size_t i = 0; i < f.rows.size(); ++i) {
-        const auto& r = f.rows[i];
-        const auto mi = std::size_t(mv.of[i]);
-        seen[mi] = 1;
-        auto& s = by[mi];
-        s.total++;
-        s.correct += r.pass;
-        if (r.timed)
-            s.speedups.push_back(r.speedup);
-    }
-    std::vector<SpeedupSeries> out;
-    for (std::size_t i = 0; i < by.size(); ++i)
-        if (seen[i]) {
-            by[i].method = mv.names[i];
-            std::sort(by[i].speedups.begin(), by[i].speedups.end());
-            out.push_back(std::move(by[i]));
-        }
-    return out;
+    return perMethod<SpeedupSeries>(
+        f, mv,
+        [](SpeedupSeries& s, const auto& r) {
+            s.total++;
+            s.correct += r.pass;
+            if (r.timed)
+                s.speedups.push_back(r.speedup);
+        },
+        [](SpeedupSeries& s) { std::sort(s.speedups.begin(), s.speedups.end()); });
 }
 
 std::vector<FastPCurve> fastPOf(const std::vector<SpeedupSeries>& series, const std::vector<double>& grid)
