@@ -181,6 +181,7 @@ void ShapeSummarizer::statistics(Shape& s)
              {"warmup_calls", f.value("warmup_calls", nlohmann::json::object())},
              {"reps", f.value("reps", 0)}, {"min_reps", f.value("min_reps", 0)}, {"stop", f.value("stop", "")},
              {"rotations", f.value("rotations", 0)}, {"recheck", f.value("recheck", nlohmann::json())},
+             {"inputs_restored", f.value("inputs_restored", nlohmann::json())},
              {"host_enqueue_us", f.value("host_enqueue_us", nlohmann::json::object())},
              {"launch_gap_us", f.value("launch_gap_us", 0.0)},
              {"launch_gap_start_us", f.value("launch_gap_start_us", 0.0)},

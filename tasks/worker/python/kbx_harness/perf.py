@@ -4,7 +4,9 @@
 
 Protocol per perf shape (docs/PERF_PROTOCOL.md):
   * inputs: `rotations` input sets drawn by the harness from (task, shape, k), before the candidate
-    module is imported; timed calls rotate through them (defeats caching by tensor id);
+    module is imported; timed calls rotate through them (defeats caching by tensor id); inputs a
+    call modifies (in-place ops, optimizer steps) are put back before every timed call, outside the
+    timed region (kbx_harness.restore);
   * warm-up: the first call of each side is timed separately (JIT compilation, autotuning), then
     calls are repeated until two consecutive warm-up calls agree within 10 % (at most `max_warmup`);
   * timed loop: L2 flushed (a buffer >= 2x the device's L2 is zeroed) before every timed call,
@@ -43,6 +45,7 @@ from .candidate import _count_launches, _launches, classify
 from . import autotune
 from .common import Phases, guarded, import_candidate, load_task, send, triton_cache_entries, versions
 from . import recheck
+from .restore import InputRestore, budget_bytes
 from .inputs import InputGen, derive_seed
 from .perf_device import Nvml, calibrate, kernel_attribution
 
@@ -418,6 +421,9 @@ class _PerfRun:
         # sides. The re-check compares one random timed call: only its input set needs reference
         # outputs (two calls, to tell a random output; a slow reference is not called more).
         call = timed_call(task)
+        # Copies of the inputs before any call of this shape: an in-place call's inputs are put back
+        # before every timed call (kbx_harness.restore).
+        restore = InputRestore(inputs, budget_bytes(self.device))
         recheck_at = self.rng.randrange(cfg["min_reps"])
         k = recheck_at % len(inputs)
         # The re-check's reference output(s), from a pristine copy of input set k (kbx_harness.recheck).
@@ -429,19 +435,20 @@ class _PerfRun:
         gap = LaunchGap(host_us, cfg, self.cycles_per_us)
         if gap.cycles:
             self._probe_host_sync(gap, sides, call, inputs, last_ms)
+        restore.detect()
         self.phase("reference_outputs_and_warmup")
         samples = {side: [] for side, _ in sides}
         starved = {side: [] for side, _ in sides}  # LaunchGap: samples the host may have held up
         min_reps, block, recheck_at = _repetitions(cfg, last_ms, gap, sides, recheck_at, inputs)
         reps, stop, recheck_result = self._timed_loop(sides, call, inputs, gap, samples, starved, min_reps, block,
-                                                      recheck_at, rplan)
+                                                      recheck_at, rplan, restore)
         kept_starved = LaunchGap.keep_if_too_few(samples, starved, min_reps)
         res = {"shape": s["name"], "params": s["params"], "compute_dtype": compute_dtype(meta, *inputs[0]),
                "autotune": autotune.since(at_mark),
                "samples_ms": samples, "first_call_s": first,
                "warmup_calls": warm, "host_enqueue_us": host_us, **gap.evidence(starved, kept_starved),
                "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
-               "recheck": recheck_result, "cost": cost, "baseline_errors": dict(self.baseline_errors)}
+               "recheck": recheck_result, "inputs_restored": restore.evidence(), "cost": cost, "baseline_errors": dict(self.baseline_errors)}
         self.phase("timed_loops")
         return res
 
@@ -518,7 +525,7 @@ class _PerfRun:
         timer.sync()
 
     def _timed_loop(self, sides: list, call, inputs: list, gap: LaunchGap, samples: dict, starved: dict, min_reps: int,
-                    block: int, recheck_at: int, rplan):
+                    block: int, recheck_at: int, rplan, restore: InputRestore):
         """ABAB… blocks until converged, max_reps or the time cap; the candidate's output of call
         recheck_at re-checked. Returns (reps, why it stopped, the re-check)."""
         cfg, timer, flush, spin, task = self.cfg, self.timer, self.flush, self.spin, self.task
@@ -532,6 +539,7 @@ class _PerfRun:
                 a, kw = inputs[k]
                 pair = []
                 for side, f in sides:
+                    restore.before_call(k)  # an in-place call's inputs, pristine again (before the flush)
                     if flush is not None:
                         flush.zero_()
                     if gap.cycles:
