@@ -186,6 +186,7 @@ void Evaluator::finishRun(RunSummary& sum, nlohmann::json& prov, bool startedBef
         prov["worker_start"]["mode"] = "warm";
         prov["worker_start"]["started_before_probe"] = startedBeforeProbe;
     }
+    m_refs->endRun();              // the reference servers: every worker thread has ended
     m_launcher->setWarm(nullptr);  // stops it (nothing of it runs any more: every worker thread has ended)
     if (m_opt.device == "cpu" && m_interpGaps.valid())
         prov["interpreter_gaps"] = toJson(m_interpGaps.get());

@@ -90,6 +90,10 @@ struct EvalOptions {
     /// where the sandbox allows it (rlimit, none; not bwrap), on = the same but an error where it
     /// cannot, off = never. A slot whose env sets PYTHON* or LD_* variables always starts cold.
     std::string warmWorkers = "auto";
+    /// Reference servers per device slot (core/reference_server.h): processes that compute one task's
+    /// references after another with one CUDA context; -1 = one per four jobs (1..4), 0 = a reference
+    /// process per task.
+    int referenceServers = -1;
     /// Perf stage (docs/PERF_PROTOCOL.md): after all correctness work, every correct candidate is
     /// timed against eager PyTorch, one at a time. CUDA; on the CPU only to test the plumbing. On a
     /// GPU a passing candidate's kernels are first compiled for the perf shapes (perfConfig

@@ -3,9 +3,13 @@
 
 #include "evalutil.h"
 #include "evaluator.h"
+#include "reference_server.h"
 #include "worker_launch.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
 
 namespace kbx {
 namespace fs = std::filesystem;
@@ -16,6 +20,106 @@ using evalutil::tail;
 ReferenceCache::ReferenceCache(const TaskCatalogue& catalogue, const WorkerLauncher& launcher, const EvalOptions& opt)
     : m_catalogue(catalogue), m_launcher(launcher), m_opt(opt)
 {
+}
+
+ReferenceCache::~ReferenceCache()
+{
+    endRun();
+}
+
+int ReferenceCache::serversPerSlot() const
+{
+    if (m_opt.referenceServers >= 0)
+        return m_opt.referenceServers;
+    // One server per four jobs: the first wave of candidates (one task each) waits for its
+    // references in turn, and each server computes one task at a time.
+    return std::clamp((m_opt.jobs + 3) / 4, 1, 4);
+}
+
+void ReferenceCache::endRun()
+{
+    std::vector<std::unique_ptr<PoolEntry>> pool;
+    {
+        std::lock_guard g(m_poolMutex);
+        pool.swap(m_pool);
+    }
+    pool.clear();  // each server stops (asked, or killed mid-request) and is waited for
+}
+
+ReferenceServer* ReferenceCache::acquire(std::size_t slotIndex, const DeviceSlot& slot)
+{
+    const int perSlot = serversPerSlot();
+    if (perSlot <= 0)
+        return nullptr;
+    std::unique_lock lock(m_poolMutex);
+    for (;;) {
+        if (m_launcher.cancelled())
+            return nullptr;
+        int live = 0;
+        for (auto it = m_pool.begin(); it != m_pool.end();) {
+            auto& e = **it;
+            if (e.slot == slotIndex && !e.busy && !e.server->usable()) {
+                it = m_pool.erase(it);  // ended or full: waited for (it asked to stop or was killed)
+                continue;
+            }
+            if (e.slot == slotIndex) {
+                ++live;
+                if (!e.busy) {
+                    e.busy = true;
+                    return e.server.get();
+                }
+            }
+            ++it;
+        }
+        if (live < perSlot) {
+            auto e = std::make_unique<PoolEntry>();
+            e->slot = slotIndex;
+            e->busy = true;
+            e->server = std::make_unique<ReferenceServer>(m_launcher, slot, m_opt.device,
+                                                          m_launcher.scratch() / "reference" /
+                                                              fmt::format("server-{}-{}", slotIndex, m_serversStarted++),
+                                                          m_opt.referenceTimeout);
+            m_pool.push_back(std::move(e));
+            return m_pool.back()->server.get();
+        }
+        m_poolCv.wait(lock);
+    }
+}
+
+void ReferenceCache::release(ReferenceServer* server)
+{
+    std::lock_guard g(m_poolMutex);
+    for (auto& e : m_pool)
+        if (e->server.get() == server)
+            e->busy = false;
+    m_poolCv.notify_all();
+}
+
+bool ReferenceCache::serve(const nlohmann::json& req, const fs::path& dir, std::size_t slotIndex, const DeviceSlot& slot,
+                           ProcessResult& res)
+{
+    auto* server = acquire(slotIndex, slot);
+    if (!server)
+        return false;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    auto answer = server->call(req);
+    release(server);
+    if (answer && !answer->frames.empty() && answer->frames.back().value("type", std::string()) == "result") {
+        res.frames = std::move(answer->frames);
+        res.exitCode = 0;
+        res.seconds = answer->seconds;
+        res.warm = true;
+        return true;
+    }
+    if (!m_launcher.cancelled()) {
+        std::string why = !answer ? "no answer" : "an error";
+        if (answer && !answer->frames.empty())
+            why += ": " + answer->frames.back().value("message", std::string()).substr(0, 300);
+        std::cerr << fmt::format("kbx: the reference server gave {} for {}; it runs in a process of its own\n", why,
+                                 req.value("task_id", std::string("?")));
+    }
+    return false;
 }
 
 const RefBundle& ReferenceCache::get(const TaskInfo& task, std::size_t slotIndex, const DeviceSlot& slot)
@@ -39,7 +143,7 @@ const RefBundle& ReferenceCache::get(const TaskInfo& task, std::size_t slotIndex
         if (auto it = m_refs.find(failKey); it != m_refs.end())
             return *it->second;
     }
-    auto bundle = compute(task, slot);
+    auto bundle = compute(task, slotIndex, slot);
     std::lock_guard g2(m_refMutex);
     return *(m_refs[bundle->ok ? task.id : failKey] = std::move(bundle));
 }
@@ -69,7 +173,7 @@ void readTiers(RefBundle& bundle, const nlohmann::json& result, const nlohmann::
 }
 }  // namespace
 
-std::unique_ptr<RefBundle> ReferenceCache::compute(const TaskInfo& task, const DeviceSlot& slot) const
+std::unique_ptr<RefBundle> ReferenceCache::compute(const TaskInfo& task, std::size_t slotIndex, const DeviceSlot& slot)
 {
     auto bundle = std::make_unique<RefBundle>();
     auto dir = m_launcher.scratch() / "reference" / fmt::format("{}__{}", task.category, task.stem);
@@ -82,7 +186,10 @@ std::unique_ptr<RefBundle> ReferenceCache::compute(const TaskInfo& task, const D
     for (const char* tier : {"contract", "extended"})
         req["tier_out"][tier] = {{"inputs_out", (dir / fmt::format("inputs-{}.pt", tier)).string()},
                                  {"ref_out", (dir / fmt::format("reference-{}.pt", tier)).string()}};
-    auto res = m_launcher.run("reference", req, dir, m_opt.referenceTimeout, slot);
+    // A server of this slot if one answers (its CUDA context made once), else a process of its own.
+    ProcessResult res;
+    if (!serve(req, dir, slotIndex, slot, res))
+        res = m_launcher.run("reference", req, dir, m_opt.referenceTimeout, slot);
     auto* result = findFrame(res, "result");
     if (res.exitCode == 0 && result && res.protocolError.empty()) {
         bundle->ok = true;

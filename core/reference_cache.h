@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <condition_variable>
 #include <cstddef>
 #include <filesystem>
 #include <map>
@@ -20,6 +21,8 @@ namespace kbx {
 struct DeviceSlot;
 struct EvalOptions;
 class WorkerLauncher;
+class ReferenceServer;
+struct ProcessResult;
 
 /// One task's reference files, or why there are none.
 struct RefBundle {
@@ -45,14 +48,25 @@ struct RefBundle {
 class ReferenceCache {
 public:
     ReferenceCache(const TaskCatalogue& catalogue, const WorkerLauncher& launcher, const EvalOptions& opt);
+    ~ReferenceCache();
     /// The seeds every reference of the run draws its inputs with ({label, seed} objects).
     void setSeeds(std::vector<nlohmann::json> seeds) { m_seeds = std::move(seeds); }
     /// The task's reference, computed on first use through `slot` (index `slotIndex`).
     const RefBundle& get(const TaskInfo& task, std::size_t slotIndex, const DeviceSlot& slot);
+    /// Stops the run's reference servers (core/reference_server.h); called at the run's end.
+    void endRun();
+    /// Reference servers per device slot: EvalOptions::referenceServers, or (-1) one per four jobs, 1..4.
+    int serversPerSlot() const;
 
 private:
     /// Runs the reference process and reads what it reported.
-    std::unique_ptr<RefBundle> compute(const TaskInfo& task, const DeviceSlot& slot) const;
+    std::unique_ptr<RefBundle> compute(const TaskInfo& task, std::size_t slotIndex, const DeviceSlot& slot);
+    /// One task's reference through a server of the slot; false: none could answer (the caller runs
+    /// a process of its own).
+    bool serve(const nlohmann::json& req, const std::filesystem::path& dir, std::size_t slotIndex, const DeviceSlot& slot,
+               ProcessResult& res);
+    ReferenceServer* acquire(std::size_t slotIndex, const DeviceSlot& slot);
+    void release(ReferenceServer* server);
 
     const TaskCatalogue& m_catalogue;
     const WorkerLauncher& m_launcher;
@@ -61,6 +75,15 @@ private:
     std::mutex m_refMutex;
     std::map<std::string, std::unique_ptr<RefBundle>> m_refs;
     std::map<std::string, std::unique_ptr<std::mutex>> m_refLocks;
+    struct PoolEntry {
+        std::unique_ptr<ReferenceServer> server;
+        std::size_t slot = 0;
+        bool busy = false;
+    };
+    std::mutex m_poolMutex;
+    std::condition_variable m_poolCv;
+    std::vector<std::unique_ptr<PoolEntry>> m_pool;
+    int m_serversStarted = 0;
 };
 
 }  // namespace kbx

@@ -99,6 +99,8 @@ void checkRequest(const PlanRequest& r)
     requireOneOf("--protocol", r.protocol, {"contract", "strict"});
     if (r.jobs < 0)
         throw RunPlanError(Code::BadValue, fmt::format("--jobs: {} is not a number of candidates", r.jobs));
+    if (r.referenceServers < -1)
+        throw RunPlanError(Code::BadValue, fmt::format("--reference-servers: {} is not a number of servers (-1: from the jobs)", r.referenceServers));
     if (r.perfWorkers < 0)
         throw RunPlanError(Code::BadValue, fmt::format("--perf-workers: {} is not a number of workers", r.perfWorkers));
     if (!r.autotuneReplay.empty() && !r.perf)
@@ -173,6 +175,7 @@ RunPlan resolvePlan(const PlanRequest& r, const HostFacts& host)
     p.candidateTimeout = r.timeout > 0 ? r.timeout : (p.cuda() ? 120 : 300);
     p.sandbox = r.sandbox;
     p.warmWorkers = r.warmWorkers;
+    p.referenceServers = r.referenceServers;
     p.protocol = r.protocol;
     p.perf = r.perf;
     p.perfWorkers = r.perfWorkers;
@@ -194,6 +197,7 @@ EvalOptions toEvalOptions(const RunPlan& p)
     o.perfTimeout = p.perfTimeout;
     o.sandbox = p.sandbox;
     o.warmWorkers = p.warmWorkers;
+    o.referenceServers = p.referenceServers;
     o.protocol = p.protocol;
     o.perf = p.perf;
     o.perfPipeline = p.perfWorkers;

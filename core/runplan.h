@@ -49,6 +49,7 @@ struct PlanRequest {
     double timeout = 0;                      ///< candidate stage limit in seconds; 0: 300 on cpu, 120 on cuda
     std::string sandbox = "auto";            ///< auto | bwrap | rlimit | none (core/sandbox.h)
     std::string warmWorkers = "auto";        ///< auto | on | off (core/warm.h)
+    int referenceServers = -1;               ///< per GPU slot (EvalOptions::referenceServers); -1: from the jobs
     std::string protocol = "contract";       ///< contract | strict
     bool perf = false;
     int perfWorkers = 0;                     ///< perf workers per GPU; 0: the Evaluator's default
@@ -84,6 +85,7 @@ struct RunPlan {
     double perfTimeout = EvalOptions{}.perfTimeout;
     std::string sandbox = "auto";
     std::string warmWorkers = "auto";
+    int referenceServers = -1;
     std::string protocol = "contract";
     bool perf = false;
     int perfWorkers = 0;

@@ -100,6 +100,7 @@ kbx::PlanRequest planRequest(const EvalArgs& a)
     r.timeout = a.timeout;
     r.sandbox = a.sandbox;
     r.warmWorkers = a.warmWorkers;
+    r.referenceServers = a.referenceServers;
     r.protocol = a.protocol;
     r.perf = a.perf;
     r.perfWorkers = a.perfWorkers;
@@ -523,6 +524,9 @@ CLI::App* addEvalCommand(CLI::App& app, EvalArgs& ea)
         ->check(CLI::IsMember({"contract", "strict"}));
     eval->add_option("--warm-workers", ea.warmWorkers, "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
         ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+    eval->add_option("--reference-servers", ea.referenceServers, "Reference processes per GPU that compute one task's references "
+                     "after another with one CUDA context (-1: one per four jobs, at most 4; 0: a process per task)")
+        ->check(CLI::Range(-1, 16))->capture_default_str();
     eval->add_flag("--perf", ea.perf, "Time every correct candidate against PyTorch eager after the correctness stage (docs/PERF_PROTOCOL.md)");
     eval->add_option("--perf-config", ea.perfConfig, "JSON overrides of the perf stage's settings, e.g. '{\"max_seconds\": 0.5}' (every key, its default and meaning: docs/PERF_PROTOCOL.md; an unknown key or a wrongly typed value is refused)");
     eval->add_option("--perf-baseline", ea.perfBaselines, "Also time these baselines beside PyTorch eager, interleaved: compile (torch.compile of the reference, fixed shapes, warmed), tf32 (eager with TF32 matmuls/convolutions)")

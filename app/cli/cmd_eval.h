@@ -35,6 +35,7 @@ struct EvalArgs {
     bool skipUnknown = false;
     std::string sandbox = "auto";
     std::string warmWorkers = "auto";
+    int referenceServers = -1;  ///< --reference-servers
     std::string protocol = "contract";
     bool perf = false;
     std::string perfConfig;

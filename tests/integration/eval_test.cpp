@@ -558,3 +558,57 @@ TEST(Eval, AWrongKernelsSpeculativeExtendedTierIsKilledNotWaitedFor)
     EXPECT_LT(wall, 200.0) << "the extended tier's sleeping process was waited for";
     fs::remove_all(dir);
 }
+
+// Reference servers (core/reference_server.h): one process computes one task's references after
+// another. The files a candidate is judged against must be exactly those a process of its own
+// writes: same secret seed, byte for byte, and the same stored case evidence.
+TEST(Eval, AReferenceServerWritesTheSameFilesAsAProcessPerTask)
+{
+    if (device() != "cpu")
+        GTEST_SKIP() << "CPU only: the files' equality does not depend on the device (the gpu acceptance run uses servers)";
+    auto dir = tempPath("refserver");
+    fs::create_directories(dir / "src" / "Activation");
+    fs::create_directories(dir / "src" / "Math");
+    fs::copy_file(kFixtures / "good" / "Activation" / "relu.py", dir / "src" / "Activation" / "relu.py");
+    fs::copy_file(kFixtures / "good" / "Activation" / "leaky_relu.py", dir / "src" / "Activation" / "leaky_relu.py");
+    fs::copy_file(kFixtures / "good" / "Math" / "add.py", dir / "src" / "Math" / "add.py");
+    auto evalWith = [&](const std::string& servers) {
+        const auto scratch = dir / ("scratch" + servers);
+        auto r = run(kbxBin() + " eval " + (dir / "src").string() + " --json --jobs 2 --device cpu --secret-seed 5 --reference-servers " +
+                     servers + " --keep-scratch --scratch " + scratch.string() + " --db " + (dir / ("db" + servers + ".sqlite")).string() +
+                     " 2>" + (dir / "stderr.txt").string());
+        EXPECT_EQ(r.rc, 0) << r.out << readFile(dir / "stderr.txt");
+        EXPECT_EQ(readFile(dir / "stderr.txt").find("reference server gave"), std::string::npos) << readFile(dir / "stderr.txt");
+        kbx::Store s(dir / ("db" + servers + ".sqlite"));
+        std::vector<std::string> cases;
+        for (const auto& row : s.query("SELECT e.task_id AS task, e.verdict AS verdict, c.name AS name, c.status AS status, c.tier AS tier, "
+                                       "c.evidence AS evidence FROM case_results c JOIN evaluations e ON e.id = c.evaluation_id "
+                                       "ORDER BY e.task_id, c.idx")) {
+            auto ev = nlohmann::json::parse(row["evidence"].get<std::string>());
+            ev.erase("seconds");
+            cases.push_back(row["task"].get<std::string>() + " " + row["verdict"].get<std::string>() + " " + row["name"].get<std::string>() +
+                            " " + row["status"].get<std::string>() + " " + row["tier"].get<std::string>() + " " + ev.dump());
+        }
+        return std::make_pair(scratch / "reference", cases);
+    };
+    const auto [served, servedCases] = evalWith("-1");
+    const auto [own, ownCases] = evalWith("0");
+    EXPECT_EQ(servedCases.size(), ownCases.size());
+    EXPECT_GT(servedCases.size(), 60u);
+    EXPECT_EQ(servedCases, ownCases);
+    // One server (two jobs) computed all three tasks; a process per task wrote a request each.
+    EXPECT_TRUE(fs::is_directory(served / "server-0-0"));
+    EXPECT_FALSE(fs::exists(served / "server-0-1"));
+    int files = 0;
+    for (const char* task : {"Activation__relu", "Activation__leaky_relu", "Math__add"}) {
+        EXPECT_FALSE(fs::exists(served / task / "reference-request.json")) << task;
+        EXPECT_TRUE(fs::exists(own / task / "reference-request.json")) << task;
+        for (const auto& e : fs::directory_iterator(own / task))
+            if (e.path().extension() == ".pt") {
+                EXPECT_EQ(readFile(e.path()), readFile(served / task / e.path().filename())) << e.path();
+                ++files;
+            }
+    }
+    EXPECT_EQ(files, 12) << "inputs and references of both tiers, three tasks";
+    fs::remove_all(dir);
+}

@@ -2,9 +2,17 @@
 """Reference role: runs in a clean process that never sees candidate code. Draws every case's
 inputs from the harness generator, computes the reference outputs (optionally in float64, the
 task's oracle), and writes two files: the inputs the candidate gets, and the reference bundle the
-C++ comparison reads (outputs plus the inputs' tensors, to detect mutation)."""
+C++ comparison reads (outputs plus the inputs' tensors, to detect mutation).
+
+With {"serve": true} the process is a reference server (core/reference_cache.cpp): it answers one
+task's request after another on stdin ({"type": "ready"} before each; "stop" or EOF ends it), so
+that the CUDA context and the libraries' handles (cuBLAS, cuSOLVER, cuDNN) are made once per
+server rather than once per task. Each task starts from the state a new process would have
+(torch's default seeds, default dtype, grad mode, backend flags): its files are the same."""
 from __future__ import annotations
 
+import json
+import sys
 import time
 
 import torch
@@ -48,6 +56,55 @@ def _tiers(task, req, cases):
 
 def run(req: dict) -> int:
     send({"type": "hello", "magic": "KBXW", "protocol": 1, "role": "reference", "versions": versions()})
+    if req.get("serve"):
+        return serve(req)
+    return one_task(req)
+
+
+# torch's default generator seed in a new process (torch.initial_seed() before any manual_seed)
+_DEFAULT_SEED = 67280421310721
+
+
+def _global_state() -> dict:
+    """What a task module or a reference call could change for the next task in this process."""
+    st = {"dtype": torch.get_default_dtype(), "grad": torch.is_grad_enabled(),
+          "matmul_precision": torch.get_float32_matmul_precision(),
+          "deterministic": torch.are_deterministic_algorithms_enabled(),
+          "cudnn": (torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic)}
+    m = torch.backends.cuda.matmul
+    st["matmul"] = (m.allow_tf32, m.allow_fp16_reduced_precision_reduction, m.allow_bf16_reduced_precision_reduction)
+    return st
+
+
+def _restore_state(st: dict) -> None:
+    torch.set_default_dtype(st["dtype"])
+    torch.set_grad_enabled(st["grad"])
+    torch.set_float32_matmul_precision(st["matmul_precision"])
+    torch.use_deterministic_algorithms(st["deterministic"])
+    c = torch.backends.cudnn
+    c.allow_tf32, c.benchmark, c.deterministic = st["cudnn"]
+    m = torch.backends.cuda.matmul
+    m.allow_tf32, m.allow_fp16_reduced_precision_reduction, m.allow_bf16_reduced_precision_reduction = st["matmul"]
+    torch.manual_seed(_DEFAULT_SEED)  # every device's default generator, as a new process has it
+
+
+def serve(req0: dict) -> int:
+    """Tasks one after another; a request that fails ends the server (kbx runs that task, and the
+    rest, in processes of their own)."""
+    state = _global_state()
+    while True:
+        send({"type": "ready"})
+        line = sys.stdin.buffer.readline()
+        if not line or line.strip() == b"stop":
+            return 0
+        _restore_state(state)
+        one_task(json.loads(line))
+        if req0.get("device") == "cuda":
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()  # the candidates beside us need the memory more
+
+
+def one_task(req: dict) -> int:
     device = req["device"]
     # Where the reference's time goes (issue 22: the correctness stage's phases made visible).
     phase = Phases()
