@@ -5,7 +5,7 @@
 // libraries' handles are made once, not once per task. On the H200 a fresh reference process spent
 // ~2.3 s per task drawing inputs, nearly all of it CUDA set-up, in a correctness stage that is
 // CPU-bound (issue 22). The process is ours (it never sees candidate code) and starts each task from
-// the state a new process would have; a request it cannot answer is run in a fresh process by the
+// the state a new process would have (fresh random seeds, default dtype, grad mode, flags); a request it cannot answer is run in a fresh process by the
 // caller (core/reference_cache.cpp).
 #include "process.h"
 

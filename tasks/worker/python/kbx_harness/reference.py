@@ -8,7 +8,7 @@ With {"serve": true} the process is a reference server (core/reference_cache.cpp
 task's request after another on stdin ({"type": "ready"} before each; "stop" or EOF ends it), so
 that the CUDA context and the libraries' handles (cuBLAS, cuSOLVER, cuDNN) are made once per
 server rather than once per task. Each task starts from the state a new process would have
-(torch's default seeds, default dtype, grad mode, backend flags): its files are the same."""
+(fresh random seeds for torch's default generators, default dtype, grad mode, backend flags): its files are the same."""
 from __future__ import annotations
 
 import json
@@ -61,10 +61,6 @@ def run(req: dict) -> int:
     return one_task(req)
 
 
-# torch's default generator seed in a new process (torch.initial_seed() before any manual_seed)
-_DEFAULT_SEED = 67280421310721
-
-
 def _global_state() -> dict:
     """What a task module or a reference call could change for the next task in this process."""
     st = {"dtype": torch.get_default_dtype(), "grad": torch.is_grad_enabled(),
@@ -85,7 +81,7 @@ def _restore_state(st: dict) -> None:
     c.allow_tf32, c.benchmark, c.deterministic = st["cudnn"]
     m = torch.backends.cuda.matmul
     m.allow_tf32, m.allow_fp16_reduced_precision_reduction, m.allow_bf16_reduced_precision_reduction = st["matmul"]
-    torch.manual_seed(_DEFAULT_SEED)  # every device's default generator, as a new process has it
+    torch.seed()  # every device's default generator from a fresh random seed, as in a new process
 
 
 def serve(req0: dict) -> int:

@@ -66,9 +66,11 @@ def _child(job: dict, fds: list[int], keep_alive: list[socket.socket], parent: i
         tempfile.tempdir = None  # TMPDIR (Triton builds its launcher there)
         if job.get("cwd"):
             os.chdir(job["cwd"])
-        # Fresh global RNGs, as a new interpreter would have (torch's default generator starts from
-        # its fixed default seed either way; inputs never come from any of them).
+        # Fresh global RNGs, as a new interpreter would have (torch, too, seeds its default
+        # generator at random at start-up; inputs never come from any of them).
         random.seed()
+        if "torch" in sys.modules:
+            sys.modules["torch"].seed()
         if "numpy" in sys.modules:
             sys.modules["numpy"].random.seed()
         argv = list(job.get("argv", []))
