@@ -52,12 +52,18 @@ std::string ReferenceServer::onFrame(const nlohmann::json& frame)
     const auto type = frame.value("type", std::string());
     std::unique_lock lock(m_mutex);
     if (type == "hello") {
+        // A second hello: the process was started again (WorkerLauncher::run does so, cold, when the
+        // warm worker it was forked from died). A request it had taken is lost with it.
+        if (!m_hello.is_null() && m_inFlight && !m_done) {
+            m_restarted = true;
+            m_cv.notify_all();
+        }
         m_hello = frame;
         return {};
     }
     if (type == "ready") {
         // Idle: wait for the next request (this wait is not the process's time) or the end.
-        m_cv.wait(lock, [&] { return m_pending.has_value() || m_stop; });
+        m_cv.wait(lock, [&] { return (m_pending.has_value() && !m_restarted) || m_stop; });
         if (m_stop)
             return "stop\n";
         auto line = m_pending->dump() + "\n";
@@ -81,12 +87,17 @@ std::optional<ReferenceServer::Answer> ReferenceServer::call(const nlohmann::jso
     ++m_served;
     m_frames.clear();
     m_done = false;
+    m_restarted = false;
     m_pending = request;
     m_inFlight = true;
     const auto t0 = std::chrono::steady_clock::now();
     m_cv.notify_all();
-    const bool answered = m_cv.wait_for(lock, std::chrono::duration<double>(m_timeout), [&] { return m_done || m_ended; });
+    const bool answered = m_cv.wait_for(lock, std::chrono::duration<double>(m_timeout), [&] { return m_done || m_ended || m_restarted; });
     m_inFlight = false;
+    if (m_restarted && !m_done) {
+        m_pending.reset();  // the new process must not take it: the caller runs this task itself
+        return std::nullopt;
+    }
     if (!answered || !m_done) {
         // Late or gone: the process is killed (a later request would find it ended).
         m_stop = true;

@@ -61,6 +61,7 @@ private:
     nlohmann::json m_hello;
     bool m_done = false;                      ///< the current request's result (or error) came
     bool m_inFlight = false;                  ///< a request was handed over and not yet answered
+    bool m_restarted = false;                 ///< the process started again while a request was in flight
     bool m_stop = false;
     bool m_ended = false;                     ///< the process ended
     int m_served = 0;
