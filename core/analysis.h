@@ -12,6 +12,8 @@
 // shape, both > 0); an evaluation's speedup is the geometric mean over its shapes, and only correct
 // evaluations (verdict pass) have one.
 
+#include "interval.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -43,12 +45,10 @@ struct Filters {
     std::string describe() const;
 };
 
-struct Interval {
-    double lo = 0.0;
-    double hi = 1.0;
-};
+using kbx::Interval;  // core/interval.h
 
-/// Wilson score interval for k successes in n trials (z = 1.96: 95 %). n = 0 gives [0, 1].
+/// Wilson score interval for k successes in n trials (z = 1.96: 95 %), estimate k/n. n = 0 gives
+/// [0, 1] around 0.
 Interval wilson(int k, int n, double z = 1.959963984540054);
 
 struct Rate {

@@ -4,6 +4,8 @@
 // bootstrap confidence intervals of per-shape speedups and of a task's geometric-mean speedup,
 // the seed's sum-of-times ratio for comparison, and roofline numbers. Plain C++, deterministic
 // (the bootstrap takes its seed from the caller).
+#include "interval.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,9 +26,8 @@ double quantile(std::vector<double> xs, double q);
 double quantileSorted(const std::vector<double>& sorted, double q);
 Summary summarize(const std::vector<double>& xs);
 
-struct Interval {
-    double estimate = 0, lo = 0, hi = 0;
-};
+using kbx::Interval;  // core/interval.h: estimate, lo, hi
+
 
 /// Speedup of one shape: median(reference) / median(candidate), with a percentile bootstrap CI
 /// (both sample sets resampled independently).

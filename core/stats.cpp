@@ -30,7 +30,7 @@ double medianOf(std::vector<double> v)
 Interval bootstrapGeomeanCI(const std::vector<double>& values, std::uint64_t seed, int resamples, double level)
 {
     if (values.empty())
-        return {0.0, 0.0};
+        return {0.0, 0.0, 0.0};
     std::vector<double> logs;
     logs.reserve(values.size());
     for (double v : values) {
@@ -40,7 +40,7 @@ Interval bootstrapGeomeanCI(const std::vector<double>& values, std::uint64_t see
     }
     const double est = std::exp(std::accumulate(logs.begin(), logs.end(), 0.0) / double(logs.size()));
     if (logs.size() < 2)
-        return {est, est};
+        return {est, est, est};
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<std::size_t> pick(0, logs.size() - 1);
     std::vector<double> stats;
@@ -65,7 +65,7 @@ Interval bootstrapGeomeanCI(const std::vector<double>& values, std::uint64_t see
         return a + (h - double(lo)) * (b - a);
     };
     const double lower = at((1.0 - level) / 2.0);
-    return {lower, at(1.0 - (1.0 - level) / 2.0)};
+    return {est, lower, at(1.0 - (1.0 - level) / 2.0)};
 }
 
 const std::vector<double>& fastPThresholds()

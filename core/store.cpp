@@ -614,7 +614,7 @@ void Store::each(const std::string& sql, const std::function<void(const Cursor&)
 {
     std::lock_guard lock(m_mutex);
     Stmt st(m_db, sql);
-    const Cursor cursor(st.s);
+    const Cursor cursor(st.raw());
     while (st.step())
         fn(cursor);
 }
@@ -626,11 +626,11 @@ nlohmann::json Store::query(const std::string& sql) const
     nlohmann::json rows = nlohmann::json::array();
     while (st.step()) {
         nlohmann::json row = nlohmann::json::object();
-        for (int c = 0; c < sqlite3_column_count(st.s); ++c) {
-            const char* name = sqlite3_column_name(st.s, c);
-            switch (sqlite3_column_type(st.s, c)) {
+        for (int c = 0; c < st.columns(); ++c) {
+            const char* name = st.name(c);
+            switch (st.type(c)) {
             case SQLITE_INTEGER: row[name] = st.i64(c); break;
-            case SQLITE_FLOAT: row[name] = sqlite3_column_double(st.s, c); break;
+            case SQLITE_FLOAT: row[name] = st.real(c); break;
             case SQLITE_NULL: row[name] = nullptr; break;
             default: row[name] = st.text(c);
             }

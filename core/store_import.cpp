@@ -24,15 +24,14 @@ using store_detail::Transaction;
 void bindOpt(Stmt& st, int i, const std::optional<double>& v)
 {
     if (v)
-        sqlite3_bind_double(st.s, i, *v);
+        st.bind(i, *v);
     else
         st.bindNull(i);
 }
 
 void again(Stmt& st)
 {
-    sqlite3_reset(st.s);
-    sqlite3_clear_bindings(st.s);
+    st.reset();
 }
 
 /// The statements every imported evaluation is written with, prepared once per import.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The parts of kbx::Store that the read layer (core/query) needs beside store.cpp's: statements with
 // bound parameters, a cancel flag for queries a newer one overtook, and the SQL functions every
-// connection gets (kbx_speedup). One SQLite wrapper: this file and store.cpp.
+// connection gets (kbx_speedup). The one SQLite wrapper is core/sqlite_stmt.h.
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -48,34 +49,18 @@ int cancelHandler(void* flag)
     return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
 }
 
-/// A prepared statement, finalized on every path out.
-struct Prepared {
-    sqlite3_stmt* s = nullptr;
-    Prepared(sqlite3* db, const std::string& sql)
-    {
-        if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &s, nullptr) != SQLITE_OK)
-            throw StoreError(fmt::format("SQL prepare failed: {} ({})", sqlite3_errmsg(db), sql.substr(0, 160)));
-    }
-    ~Prepared() { sqlite3_finalize(s); }
-    Prepared(const Prepared&) = delete;
-    Prepared& operator=(const Prepared&) = delete;
-
-    void bind(int index, const SqlValue& v)
-    {
-        int rc = SQLITE_OK;
-        if (std::holds_alternative<std::int64_t>(v))
-            rc = sqlite3_bind_int64(s, index, std::get<std::int64_t>(v));
-        else if (std::holds_alternative<double>(v))
-            rc = sqlite3_bind_double(s, index, std::get<double>(v));
-        else if (std::holds_alternative<std::string>(v)) {
-            const auto& t = std::get<std::string>(v);
-            rc = sqlite3_bind_text(s, index, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
-        } else
-            rc = sqlite3_bind_null(s, index);
-        if (rc != SQLITE_OK)
-            throw StoreError(fmt::format("SQL bind of parameter {} failed: {}", index, sqlite3_errmsg(sqlite3_db_handle(s))));
-    }
-};
+/// One parameter of Store::each, bound by its type.
+void bindValue(store_detail::Stmt& st, int index, const SqlValue& v)
+{
+    if (std::holds_alternative<std::int64_t>(v))
+        st.bind(index, std::get<std::int64_t>(v));
+    else if (std::holds_alternative<double>(v))
+        st.bind(index, std::get<double>(v));
+    else if (std::holds_alternative<std::string>(v))
+        st.bind(index, std::get<std::string>(v));
+    else
+        st.bindNull(index);
+}
 
 }  // namespace
 
@@ -97,18 +82,12 @@ void Store::setCancelFlag(const std::atomic<bool>* flag)
 void Store::each(const std::string& sql, const std::vector<SqlValue>& params, const std::function<void(const Cursor&)>& fn) const
 {
     std::lock_guard lock(m_mutex);
-    Prepared st(m_db, sql);
+    store_detail::Stmt st(m_db, sql);
     for (std::size_t i = 0; i < params.size(); ++i)
-        st.bind(static_cast<int>(i + 1), params[i]);
-    const Cursor cursor(st.s);
-    for (;;) {
-        const int rc = sqlite3_step(st.s);
-        if (rc == SQLITE_DONE)
-            return;
-        if (rc != SQLITE_ROW)
-            throw StoreError(fmt::format("SQL step failed: {}", sqlite3_errmsg(m_db)));
+        bindValue(st, static_cast<int>(i + 1), params[i]);
+    const Cursor cursor(st.raw());
+    while (st.step())
         fn(cursor);
-    }
 }
 
 SqlValue Store::Cursor::value(int c) const

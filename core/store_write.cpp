@@ -68,11 +68,11 @@ void Store::addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& row
         Stmt ins(m_db, "INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms, samples) VALUES(?,?,?,?,?)");
         ins.bind(1, evaluationId).bind(2, r.shape);
         if (r.candidateMs)
-            sqlite3_bind_double(ins.s, 3, *r.candidateMs);
+            ins.bind(3, *r.candidateMs);
         else
             ins.bindNull(3);
         if (r.baselineMs)
-            sqlite3_bind_double(ins.s, 4, *r.baselineMs);
+            ins.bind(4, *r.baselineMs);
         else
             ins.bindNull(4);
         ins.bind(5, r.samples.dump());
@@ -258,7 +258,7 @@ std::int64_t Store::addEvaluation(const EvaluationRecord& r)
     Stmt c(m_db, "INSERT INTO case_results(evaluation_id, idx, name, status, failure_class, evidence, tier) VALUES(?,?,?,?,?,?,?)");
     for (std::size_t ci = 0; ci < r.cases.size(); ++ci) {
         const auto& cs = r.cases[ci];
-        sqlite3_reset(c.s);
+        c.reset();
         c.bind(1, evalId).bind(2, std::int64_t(cs.index)).bind(3, cs.name).bind(4, cs.status);
         if (cs.failureClass)
             c.bind(5, *cs.failureClass);
@@ -281,17 +281,16 @@ void Store::putCodeQuality(const std::vector<CodeQualityRow>& rows)
                    "VALUES(?,?,?,?,?,?,?,?)");
     const std::string now = nowIso8601();
     for (const auto& r : rows) {
-        sqlite3_reset(chk.s);
+        chk.reset();
         chk.bind(1, r.submissionId).step();
         if (chk.i64(0) == 0)
             throw StoreError(fmt::format("no submission {} in {}", r.submissionId, m_path.string()));
-        sqlite3_reset(ins.s);
-        sqlite3_clear_bindings(ins.s);
+        ins.reset();
         ins.bind(1, r.submissionId);
         if (r.mi)
-            sqlite3_bind_double(ins.s, 2, *r.mi);
+            ins.bind(2, *r.mi);
         if (r.ccMean)
-            sqlite3_bind_double(ins.s, 3, *r.ccMean);
+            ins.bind(3, *r.ccMean);
         if (r.ccMax)
             ins.bind(4, std::int64_t(*r.ccMax));
         if (r.sloc)
