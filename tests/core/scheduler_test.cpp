@@ -39,8 +39,15 @@ struct QueueFixture : ::testing::Test {
     }
     static std::vector<Submission> subs()
     {
-        return {Submission{"Activation/relu", "def relu(x): pass\n", "a"}, Submission{"Math/add", "def add(a, b): pass\n", "b"},
-                Submission{"Reduce/add", "def add(x): pass\n", "c"}};
+        auto sub = [](const char* task, const char* code, const char* origin) {
+            Submission s;
+            s.taskId = task;
+            s.code = code;
+            s.origin = origin;
+            return s;
+        };
+        return {sub("Activation/relu", "def relu(x): pass\n", "a"), sub("Math/add", "def add(a, b): pass\n", "b"),
+                sub("Reduce/add", "def add(x): pass\n", "c")};
     }
 };
 
