@@ -109,7 +109,6 @@ bool ReferenceCache::serve(const nlohmann::json& req, const fs::path& dir, std::
         res.frames = std::move(answer->frames);
         res.exitCode = 0;
         res.seconds = answer->seconds;
-        res.warm = true;
         return true;
     }
     if (!m_launcher.cancelled()) {

@@ -85,8 +85,8 @@ def _restore_state(st: dict) -> None:
 
 
 def serve(req0: dict) -> int:
-    """Tasks one after another; a request that fails ends the server (kbx runs that task, and the
-    rest, in processes of their own)."""
+    """Tasks one after another; a request that fails ends the server (kbx runs that task in a
+    process of its own and starts another server for the tasks after it)."""
     state = _global_state()
     while True:
         send({"type": "ready"})
