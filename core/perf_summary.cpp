@@ -161,6 +161,9 @@ void ShapeSummarizer::statistics(Shape& s)
         perProcess.push_back({{"candidate_ms", s.cMedP.back()}, {"reference_ms", s.rMedP.back()},
                               {"speedup", {{"estimate", sp.estimate}, {"lo", sp.lo}, {"hi", sp.hi}}},
                               {"reps", (*s.fp[p]).value("reps", 0)}});
+        // Where this process drew its inputs (kbx_harness/perf.py placement_offset; absent on the CPU).
+        if (const auto mb = (*s.fp[p]).find("placement_offset_mb"); mb != (*s.fp[p]).end() && mb->is_number() && mb->get<double>() > 0)
+            perProcess.back()["placement_offset_mb"] = *mb;
     }
     auto cs = perf::summarize(s.c), rs = perf::summarize(s.r);
     const auto rep = perf::repeatInterval(spP, m_config.betweenProcessPrior, m_config.betweenProcessPriorDf);

@@ -45,7 +45,7 @@ TEST(PerfConfig, DefaultsPerDevice)
     EXPECT_EQ(cpu.maxProcesses, 1);
     for (const auto& c : {gpu, cpu}) {
         EXPECT_DOUBLE_EQ(c.extraProcessThreshold, 0.01);
-        EXPECT_DOUBLE_EQ(c.betweenProcessPrior, 0.006);
+        EXPECT_DOUBLE_EQ(c.betweenProcessPrior, 0.005);
         EXPECT_DOUBLE_EQ(c.betweenProcessPriorDf, 4.0);
         EXPECT_TRUE(c.precompile);
         EXPECT_TRUE(c.baselines.empty());

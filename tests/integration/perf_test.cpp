@@ -4,6 +4,8 @@
 #include "itest.h"
 #include "store.h"
 
+#include <cmath>
+
 using namespace kbx_it;
 
 namespace {
@@ -59,10 +61,12 @@ TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
     else
         EXPECT_EQ(g.value("processes", 0), device() == "cuda" ? 2 : 1) << g.dump();
     ASSERT_EQ(p["perf"]["geomean_speedup_per_process"].size(), static_cast<std::size_t>(g.value("processes", 0)));
-    for (const auto& pp : p["perf"]["geomean_speedup_per_process"]) {
-        EXPECT_GE(pp["estimate"].get<double>(), g["lo"].get<double>()) << pp.dump();
-        EXPECT_LE(pp["estimate"].get<double>(), g["hi"].get<double>()) << pp.dump();
-    }
+    // The estimate is the processes' geometric mean. (A single process may lie outside the repeat
+    // interval: that interval is for the mean of a repeat's processes, not for one process.)
+    double logSum = 0;
+    for (const auto& pp : p["perf"]["geomean_speedup_per_process"])
+        logSum += std::log(pp["estimate"].get<double>());
+    EXPECT_NEAR(g["estimate"].get<double>(), std::exp(logSum / g.value("processes", 1)), 1e-9 * g["estimate"].get<double>()) << p["perf"].dump();
     // Where the perf worker's time went, phase by phase (all present, none negative).
     ASSERT_TRUE(p["perf"].contains("phases")) << p["perf"].dump();
     for (const char* ph : {"start", "wait_gpu", "setup", "candidate_import", "reference_outputs_and_warmup", "timed_loops", "attribution"}) {
@@ -139,6 +143,7 @@ TEST(Perf, TimedWorkOnOneDeviceNeverOverlapsWhileWorkersStartAhead)
                  " --json --db " + db.string() + " 2>/dev/null");
     ASSERT_EQ(r.rc, 0) << r.out;
     std::vector<std::pair<double, double>> windows;
+    std::size_t processes = 0;  // two per candidate on a GPU, four where its first two disagreed
     for (const auto& l : jsonLines(r.out)) {
         if (l.value("type", "") != "perf")
             continue;
@@ -146,12 +151,16 @@ TEST(Perf, TimedWorkOnOneDeviceNeverOverlapsWhileWorkersStartAhead)
         EXPECT_TRUE(l["perf"]["exclusive"].get<bool>());
         // Every perf process of the candidate (two on a GPU) timed in a window of its own.
         ASSERT_TRUE(l["perf"].contains("processes") && !l["perf"]["processes"].empty()) << l.dump();
+        const std::size_t want = l["perf"].contains("extra_processes") ? 4u : device() == "cuda" ? 2u : 1u;
+        EXPECT_EQ(l["perf"]["processes"].size(), want) << l["perf"].dump();
+        processes += l["perf"]["processes"].size();
         for (const auto& p : l["perf"]["processes"]) {
             ASSERT_TRUE(p["window"].is_array() && p["window"].size() == 2) << p.dump();
             windows.emplace_back(p["window"][0].get<double>(), p["window"][1].get<double>());
         }
     }
-    ASSERT_EQ(windows.size(), device() == "cuda" ? 6u : 3u) << r.out;
+    ASSERT_GE(processes, device() == "cuda" ? 6u : 3u) << r.out;
+    ASSERT_EQ(windows.size(), processes) << r.out;
     std::sort(windows.begin(), windows.end());
     for (std::size_t k = 1; k < windows.size(); ++k)
         EXPECT_GE(windows[k].first, windows[k - 1].second) << "timed windows " << k - 1 << " and " << k << " overlap";
@@ -208,8 +217,14 @@ TEST(Perf, OptionalBaselinesAreTimedInTheSameRotationAsEager)
     auto rows = s.query("SELECT samples FROM timings");
     ASSERT_EQ(rows.size(), 1u);
     auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
+    // One call per candidate call: the kept samples plus those dropped as starved (LaunchGap: the
+    // host may have held the call up), counted per side.
+    const auto calls = [&](const nlohmann::json& ms, const std::string& side) {
+        return ms.size() + static_cast<std::size_t>(smp.value("starved", nlohmann::json::object()).value(side, 0));
+    };
     for (const char* b : {"compile", "tf32"})
-        EXPECT_EQ(smp["baselines"][b]["ms"].size(), smp["candidate_ms"].size()) << b << ": one call per candidate call";
+        EXPECT_EQ(calls(smp["baselines"][b]["ms"], b), calls(smp["candidate_ms"], "candidate"))
+            << b << ": one call per candidate call; starved " << smp.value("starved", nlohmann::json::object()).dump();
     // An unknown baseline is a usage error, before any work.
     auto bad = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() +
                    " --device cpu --perf --perf-baseline cudnn --db " + (dir / "bad.sqlite").string() + " 2>&1");
@@ -342,7 +357,9 @@ TEST(Perf, AHostSlowerThanTheLaunchGapIsCaughtAndTheGapWidened)
         } else {
             EXPECT_LE(smp["launch_gap_us"].get<double>(), 200.0);
             EXPECT_NE(flags.find("host_latency_in_samples:1M_f32"), std::string::npos) << flags;
-            EXPECT_GT(ms, 0.4) << "the kept samples hold the host's delay: " << smp.dump();
+            // 0.8 ms of host delay less the 0.2 ms gap and the enqueue overlap: ~0.4 ms measured on an
+            // H200, against ~0.006 ms of device time.
+            EXPECT_GT(ms, 0.2) << "the kept samples hold the host's delay: " << smp.dump();
         }
     }
 }

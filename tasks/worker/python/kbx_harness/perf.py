@@ -9,6 +9,8 @@ Protocol per perf shape (docs/PERF_PROTOCOL.md):
     timed region (kbx_harness.restore);
   * warm-up: the first call of each side is timed separately (JIT compilation, autotuning), then
     calls are repeated until two consecutive warm-up calls agree within 10 % (at most `max_warmup`);
+  * placement: a random 12..42 MiB spacer is allocated before the inputs, so that each process
+    draws them at another place in device memory (placement_offset);
   * timed loop: L2 flushed (a buffer >= 2x the device's L2 is zeroed) before every timed call,
     outside the timed region; CUDA events on the current stream around each call plus a
     device-wide synchronize per block; candidate and reference alternate (ABAB);
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import random
 import sys
 import time
@@ -191,6 +194,26 @@ def perf_shapes(meta: dict, cfg: dict, req: dict) -> list:
     shapes = meta.get("perf_shapes", [])
     only = cfg.get("shapes") or req.get("shapes")
     return [s for s in shapes if s["name"] in only] if only else shapes
+
+
+def placement_offset(device: str):
+    """A spacer allocation of a random 12..42 MiB (2 MiB steps, from os.urandom) held for the process's
+    life, made just before the perf inputs are drawn: returns (the tensor or None, its MiB).
+
+    Why: on an H200 a small memory-bound kernel's time depends on where its input lies (which address
+    bits above the 2 MiB page; bench/placement_probe.py, bench/results/2026-12-03-h200-placement:
+    a 1M-element floor took 6.4 or 6.9 us by the input tensor's address alone, and an eager kernel
+    with another access pattern the other way round). Every perf process makes the same allocations
+    in the same order, so without this all processes of a run drew their inputs at the same place
+    and agreed, while another run (another sequence before the inputs) landed elsewhere: a run-level
+    part the between-process spread could not see. With a random offset each process samples a
+    placement on its own, so the spread between processes (and the extra processes it triggers)
+    covers what a repeat of the run sees. Above 10 MiB the caching allocator gives a request its
+    own segment, so the spacer moves every later segment by its own size."""
+    if device != "cuda":
+        return None, 0
+    mb = 12 + 2 * (os.urandom(1)[0] % 16)
+    return torch.empty(mb << 20, dtype=torch.int8, device=device), mb
 
 
 def perf_input_sets(task, task_id: str, shapes: list, device: str, rotations: int) -> dict:
@@ -371,7 +394,9 @@ class _PerfRun:
             eb.record()
             timer.sync()
             self.cycles_per_us = 2_000_000 / max(1e-3, ea.elapsed_time(eb) * 1e3)
-        # Inputs of every shape and rotation, drawn on the device before any candidate code runs.
+        # Where the inputs land, drawn at random per process (placement_offset), then the inputs of
+        # every shape and rotation, drawn on the device before any candidate code runs.
+        self.spacer, self.placement_mb = placement_offset(self.device)
         self.sets = perf_input_sets(self.task, self.req["task_id"], self.shapes, self.device, int(self.cfg["rotations"]))
         timer.sync()
         self.phase("setup")  # NVML, calibration (first job per GPU), perf inputs
@@ -447,7 +472,7 @@ class _PerfRun:
                "autotune": autotune.since(at_mark),
                "samples_ms": samples, "first_call_s": first,
                "warmup_calls": warm, "host_enqueue_us": host_us, **gap.evidence(starved, kept_starved),
-               "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs),
+               "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs), "placement_offset_mb": self.placement_mb,
                "recheck": recheck_result, "inputs_restored": restore.evidence(), "cost": cost, "baseline_errors": dict(self.baseline_errors)}
         self.phase("timed_loops")
         return res
