@@ -13,6 +13,7 @@
 // evaluations (verdict pass) have one.
 
 #include "interval.h"
+#include "stats.h"
 
 #include <cstdint>
 #include <map>
@@ -46,10 +47,7 @@ struct Filters {
 };
 
 using kbx::Interval;  // core/interval.h
-
-/// Wilson score interval for k successes in n trials (z = 1.96: 95 %), estimate k/n. n = 0 gives
-/// [0, 1] around 0.
-Interval wilson(int k, int n, double z = 1.959963984540054);
+using stats::wilson;  // core/stats.h (kbx_stats)
 
 struct Rate {
     int k = 0;

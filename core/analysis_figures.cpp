@@ -292,18 +292,6 @@ std::vector<Trajectory> roundTrajectoriesOf(const Facts& f)
 
 }  // namespace
 
-Interval wilson(int k, int n, double z)
-{
-    if (n <= 0)
-        return {0.0, 0.0, 1.0};
-    const double p = double(k) / n;
-    const double z2 = z * z;
-    const double denom = 1.0 + z2 / n;
-    const double centre = (p + z2 / (2.0 * n)) / denom;
-    const double half = z / denom * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
-    return {p, std::max(0.0, centre - half), std::min(1.0, centre + half)};
-}
-
 CorrectnessMatrix correctnessMatrix(const std::vector<Row>& rows)
 {
     const auto f = factsOf(rows);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "stats.h"
 
+#include "perfstats.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -22,7 +24,19 @@ double geomeanOf(const std::vector<double>& v)
 double medianOf(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
-    return analysis::quantile(v, 0.5);
+    return v.empty() ? 0.0 : perf::quantileSorted(v, 0.5);
+}
+
+Interval wilson(int k, int n, double z)
+{
+    if (n <= 0)
+        return {0.0, 0.0, 1.0};
+    const double p = double(k) / n;
+    const double z2 = z * z;
+    const double denom = 1.0 + z2 / n;
+    const double centre = (p + z2 / (2.0 * n)) / denom;
+    const double half = z / denom * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
+    return {p, std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
 // ---- elementary statistics -------------------------------------------------------------------
@@ -51,7 +65,7 @@ Interval bootstrapGeomeanCI(const std::vector<double>& values, std::uint64_t see
             s += logs[pick(rng)];
         stats.push_back(std::exp(s / double(logs.size())));
     }
-    // analysis::quantile over the sorted statistics, from the two order statistics it reads (a
+    // perf::quantileSorted over the sorted statistics, from the two order statistics it reads (a
     // selection instead of a full sort: the same values, the same arithmetic).
     auto at = [&stats](double q) {
         if (stats.empty())

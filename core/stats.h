@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Elementary statistics of the reports and figures: geometric mean, median, the percentile
-// bootstrap CI of a geometric mean (one group or many at once), and the summary of a set of
-// speedups. The Wilson interval (analysis::wilson, analysis::Rate::ci) and the quantile
-// (analysis::quantile) are analysis's. Plain C++20, no Qt.
+// Elementary statistics of the reports and figures: the Wilson interval of a rate, geometric mean,
+// median, the percentile bootstrap CI of a geometric mean (one group or many at once), and the
+// summary of a set of speedups. Part of the kbx_stats target with perfstats (timing statistics, the
+// one quantile: perf::quantileSorted) and glm (the binomial GLM); plain C++20, no Qt, no SQL.
 
-#include "analysis.h"
+#include "interval.h"
 
 #include <cstdint>
 #include <optional>
@@ -13,7 +13,11 @@
 
 namespace kbx::stats {
 
-using analysis::Interval;
+using Interval = kbx::Interval;
+
+/// Wilson score interval for k successes in n trials (z = 1.96: 95 %), estimate k/n. n = 0 gives
+/// [0, 1] around 0. (analysis::wilson and analysis::Rate::ci are this one.)
+Interval wilson(int k, int n, double z = 1.959963984540054);
 
 /// Geometric mean of positive values (not empty).
 double geomeanOf(const std::vector<double>& v);
