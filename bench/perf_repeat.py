@@ -229,7 +229,8 @@ def main():
                 rows[side][0 if (x0 + x1) / 2 >= 0.05 else 1].append(d)
                 if side == "candidate":
                     kk = key[:2]
-                    per_kernel_worst[kk] = max(per_kernel_worst.get(kk, (0, ""))[0], d), key[2]
+                    if d >= per_kernel_worst.get(kk, (0.0, ""))[0]:
+                        per_kernel_worst[kk] = d, key[2]
             a0, a1 = autotune_of(m0), autotune_of(m1)
             if a0 and a1 and a0 != a1:
                 at_diff.append((key, a0, a1))
@@ -242,7 +243,34 @@ def main():
         # A kernel's causes: its flags in either run, and an autotuner that chose differently between the runs.
         at_kernels = {key[:2] for key, _, _ in at_diff}
 
-        def causes(kk):
+        def common_mode(kk, shape):
+            # Both sides of the shape moved the same way between the runs and their ratio moved by less
+            # than half as much: the machine's state (clocks, placement) shifted under both, and the
+            # paired speedup cancelled most of it.
+            (c0, b0, _), (c1, b1, _) = s0[kk + (shape,)], s1[kk + (shape,)]
+            dc, db = c1 / c0 - 1, b1 / b0 - 1
+            ds = (b1 / c1) / (b0 / c0) - 1
+            if dc * db > 0 and abs(ds) < abs(dc) / 2:
+                return f"common_mode:{shape} (candidate {100 * dc:+.1f} %, eager {100 * db:+.1f} %, speedup {100 * ds:+.1f} %)"
+            return None
+
+        def process_spread(kk, shape):
+            # The candidate's per-process medians within one run already differ by at least the
+            # run-to-run difference: a process-level effect (where the inputs landed, kbx_harness/perf.py
+            # placement_offset) that each process samples at random and the repeat interval includes.
+            (c0, _, m0), (c1, _, m1) = s0[kk + (shape,)], s1[kk + (shape,)]
+            d = abs(c1 - c0) / ((c0 + c1) / 2)
+            spread = 0.0
+            for m in (m0, m1):
+                pc = [p.get("candidate_ms") or 0 for p in m.get("per_process") or []]
+                pc = [x for x in pc if x > 0]
+                if len(pc) >= 2:
+                    spread = max(spread, (max(pc) - min(pc)) / (sum(pc) / len(pc)))
+            if spread >= d:
+                return f"process_spread:{shape} (one run's processes {100 * spread:.1f} % apart)"
+            return None
+
+        def causes(kk, shape=None):
             out = []
             for run_k in (k0, k1):
                 for f in (run_k.get(kk) or {}).get("flags") or []:
@@ -250,6 +278,8 @@ def main():
                         out.append(f)
             if kk in at_kernels:
                 out.append("autotune_choice_differs_between_runs")
+            if shape is not None and not out and (cm := common_mode(kk, shape) or process_spread(kk, shape)):
+                out.append(cm)
             return out
 
         L += ["", "Kernels whose worst shape is at or above the candidate side's p90 or 2 %, with their causes "
@@ -258,7 +288,7 @@ def main():
         for kk, (d, shape) in sorted(per_kernel_worst.items(), key=lambda x: -x[1][0]):
             if d < min(p90, 0.02) or d <= 0.02:
                 continue
-            why = causes(kk)
+            why = causes(kk, shape)
             if not why:
                 unexplained.append(kk)
             L.append(f"- {kk[0]} {kk[1][:12]}: {100 * d:.1f} % on {shape}; causes: {', '.join(why) or 'none'}")

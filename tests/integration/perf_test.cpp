@@ -97,6 +97,20 @@ TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
         }
         EXPECT_GT(smp["bytes"].get<double>(), 0.0) << "the task's perf_cost travels with the timing";
         EXPECT_TRUE(smp["recheck"]["ok"].get<bool>()) << smp["recheck"].dump();
+        // On a GPU each process drew its inputs after a random 12..42 MiB spacer (2 MiB steps), and
+        // says where; on the CPU there is no spacer and nothing is stored.
+        ASSERT_TRUE(smp.contains("per_process")) << smp.dump();
+        for (const auto& pp : smp["per_process"]) {
+            if (device() != "cuda") {
+                EXPECT_FALSE(pp.contains("placement_offset_mb")) << pp.dump();
+                continue;
+            }
+            ASSERT_TRUE(pp.contains("placement_offset_mb")) << pp.dump();
+            const double mb = pp["placement_offset_mb"].get<double>();
+            EXPECT_GE(mb, 12.0);
+            EXPECT_LE(mb, 42.0);
+            EXPECT_EQ(std::fmod(mb, 2.0), 0.0) << mb;
+        }
     }
     if (device() == "cuda") {
         EXPECT_GT(p["perf"]["attribution"]["triton_share"].get<double>(), 0.9) << p["perf"]["attribution"].dump();
