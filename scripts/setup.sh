@@ -15,6 +15,7 @@
 #              KBX_SLURM_TEST=0             test: skip the Slurm backend test (scripts/slurm-test.sh)
 #              KBX_PACKAGE_TEST=0           test: skip the .deb install test (scripts/package-test.sh; default: both
 #                                           Debian 12 and 13; =deb12 or =deb13 only one; =1 fails where it cannot run)
+#              KBX_ASAN_CI=0                test: skip core's unit tests under ASan + UBSan (preset core-asan)
 #              KBX_CLEAN_ROOT=0             test: skip the clean-root set-up check (scripts/clean-root-check.sh;
 #                                           =1 fails where it cannot run)
 set -euo pipefail
@@ -142,6 +143,14 @@ case "$MODE" in
         -DKBX_FUZZ_SECONDS="${KBX_FUZZ_SECONDS:-10}" >build-fuzz.configure.log 2>&1 || { cat build-fuzz.configure.log; exit 4; }
       cmake --build build-fuzz -j"$(nproc)" --target kbx_fuzzers
       ctest --test-dir build-fuzz -L fuzz --output-on-failure -j2
+    fi
+    # Core's unit tests once more under ASan + UBSan (preset core-asan: core alone, Debug; no worker,
+    # CLI or GUI), so a memory error in the store, the importers or the statistics fails CI.
+    if [[ "${KBX_ASAN_CI:-1}" != 0 ]]; then
+      say "core unit tests under ASan + UBSan (build-asan-core/)"
+      cmake --preset core-asan >build-asan-core.configure.log 2>&1 || { cat build-asan-core.configure.log; exit 4; }
+      cmake --build --preset core-asan -j"$(nproc)"
+      ctest --preset core-asan
     fi
     # The GUI once more on Debian 13 (Qt 6.8 + KF6 KSyntaxHighlighting), in a chroot of our own.
     if [[ "${KBX_DEBIAN13:-auto}" != 0 ]]; then

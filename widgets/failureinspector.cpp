@@ -144,13 +144,31 @@ void FailureInspector::fillEvidence(const QJsonObject& ev)
 
 }
 
+QString FailureInspector::evidenceSourceText(const EvaluationDetails& d) const
+{
+    if (!d.numericEvidence.isEmpty())
+        return d.failedCase.isEmpty()
+                   ? QString()
+                   : tr("Evidence of the first failing case, %1 (select a row in Cases for another).").arg(d.failedCase);
+    // An empty table must not read as "nothing was checked": say why there are no numbers.
+    if (d.verdict == QLatin1String("pass"))
+        return tr("Passed: every one of the %n case(s) matched the reference within its tolerance. Only a failing "
+                  "comparison stores numbers (errors, worst element); the Cases tab lists each case.",
+                  nullptr, int(d.cases.size()));
+    if (!d.failedCase.isEmpty())
+        return tr("The first failing case, %1, stored no numbers: it failed before its output was compared (see the "
+                  "detail and traceback below).").arg(d.failedCase);
+    return tr("No numeric evidence: this evaluation failed before any output was compared (see the detail and "
+              "traceback below).");
+}
+
 bool FailureInspector::showCase(int row)
 {
     const auto& d = m_details;
     if (row < 0 || row >= d.cases.size()) {
         fillEvidence(d.numericEvidence);
         m_heatmap->setErrorMap(findErrorMap(d));
-        m_evidenceOf->setText(d.failedCase.isEmpty() ? QString() : tr("Evidence of the first failing case, %1.").arg(d.failedCase));
+        m_evidenceOf->setText(evidenceSourceText(d));
         return !d.numericEvidence.isEmpty();
     }
     const auto& c = d.cases[row];
@@ -170,7 +188,9 @@ bool FailureInspector::showCase(int row)
     m_heatmap->setErrorMap(map);
     if (map.isEmpty())
         m_heatmap->clear(tr("Case %1 stored no error map (a passing case, or one that failed before a comparison).").arg(c.name));
-    m_evidenceOf->setText(tr("Evidence of case %1 (%2).").arg(c.name, c.status));
+    m_evidenceOf->setText(ev.isEmpty() || (ev.size() == 1 && ev.contains(QStringLiteral("seconds")))
+                              ? tr("Evidence of case %1 (%2): none stored; only a failing comparison stores numbers.").arg(c.name, c.status)
+                              : tr("Evidence of case %1 (%2).").arg(c.name, c.status));
     return !ev.isEmpty();
 }
 
@@ -356,9 +376,7 @@ bool FailureInspector::showEvaluation(qint64 id)
     m_seeds->setText(seeds);
 
     fillEvidence(d.numericEvidence);
-    m_evidenceOf->setText(d.failedCase.isEmpty() ? QString()
-                                                 : tr("Evidence of the first failing case, %1 (select a row in Cases for another).")
-                                                       .arg(d.failedCase));
+    m_evidenceOf->setText(evidenceSourceText(d));
 
     const QSignalBlocker block(m_cases);  // filling the table is not choosing a case
     m_cases->setRowCount(0);

@@ -71,6 +71,8 @@ private:
     void setUpFields();
     void updateAgreement();
     void fillEvidence(const QJsonObject& ev);
+    /// The line above the Numeric evidence table: whose numbers these are, or why there are none.
+    QString evidenceSourceText(const EvaluationDetails& d) const;
 
     QString m_db;
     EvaluationDetails m_details;

@@ -409,6 +409,17 @@ TEST_F(GuiDb, FailureInspectorEvidenceHeatmapAndManualLabels)
         EXPECT_EQ(again, keys) << "back to the first failure's evidence";
     }
 
+    // A passing evaluation's empty evidence table says why it is empty (it is not "nothing checked").
+    {
+        FailureInspector passed;
+        passed.setDatabase(db);
+        const qint64 passId = queryInt64(db, QStringLiteral("SELECT min(id) FROM evaluations WHERE verdict = 'pass'"));
+        ASSERT_TRUE(passed.showEvaluation(passId));
+        EXPECT_EQ(passed.evidenceTable()->rowCount(), 0);
+        EXPECT_TRUE(passed.evidenceSourceLabel()->text().startsWith(QStringLiteral("Passed: every one of the")))
+            << passed.evidenceSourceLabel()->text().toStdString();
+    }
+
     // Relabel: the automatic class is value_mismatch; say nan_inf_mismatch with a note.
     fi.labelBox()->setCurrentIndex(fi.labelBox()->findData(QStringLiteral("nan_inf_mismatch")));
     fi.noteEdit()->setText(QStringLiteral("the NaN propagation is what is wrong"));
