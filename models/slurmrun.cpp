@@ -227,7 +227,7 @@ QString SlurmRun::writeCombinedSource()
                 if (!m_req.tasks.isEmpty() && !m_req.tasks.contains(id) && !m_req.tasks.contains(id.section(QLatin1Char('/'), 0, 0)))
                     continue;
                 QJsonObject rec{{QStringLiteral("predict"), QString::fromStdString(s.code)},
-                                {QStringLiteral("file"), id + QStringLiteral(".py")},
+                                {QStringLiteral("file"), QString(id + QStringLiteral(".py"))},
                                 {QStringLiteral("origin"), QString::fromStdString(s.origin)}};
                 if (s.method)
                     rec[QStringLiteral("method")] = QString::fromStdString(*s.method);

@@ -175,7 +175,7 @@ void taxonomyBars(FigureChart* c, const an::Taxonomy& t, bool byCategory)
     // The axis ends on a tick past the longest bar, so the longest bar reads off a labelled value.
     const double tick = std::max(1.0, std::ceil(maxTotal / 8.0));
     x->setRange(0, std::max(tick, std::ceil(std::max(1, maxTotal) / tick) * tick));
-    x->setLabelFormat("%d");
+    x->setLabelFormat(QStringLiteral("%d"));
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(0);
     x->setTickInterval(tick);
@@ -328,7 +328,7 @@ void devianceBars(FigureChart* c, const std::vector<kbx::stats::DevianceGroup>& 
     const double step = top > 50 ? 20.0 : (top > 20 ? 10.0 : 5.0);
     const double yMax = std::max(step, std::ceil((top * 1.12) / step) * step);
     y->setRange(0, yMax);
-    y->setLabelFormat("%.0f%%");
+    y->setLabelFormat(QStringLiteral("%.0f%%"));
     y->setTickCount(int(std::lround(yMax / step)) + 1);
     styleAxis(y, QStringLiteral("share of the null deviance (LR chi2 / null)"));
     c->addAxis(x, Qt::AlignBottom);

@@ -135,7 +135,7 @@ QValueAxis* rateAxis(const QString& title, bool percent)
     auto* a = new QValueAxis;
     a->setRange(0, percent ? 100 : 1);
     a->setTickCount(6);
-    a->setLabelFormat(percent ? "%.0f%%" : "%.1f");
+    a->setLabelFormat(percent ? QStringLiteral("%.0f%%") : QStringLiteral("%.1f"));
     styleAxis(a, title);
     return a;
 }

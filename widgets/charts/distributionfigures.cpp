@@ -38,7 +38,7 @@ QLogValueAxis* logAxis(double lo, double hi, const QString& title)
     a->setBase(10);
     // A hair wider than the decades, or Qt drops the label of the first one (rounding).
     a->setRange(lo * 0.999, hi * 1.001);
-    a->setLabelFormat("%gx");
+    a->setLabelFormat(QStringLiteral("%gx"));
     // Qt's own labels would read "1e-05x" beside "1000x": they keep their room but are not drawn;
     // decadeLabels() writes every decade in one plain format.
     a->setMinorTickCount(8);
@@ -176,7 +176,7 @@ void fastPCurves(FigureChart* c, const std::vector<an::FastPCurve>& curves)
         hi = curves.front().p.back();
     }
     auto* x = logAxis(lo, hi, QStringLiteral("speedup threshold p (log scale)"));
-    x->setLabelFormat("%g");
+    x->setLabelFormat(QStringLiteral("%g"));
     auto* y = rateAxis(QStringLiteral("fast_p: correct and speedup > p"), false);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);

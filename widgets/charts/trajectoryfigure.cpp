@@ -29,7 +29,7 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(rMin);
     x->setTickInterval(std::max(1.0, std::ceil((rMax - rMin) / 10.0)));
-    x->setLabelFormat("%d");
+    x->setLabelFormat(QStringLiteral("%d"));
     styleAxis(x, QStringLiteral("round"));
     auto* y = rateAxis(QStringLiteral("pass rate (95% Wilson interval); compile rate dashed"), true);
     c->addAxis(x, Qt::AlignBottom);
