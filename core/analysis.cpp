@@ -4,11 +4,11 @@
 // The datasets computed from them: analysis_figures.cpp.
 #include "analysis.h"
 
-#include "derived.h"
 #include "query.h"
 #include "query_reports.h"
 #include "stats_tables.h"
 #include "store.h"
+#include "store_derived.h"
 #include "taxonomy.h"
 
 #include <fmt/format.h>
@@ -298,7 +298,7 @@ void addSpeedups(const Store& store, Facts& f)
 
 Facts loadFacts(const Store& store, const Filters& filters)
 {
-    // The counting rule kept by the database (core/derived.h: counted_evaluations, one row per
+    // The counting rule kept by the database (core/store_derived.h: counted_evaluations, one row per
     // submission and device with its latest evaluation and how many it has), or computed now into a
     // TEMP table where the file has none (a read-only open of an older database). One pass over
     // those narrow rows, strings interned; the filters (constant within a submission on one device)

@@ -128,7 +128,7 @@ struct Facts {
 };
 
 /// The counted evaluations under the filters (the counting rule), by id, with their speedups: the
-/// same as loadRows() (read from the derived table counted_evaluations, core/derived.h).
+/// same as loadRows() (read from the derived table counted_evaluations, core/store_derived.h).
 Facts loadFacts(const Store& store, const Filters& filters);
 /// The rows of facts (in their order) / facts of rows (interned; their order kept).
 std::vector<Row> rowsOf(const Facts& facts);

@@ -264,7 +264,7 @@ std::vector<Run> listRuns(const Store& store)
 std::map<std::string, TaskCounts> countedByTask(const Store& store, const std::string& method, std::optional<int> round,
                                                 const std::string& gpu)
 {
-    // The one counting rule (core/analysis), as the database keeps it (core/derived.h:
+    // The one counting rule (core/analysis), as the database keeps it (core/store_derived.h:
     // counted_evaluations, the latest evaluation of each submission per GPU). Method, round and GPU
     // are each one value per (submission, GPU), so filtering the counted rows is filtering before
     // the rule, as kbx report does (at 1M evaluations the rule over the view took 3.5-7 s).

@@ -4,9 +4,9 @@
 // command line (kbx show) and the Python module make, as typed functions over kbx::Store (issue 25).
 // Its other parts: core/query_reports.h (what the reports, the analysis, rounds, their provenance and
 // the Slurm driver read; the counting rule's SQL) and core/query_engine.h (what the evaluation engine
-// reads). SQL lives in these files and in the store (core/store*: schema, writes; core/derived: the
-// derived tables; core/merge: kbx merge) only; every other file of core/, the models, the CLI and the
-// Python module hold none.
+// reads). SQL lives in these files and in the store (core/store*: schema, writes, the derived tables
+// in store_derived, kbx merge in store_merge) only; every other file of core/, the models, the CLI and
+// the Python module hold none.
 //
 // Every function reads through the store it is given and throws StoreError on a database error.
 // The models call them on worker threads, each query with a store of its own (OpenMode::ReadOnly)

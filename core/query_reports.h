@@ -7,7 +7,7 @@
 // stream each row to a callback, valid during the call only; the small ones return plain values.
 //
 // Tables named counted_evaluations, timing_rooflines and case_summaries are the derived tables of
-// core/derived.h: the caller makes them readable first (derived::prepare).
+// core/store_derived.h: the caller makes them readable first (derived::prepare).
 
 #include "analysis.h"
 #include "store.h"

@@ -2,11 +2,11 @@
 // The hardware-side tables of `kbx report`: utilisation (roofline), cross-hardware and protocol sensitivity.
 #include "stats_tables.h"
 
-#include "derived.h"
 #include "perfstats.h"
 #include "query_reports.h"
 #include "report_detail.h"
 #include "store.h"
+#include "store_derived.h"
 
 #include <fmt/format.h>
 
@@ -150,7 +150,7 @@ std::optional<Roofline> roofline(const std::string& text, const SqlValue& ms)
 }
 
 // What each counted evaluation stored with tiers says: its columns and evidence from
-// counted_evaluations, its cases from case_summaries (core/derived.h: kept as they were stored;
+// counted_evaluations, its cases from case_summaries (core/store_derived.h: kept as they were stored;
 // issue 24: reading every evaluation's evidence and cases made this table minutes at 1M), in the
 // order the SQL this replaces read them (by protocol, then id).
 struct Stored {
@@ -214,7 +214,7 @@ Report utilisationReport(const Store& store, const analysis::Facts& facts)
         };
         std::vector<Shape> shapes;
         // The roofline object of each timing that has one, from the derived table timing_rooflines
-        // (core/derived.h: taken out of the samples when the timing was stored; the samples are ~6 KB
+        // (core/store_derived.h: taken out of the samples when the timing was stored; the samples are ~6 KB
         // each, and reading them was this table's time at a million evaluations, issue 24), in the
         // order of the timings. Timings of evaluations that do not count are skipped here, by id.
         derived::prepare(store, true);

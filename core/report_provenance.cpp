@@ -2,9 +2,9 @@
 // Provenance of a report: the database, filters, counting rule, runs and their software stacks.
 #include "stats_tables.h"
 
-#include "derived.h"
 #include "query_reports.h"
 #include "store.h"
+#include "store_derived.h"
 
 #include <optional>
 #include <set>

@@ -3,12 +3,12 @@
 
 #include "catalogue.h"
 #include "importers.h"
-#include "merge.h"
 #include "paths.h"
 #include "process.h"
 #include "query_reports.h"
 #include "slurm.h"
 #include "store.h"
+#include "store_merge.h"
 
 #include <fmt/format.h>
 
@@ -139,7 +139,7 @@ public:
             return fail(SlurmExit::Environment, "sbatch refused the job array: " + m_sbatchError);
         }
         // Complete shards are merged into the target as they come in, one transaction each
-        // (idempotent: core/merge.h), so that the results of a long run show up early.
+        // (idempotent: core/store_merge.h), so that the results of a long run show up early.
         m_target = m_state["db"].get<std::string>();
         while (unsettled()) {
             if (sleepOrCancel(m_o.poll))

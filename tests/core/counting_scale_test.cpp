@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Reports at a million evaluations (issue 24, item 2): the counted evaluations come from the derived
-// table counted_evaluations (core/derived.h), kept by triggers, and the tables and figures from the
+// table counted_evaluations (core/store_derived.h), kept by triggers, and the tables and figures from the
 // compact analysis::Facts. Here, on a generated database with several devices (CPU, two GPU models,
 // an imported GPU), methods, rounds, re-evaluations, manual labels and timings, the fast path must
 // count exactly what the counting rule's SQL over the view evaluation_rows counts (the definition,
@@ -9,12 +9,12 @@
 // deleted run, a run's GPU changed, a verdict changed by the perf stage); through kbx merge; and on a
 // read-only open of a file without the derived tables (computed on the fly).
 #include "analysis.h"
-#include "derived.h"
-#include "merge.h"
 #include "query_reports.h"
 #include "rounds.h"
 #include "stats_tables.h"
 #include "store.h"
+#include "store_derived.h"
+#include "store_merge.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
