@@ -6,7 +6,8 @@
 // the Slurm driver read; the counting rule's SQL) and core/query_engine.h (what the evaluation engine
 // reads). SQL lives in these files and in the store (core/store*: schema, writes, the derived tables
 // in store_derived, kbx merge in store_merge) only; every other file of core/, the models, the CLI and
-// the Python module hold none.
+// the Python module hold none (tests/core/sql_placement_test.cpp fails on SQL elsewhere in core/,
+// models/, app/ and widgets/).
 //
 // Every function reads through the store it is given and throws StoreError on a database error.
 // The models call them on worker threads, each query with a store of its own (OpenMode::ReadOnly)
