@@ -37,6 +37,12 @@ std::optional<std::string> textOf(const Cursor& c, int col)
     return c.isText(col) ? std::optional<std::string>(c.text(col)) : std::nullopt;
 }
 
+/// textOf() without the copy: valid until the next row.
+std::optional<std::string_view> viewOf(const Cursor& c, int col)
+{
+    return c.isText(col) ? std::optional<std::string_view>(c.textView(col)) : std::nullopt;
+}
+
 /// True where the column is a non-zero number.
 bool flag(const Cursor& c, int col)
 {
@@ -103,23 +109,23 @@ std::size_t countedEvaluationCount(const Store& store)
 
 void eachCountedEvaluation(const Store& store, const std::function<void(const CountedEvaluation&)>& fn)
 {
-    CountedEvaluation r;  // one for every row: its strings' buffers are reused
     store.each(
         "SELECT evaluation_id, run_id, submission_id, candidate_id, method_id, round, task_id, gpu, verdict, call_ok, exe_ok, "
         "failure_class, ext_cases, ext_passed, evaluations, perf_ok FROM counted_evaluations",
         [&](const Cursor& c) {
+            CountedEvaluation r;
             r.evaluationId = c.i64(0);
             r.runId = c.i64(1);
             r.submissionId = c.i64(2);
             r.candidateId = c.i64(3);
             r.methodId = c.i64(4);
             r.round = c.i64(5);
-            r.taskId = textOf(c, 6);
-            r.gpu = c.isText(7) ? c.text(7) : std::string();
-            r.verdict = c.isText(8) ? c.text(8) : std::string();
+            r.taskId = viewOf(c, 6);
+            r.gpu = c.isText(7) ? c.textView(7) : std::string_view();
+            r.verdict = c.isText(8) ? c.textView(8) : std::string_view();
             r.callOk = c.i64(9) != 0;
             r.exeOk = c.i64(10) != 0;
-            r.failureClass = textOf(c, 11);
+            r.failureClass = viewOf(c, 11);
             r.extCases = c.isNumber(12) ? std::optional<std::int64_t>(c.i64(12)) : std::nullopt;
             r.extPassed = c.isNumber(13) ? std::optional<std::int64_t>(c.i64(13)) : std::nullopt;
             r.evaluations = c.i64(14);
@@ -251,34 +257,34 @@ std::vector<GpuMethod> gpuMethodsOfRuns(const Store& store, const std::vector<st
 
 void eachCountedProtocol(const Store& store, const std::function<void(const CountedProtocol&)>& fn)
 {
-    CountedProtocol e;  // one for every row: its strings' buffers are reused
     store.each(
         "SELECT c.evaluation_id, c.protocol, c.ext_cases, c.ext_passed, c.ext_failure_class, c.contract_exe_ok, c.contract_pass, "
         "c.contract_class, s.seed0_cases, s.seed0_passed, s.contract_first, s.extended_first FROM counted_evaluations c "
         "LEFT JOIN case_summaries s ON s.evaluation_id = c.evaluation_id WHERE c.protocol IS NOT NULL",
         [&](const Cursor& c) {
+            CountedProtocol e;
             e.evaluationId = c.i64(0);
-            e.protocol = c.text(1);
+            e.protocol = c.textView(1);
             e.extendedAllPassed = c.isNull(2) || (c.isNumber(3) && c.isNumber(2) && c.f64(3) == c.f64(2));
-            e.extFailureClass = textOf(c, 4);
+            e.extFailureClass = viewOf(c, 4);
             e.contractExeOk = flag(c, 5);
             e.contractPass = flag(c, 6);
-            e.contractClass = textOf(c, 7);
+            e.contractClass = viewOf(c, 7);
             e.seed0Cases = c.isNull(8) ? 0 : int(c.i64(8));
             e.seed0Passed = c.isNull(9) ? 0 : int(c.i64(9));
-            e.contractFirst = textOf(c, 10);
-            e.extendedFirst = textOf(c, 11);
+            e.contractFirst = viewOf(c, 10);
+            e.extendedFirst = viewOf(c, 11);
             fn(e);
         });
 }
 
 void eachTimingRoofline(const Store& store, const std::function<void(const TimingRoofline&)>& fn)
 {
-    TimingRoofline t;  // one for every row: its buffer is reused
     store.each("SELECT evaluation_id, candidate_ms, roofline FROM timing_rooflines", [&](const Cursor& c) {
+        TimingRoofline t;
         t.evaluationId = c.i64(0);
         t.candidateMs = c.value(1);
-        t.roofline = textOf(c, 2);
+        t.roofline = viewOf(c, 2);
         fn(t);
     });
 }

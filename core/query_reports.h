@@ -4,7 +4,8 @@
 // what core/analysis, core/rounds, core/stats_tables, the report tables and their provenance, and the
 // Slurm driver's look at a shard read from a result database, as typed functions over kbx::Store. The
 // counting rule's SQL is here too. The reads over every counted evaluation or timing (a million rows)
-// stream each row to a callback, valid during the call only; the small ones return plain values.
+// stream each row to a callback; the row and its text (string_views into SQLite's row, no copies) are
+// valid during the call only. The small reads return plain values.
 //
 // Tables named counted_evaluations, timing_rooflines and case_summaries are the derived tables of
 // core/store_derived.h: the caller makes them readable first (derived::prepare).
@@ -18,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -55,15 +57,15 @@ struct CountedEvaluation {
     std::int64_t candidateId = 0;
     std::int64_t methodId = 0;
     std::int64_t round = 0;
-    std::optional<std::string> taskId;  ///< unset where it is not text (the row is not in the view)
-    std::string gpu;                    ///< "" where it is not text
-    std::string verdict;                ///< "" where it is not text
+    std::optional<std::string_view> taskId;  ///< unset where it is not text (the row is not in the view)
+    std::string_view gpu;                    ///< "" where it is not text
+    std::string_view verdict;                ///< "" where it is not text
     bool callOk = false;
     bool exeOk = false;
-    std::optional<std::string> failureClass;  ///< where it is text
-    std::optional<std::int64_t> extCases;     ///< where it is a number
-    std::optional<std::int64_t> extPassed;    ///< where it is a number
-    std::int64_t evaluations = 0;             ///< stored evaluations of its submission on its device
+    std::optional<std::string_view> failureClass;  ///< where it is text
+    std::optional<std::int64_t> extCases;          ///< where it is a number
+    std::optional<std::int64_t> extPassed;         ///< where it is a number
+    std::int64_t evaluations = 0;                  ///< stored evaluations of its submission on its device
     /// The evidence's imported.perf_ok: unset where NULL, else whether it is a non-zero number.
     std::optional<bool> perfOk;
 };
@@ -137,17 +139,17 @@ std::vector<GpuMethod> gpuMethodsOfRuns(const Store& store, const std::vector<st
 /// case_summaries row, as the protocol table reads it.
 struct CountedProtocol {
     std::int64_t evaluationId = 0;
-    std::string protocol;
+    std::string_view protocol;
     /// No extended case ran (ext_cases NULL), or every one passed (ext_passed = ext_cases, numbers).
     bool extendedAllPassed = false;
-    std::optional<std::string> extFailureClass;  ///< where it is text
-    bool contractExeOk = false;                  ///< a non-zero number
-    bool contractPass = false;                   ///< a non-zero number
-    std::optional<std::string> contractClass;    ///< where it is text
-    int seed0Cases = 0;                          ///< 0 where NULL
-    int seed0Passed = 0;                         ///< 0 where NULL
-    std::optional<std::string> contractFirst;    ///< where it is text
-    std::optional<std::string> extendedFirst;    ///< where it is text
+    std::optional<std::string_view> extFailureClass;  ///< where it is text
+    bool contractExeOk = false;                       ///< a non-zero number
+    bool contractPass = false;                        ///< a non-zero number
+    std::optional<std::string_view> contractClass;    ///< where it is text
+    int seed0Cases = 0;                               ///< 0 where NULL
+    int seed0Passed = 0;                              ///< 0 where NULL
+    std::optional<std::string_view> contractFirst;    ///< where it is text
+    std::optional<std::string_view> extendedFirst;    ///< where it is text
 };
 /// Every such row, in the order SQLite gives them.
 void eachCountedProtocol(const Store& store, const std::function<void(const CountedProtocol&)>& fn);
@@ -157,7 +159,7 @@ void eachCountedProtocol(const Store& store, const std::function<void(const Coun
 struct TimingRoofline {
     std::int64_t evaluationId = 0;
     SqlValue candidateMs;
-    std::optional<std::string> roofline;
+    std::optional<std::string_view> roofline;
 };
 /// Every row of timing_rooflines, in the order of the timings.
 void eachTimingRoofline(const Store& store, const std::function<void(const TimingRoofline&)>& fn);

@@ -149,6 +149,11 @@ std::optional<Roofline> roofline(const std::string& text, const SqlValue& ms)
     return out;
 }
 
+std::optional<std::string> copied(const std::optional<std::string_view>& v)
+{
+    return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
+}
+
 // What each counted evaluation stored with tiers says: its columns and evidence from
 // counted_evaluations, its cases from case_summaries (core/store_derived.h: kept as they were stored;
 // issue 24: reading every evaluation's evidence and cases made this table minutes at 1M), in the
@@ -171,14 +176,14 @@ std::vector<Stored> storedProtocols(const Store& store, const std::unordered_map
         e.id = c.evaluationId;
         e.protocol = c.protocol;
         e.extAll = c.extendedAllPassed;
-        e.extFailureClass = c.extFailureClass;
+        e.extFailureClass = copied(c.extFailureClass);
         e.cExe = c.contractExeOk;
         e.cPass = c.contractPass;
         e.notTriton = c.contractClass && *c.contractClass == "not_triton_kernel";
         e.aN = c.seed0Cases;
         e.aPass = c.seed0Passed;
-        e.cFirst = c.contractFirst;
-        e.xFirst = c.extendedFirst;
+        e.cFirst = copied(c.contractFirst);
+        e.xFirst = copied(c.extendedFirst);
         q.push_back(std::move(e));
     });
     std::sort(q.begin(), q.end(), [](const Stored& x, const Stored& y) { return std::tie(x.protocol, x.id) < std::tie(y.protocol, y.id); });
@@ -223,7 +228,7 @@ Report utilisationReport(const Store& store, const analysis::Facts& facts)
             const auto row = rowOf(id);
             if (row < 0 || !t.roofline)
                 return;
-            if (auto rl = roofline(*t.roofline, t.candidateMs))
+            if (auto rl = roofline(std::string(*t.roofline), t.candidateMs))
                 shapes.push_back({id, std::uint32_t(row), *rl});
         });
         // Per evaluation (by id), its shapes in the order of their timings.

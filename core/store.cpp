@@ -599,6 +599,12 @@ std::string Store::Cursor::text(int c) const
     auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
     return p ? std::string(p, std::size_t(sqlite3_column_bytes(st, c))) : std::string();
 }
+std::string_view Store::Cursor::textView(int c) const
+{
+    auto* st = static_cast<sqlite3_stmt*>(m_stmt);
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
+    return p ? std::string_view(p, std::size_t(sqlite3_column_bytes(st, c))) : std::string_view();
+}
 nlohmann::json Store::Cursor::json(int c) const
 {
     auto* st = static_cast<sqlite3_stmt*>(m_stmt);
