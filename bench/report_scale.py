@@ -25,7 +25,7 @@ each copy, each warm (after one untimed run; the median of --repeat runs). Two s
       figure thousands of "method · round" series.
 
 The first command on a grown copy (untimed otherwise) is timed on its own: the writable open that
-creates the report indexes and derived tables (core/derived.h) of a database no kbx opened before.
+creates the report indexes and derived tables (core/store_derived.h) of a database no kbx opened before.
 With --workbench, also the Charts tab's data cold (kbx-workbench --export-figure to .csv: a fresh
 process opens the database and computes the figure's datasets, as the tab does on its first load)
 and figure exports (.png, offscreen) of --figures. With --anchor, another kbx (e.g. the previous

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The analysis's facts (core/analysis.h): the counted evaluations loaded from the store in named steps,
-// interned and filtered; rows and facts converted; the filters' SQL and the choices. The datasets
-// computed from them: analysis_figures.cpp.
+// The analysis's facts (core/analysis.h): the counted evaluations loaded from the store in named steps
+// (their reads: core/query_reports.h), interned and filtered; rows and facts converted; the choices.
+// The datasets computed from them: analysis_figures.cpp.
 #include "analysis.h"
 
-#include "derived.h"
+#include "query.h"
+#include "query_reports.h"
 #include "stats_tables.h"
 #include "store.h"
+#include "store_derived.h"
 #include "taxonomy.h"
 
 #include <fmt/format.h>
@@ -22,15 +24,6 @@
 
 namespace kbx::analysis {
 namespace {
-
-template <typename T, typename F>
-std::string inList(const std::string& column, const std::vector<T>& values, F&& fmtValue)
-{
-    std::string sql = fmt::format(" AND {} IN (", column);
-    for (std::size_t i = 0; i < values.size(); ++i)
-        sql += (i ? "," : "") + fmtValue(values[i]);
-    return sql + ")";
-}
 
 std::string joined(const std::vector<std::string>& v)
 {
@@ -188,10 +181,7 @@ Choices choices(const Store& store, const Facts& all)
     for (const auto& r : all.rows)
         rounds.insert(r.round);
     c.rounds.assign(rounds.begin(), rounds.end());
-    // Runs with an evaluation in the view: one index probe per run, not a pass over the evaluations.
-    store.each("SELECT r.id FROM runs r WHERE EXISTS (SELECT 1 FROM evaluations e JOIN submissions s ON s.id = e.submission_id "
-               "JOIN methods m ON m.id = s.method_id WHERE e.run_id = r.id) ORDER BY r.id",
-               [&](const Store::Cursor& cur) { c.runs.push_back(cur.i64(0)); });
+    c.runs = query::runsWithEvaluations(store);
     return c;
 }
 
@@ -201,78 +191,51 @@ const std::string& countingRule()
     return rule;
 }
 
-std::string countedEvaluationsSql(const std::string& where)
-{
-    return fmt::format("SELECT max(id) AS id FROM evaluation_rows{}{} GROUP BY submission_id, gpu", where.empty() ? "" : " WHERE ",
-                       where);
-}
-
-std::string filterSql(const Filters& f)
-{
-    std::string where = "1";
-    if (!f.methods.empty())
-        where += inList("method", f.methods, sqlQuote);
-    if (!f.rounds.empty())
-        where += inList("round", f.rounds, [](int r) { return std::to_string(r); });
-    if (!f.gpus.empty())
-        where += inList("gpu", f.gpus, sqlQuote);
-    if (!f.categories.empty())
-        where += inList("category", f.categories, sqlQuote);
-    if (!f.tasks.empty())
-        where += inList("task_id", f.tasks, sqlQuote);
-    return where;
-}
-
 namespace {
 
 /// The counted evaluations (one row per submission and device, in the view) into f.rows, strings
 /// interned in `b`, sorted by evaluation id. Returns the evaluations stored per (provisional) task.
 std::vector<std::int64_t> readCountedRows(const Store& store, Facts& f, Builder& b)
 {
-    std::unordered_map<std::int64_t, std::string> methodName;
-    store.each("SELECT id, name FROM methods", [&](const Store::Cursor& c) { methodName[c.i64(0)] = c.text(1); });
+    const auto methodName = query::methodNamesById(store);
     std::unordered_map<std::int64_t, std::int32_t> methodIndex;  // method id -> provisional index
-    std::size_t count = 0;
-    store.each("SELECT count(*) FROM counted_evaluations", [&](const Store::Cursor& c) { count = std::size_t(c.i64(0)); });
-    f.rows.reserve(count);
+    f.rows.reserve(query::countedEvaluationCount(store));
     std::vector<std::int64_t> perTask;
-    store.each("SELECT evaluation_id, run_id, submission_id, candidate_id, method_id, round, task_id, gpu, verdict, call_ok, exe_ok, "
-               "failure_class, ext_cases, ext_passed, evaluations, perf_ok FROM counted_evaluations",
-               [&](const Store::Cursor& c) {
-                   if (!c.isText(6))
-                       return;  // not in the view
-                   auto mi = methodIndex.find(c.i64(4));
-                   if (mi == methodIndex.end()) {
-                       auto name = methodName.find(c.i64(4));
-                       if (name == methodName.end())
-                           return;  // not in the view
-                       mi = methodIndex.emplace(c.i64(4), b.methods(name->second)).first;
-                   }
-                   Facts::Fact& r = f.rows.emplace_back();
-                   r.id = c.i64(0);
-                   r.runId = c.i64(1);
-                   r.submissionId = c.i64(2);
-                   r.candidateId = c.i64(3);
-                   r.method = mi->second;
-                   r.round = int(c.i64(5));
-                   const auto task = c.text(6);
-                   r.task = b.tasks(task);
-                   r.category = b.categories(categoryOf(task));
-                   r.gpu = b.gpus(c.isText(7) ? c.text(7) : std::string());
-                   r.pass = c.isText(8) && c.text(8) == "pass";
-                   r.callOk = c.i64(9) != 0;
-                   r.exeOk = c.i64(10) != 0;
-                   if (c.isText(11))
-                       r.failureClass = b.classes(c.text(11));
-                   if (c.isNumber(12) && c.isNumber(13))
-                       r.extOk = c.i64(13) == c.i64(12) ? 1 : 0;
-                   r.evaluations = std::int32_t(c.i64(14));
-                   if (!c.isNull(15))
-                       r.perfOk = c.isNumber(15) && c.f64(15) != 0 ? 1 : 0;
-                   if (std::size_t(r.task) >= perTask.size())
-                       perTask.resize(std::size_t(r.task) + 1, 0);
-                   perTask[std::size_t(r.task)] += r.evaluations;
-               });
+    query::eachCountedEvaluation(store, [&](const query::CountedEvaluation& c) {
+        if (!c.taskId)
+            return;  // not in the view
+        auto mi = methodIndex.find(c.methodId);
+        if (mi == methodIndex.end()) {
+            auto name = methodName.find(c.methodId);
+            if (name == methodName.end())
+                return;  // not in the view
+            mi = methodIndex.emplace(c.methodId, b.methods(name->second)).first;
+        }
+        Facts::Fact& r = f.rows.emplace_back();
+        r.id = c.evaluationId;
+        r.runId = c.runId;
+        r.submissionId = c.submissionId;
+        r.candidateId = c.candidateId;
+        r.method = mi->second;
+        r.round = int(c.round);
+        const auto& task = *c.taskId;
+        r.task = b.tasks(task);
+        r.category = b.categories(categoryOf(task));
+        r.gpu = b.gpus(c.gpu);
+        r.pass = c.verdict == "pass";
+        r.callOk = c.callOk;
+        r.exeOk = c.exeOk;
+        if (c.failureClass)
+            r.failureClass = b.classes(*c.failureClass);
+        if (c.extCases && c.extPassed)
+            r.extOk = *c.extPassed == *c.extCases ? 1 : 0;
+        r.evaluations = std::int32_t(c.evaluations);
+        if (c.perfOk)
+            r.perfOk = *c.perfOk ? 1 : 0;
+        if (std::size_t(r.task) >= perTask.size())
+            perTask.resize(std::size_t(r.task) + 1, 0);
+        perTask[std::size_t(r.task)] += r.evaluations;
+    });
     if (!std::is_sorted(f.rows.begin(), f.rows.end(), [](const Facts::Fact& a, const Facts::Fact& x) { return a.id < x.id; }))
         std::sort(f.rows.begin(), f.rows.end(), [](const Facts::Fact& a, const Facts::Fact& x) { return a.id < x.id; });
     return perTask;
@@ -281,12 +244,12 @@ std::vector<std::int64_t> readCountedRows(const Store& store, Facts& f, Builder&
 /// The manual labels (few) of the rows, by evaluation id (f.rows sorted by id).
 void addManualLabels(const Store& store, Facts& f, Builder& b)
 {
-    store.each("SELECT evaluation_id, failure_class FROM manual_labels", [&](const Store::Cursor& c) {
-        const auto id = c.i64(0);
+    for (const auto& label : query::manualLabelClasses(store)) {
+        const auto id = label.evaluationId;
         auto it = std::lower_bound(f.rows.begin(), f.rows.end(), id, [](const Facts::Fact& r, std::int64_t v) { return r.id < v; });
-        if (it != f.rows.end() && it->id == id && c.isText(1))
-            it->manualClass = b.classes(c.text(1));
-    });
+        if (it != f.rows.end() && it->id == id && label.failureClass)
+            it->manualClass = b.classes(*label.failureClass);
+    }
 }
 
 /// Each correct row's speedup from its timings (f.rows sorted by id).
@@ -310,28 +273,24 @@ void addSpeedups(const Store& store, Facts& f)
         logSum = first = baseSum = candSum = 0;
         n = 0;
     };
-    store.each("SELECT evaluation_id, candidate_ms, baseline_ms FROM timings WHERE candidate_ms > 0 AND baseline_ms > 0 "
-               "ORDER BY evaluation_id, id",
-               [&](const Store::Cursor& c) {
-                   const auto id = c.i64(0);
-                   if (!row || row->id != id) {
-                       flush();
-                       while (at < f.rows.size() && f.rows[at].id < id)
-                           ++at;
-                       if (at == f.rows.size() || f.rows[at].id != id || !f.rows[at].pass)
-                           return;
-                       row = &f.rows[at];
-                   }
-                   const double base = c.f64(2), cand = c.f64(1);
-                   const double s = base / cand;
-                   if (!std::isfinite(s) || s <= 0)
-                       return;
-                   logSum += std::log(s);
-                   first = n == 0 ? s : first;
-                   baseSum += base;
-                   candSum += cand;
-                   n += 1;
-               });
+    query::eachPositiveTiming(store, [&](std::int64_t id, double cand, double base) {
+        if (!row || row->id != id) {
+            flush();
+            while (at < f.rows.size() && f.rows[at].id < id)
+                ++at;
+            if (at == f.rows.size() || f.rows[at].id != id || !f.rows[at].pass)
+                return;
+            row = &f.rows[at];
+        }
+        const double s = base / cand;
+        if (!std::isfinite(s) || s <= 0)
+            return;
+        logSum += std::log(s);
+        first = n == 0 ? s : first;
+        baseSum += base;
+        candSum += cand;
+        n += 1;
+    });
     flush();
 }
 
@@ -339,7 +298,7 @@ void addSpeedups(const Store& store, Facts& f)
 
 Facts loadFacts(const Store& store, const Filters& filters)
 {
-    // The counting rule kept by the database (core/derived.h: counted_evaluations, one row per
+    // The counting rule kept by the database (core/store_derived.h: counted_evaluations, one row per
     // submission and device with its latest evaluation and how many it has), or computed now into a
     // TEMP table where the file has none (a read-only open of an older database). One pass over
     // those narrow rows, strings interned; the filters (constant within a submission on one device)
@@ -352,7 +311,7 @@ Facts loadFacts(const Store& store, const Filters& filters)
     f.storedPerTask = std::move(perTask);
     b.finish(f);
     if (filters.empty())
-        store.each("SELECT count(*) FROM evaluations", [&](const Store::Cursor& c) { f.stored = std::size_t(c.i64(0)); });
+        f.stored = std::size_t(query::evaluationCount(store));
     else
         applyFilters(f, filters);
     if (f.rows.empty())

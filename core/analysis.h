@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Figure datasets of the workbench (issue #4): computed from a kbx::Store with SQL over the view
-// evaluation_rows and the table timings. Plain C++20, no Qt.
+// Figure datasets of the workbench (issue #4): computed from a kbx::Store, read through the query layer
+// (core/query_reports.h) from the view evaluation_rows, its derived tables and the table timings.
+// Plain C++20, no Qt.
 //
 // Counting rule (issue 24; the same as Store::report() and every view, table and figure): after the
 // filters are applied, the latest evaluation of every submission on each device (GPU model, or the
 // CPU interpreter) counts once. A submission is one (task's candidate code, method, round), so rounds
 // are counted separately and a kernel evaluated on two devices counts once per device. The rule is
-// defined here once: countedEvaluationsSql() gives its SQL, countingRule() its sentence. "n" below is
-// the number of such evaluations. Speedups come from timings (baseline_ms / candidate_ms per perf
-// shape, both > 0); an evaluation's speedup is the geometric mean over its shapes, and only correct
-// evaluations (verdict pass) have one.
+// defined once: countingRule() here gives its sentence, query::countedEvaluationsSql()
+// (core/query_reports.h) its SQL. "n" below is the number of such evaluations. Speedups come from
+// timings (baseline_ms / candidate_ms per perf shape, both > 0); an evaluation's speedup is the
+// geometric mean over its shapes, and only correct evaluations (verdict pass) have one.
 
 #include "interval.h"
 #include "stats.h"
@@ -127,7 +128,7 @@ struct Facts {
 };
 
 /// The counted evaluations under the filters (the counting rule), by id, with their speedups: the
-/// same as loadRows() (read from the derived table counted_evaluations, core/derived.h).
+/// same as loadRows() (read from the derived table counted_evaluations, core/store_derived.h).
 Facts loadFacts(const Store& store, const Filters& filters);
 /// The rows of facts (in their order) / facts of rows (interned; their order kept).
 std::vector<Row> rowsOf(const Facts& facts);
@@ -151,17 +152,6 @@ Choices choices(const Store& store, const Facts& all);
 /// The counting rule in words, for footers, tooltips and provenance: "latest evaluation of every
 /// submission (task code, method, round) per device".
 const std::string& countingRule();
-
-/// The counting rule as SQL: a SELECT of one column, id, with the ids of the evaluations that count
-/// (the latest, max(id), of every submission_id and gpu of the view evaluation_rows). `where` is an
-/// SQL condition on the view's columns (e.g. "method = 'a'", empty for all rows); as every filter of
-/// the views (method, round, task, category, GPU) is constant within a submission on one device,
-/// filtering before or after picking the latest gives the same rows. Use it as
-/// `JOIN (<countedEvaluationsSql()>) counted ON counted.id = v.id`.
-std::string countedEvaluationsSql(const std::string& where = {});
-
-/// The filters as an SQL condition on evaluation_rows' columns ("1" for none).
-std::string filterSql(const Filters& filters);
 
 /// Loads the rows under the filters (the counting rule above), sorted by id.
 std::vector<Row> loadRows(const Store& store, const Filters& filters);

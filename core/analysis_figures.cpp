@@ -5,9 +5,9 @@
 #include "analysis.h"
 #include "perfstats.h"
 
-#include "derived.h"
 #include "stats_tables.h"
 #include "store.h"
+#include "store_derived.h"
 #include "taxonomy.h"
 
 #include <fmt/format.h>

@@ -2,6 +2,7 @@
 // The read-query layer (query.h): one evaluation, labels, choices, runs, counts per task and the
 // Python module's tables. The Results table's window is in query_list.cpp.
 #include "query.h"
+#include "query_reports.h"
 
 #include <fmt/format.h>
 
@@ -263,7 +264,7 @@ std::vector<Run> listRuns(const Store& store)
 std::map<std::string, TaskCounts> countedByTask(const Store& store, const std::string& method, std::optional<int> round,
                                                 const std::string& gpu)
 {
-    // The one counting rule (core/analysis), as the database keeps it (core/derived.h:
+    // The one counting rule (core/analysis), as the database keeps it (core/store_derived.h:
     // counted_evaluations, the latest evaluation of each submission per GPU). Method, round and GPU
     // are each one value per (submission, GPU), so filtering the counted rows is filtering before
     // the rule, as kbx report does (at 1M evaluations the rule over the view took 3.5-7 s).
@@ -312,7 +313,7 @@ std::vector<TaskSummary> taskSummaries(const Store& store)
 
 std::vector<EvaluationRow> evaluationRows(const Store& store, const analysis::Filters& filters, bool latest)
 {
-    const std::string where = analysis::filterSql(filters);
+    const std::string where = filterSql(filters);
     std::string sql = fmt::format("SELECT {} FROM evaluation_rows v", kRowColumns);
     if (latest)
         sql += fmt::format(" JOIN (SELECT max(id) AS id FROM evaluation_rows WHERE {} GROUP BY submission_id) sel ON sel.id = v.id", where);
@@ -353,10 +354,11 @@ std::vector<TimedShape> timedShapes(const Store& store, std::optional<std::int64
 std::vector<Outcome> countedOutcomes(const Store& store, const analysis::Filters& filters)
 {
     std::vector<Outcome> out;
-    store.each(fmt::format("SELECT v.gpu, v.round, v.category, v.method, v.task_id, v.exe_ok FROM evaluation_rows v "
-                           "JOIN (SELECT max(id) AS id FROM evaluation_rows WHERE {} GROUP BY submission_id, gpu) latest "
-                           "ON latest.id = v.id",
-                           analysis::filterSql(filters)),
+    store.each(fmt::format(
+                   "SELECT v.gpu, v.round, v.category, v.method, v.task_id, v.exe_ok FROM evaluation_rows v "
+                   "JOIN (SELECT max(id) AS id FROM evaluation_rows WHERE {} GROUP BY submission_id, gpu) latest "
+                   "ON latest.id = v.id",
+                   filterSql(filters)),
                {}, [&](const Cursor& c) {
                    out.push_back({c.isText(0) ? c.text(0) : std::string(), static_cast<int>(c.i64(1)), c.text(2), c.text(3), c.text(4),
                                   c.i64(5) != 0});

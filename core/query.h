@@ -2,8 +2,12 @@
 #pragma once
 // The read-query layer: every read of a result database that the workbench's models, the `kbx`
 // command line (kbx show) and the Python module make, as typed functions over kbx::Store (issue 25).
-// SQL lives here, in the store (schema, writes) and in the reports' own loading (analysis, rounds,
-// stats_tables); the models, the CLI and the Python module hold none.
+// Its other parts: core/query_reports.h (what the reports, the analysis, rounds, their provenance and
+// the Slurm driver read; the counting rule's SQL) and core/query_engine.h (what the evaluation engine
+// reads). SQL lives in these files and in the store (core/store*: schema, writes, the derived tables
+// in store_derived, kbx merge in store_merge) only; every other file of core/, the models, the CLI and
+// the Python module hold none (tests/core/sql_placement_test.cpp fails on SQL elsewhere in core/,
+// models/, app/ and widgets/).
 //
 // Every function reads through the store it is given and throws StoreError on a database error.
 // The models call them on worker threads, each query with a store of its own (OpenMode::ReadOnly)
@@ -129,7 +133,7 @@ struct EvaluationFilter {
     std::string text;                         ///< substring of task, method, class or detail
     std::int64_t runId = 0;                   ///< 0 = every run
     std::string taskId;                       ///< exactly this task
-    /// Only the evaluations the reports count (analysis::countedEvaluationsSql).
+    /// Only the evaluations the reports count (countedEvaluationsSql, core/query_reports.h).
     bool countedOnly = false;
 };
 
@@ -214,8 +218,8 @@ struct TaskCounts {
     int callOk = 0;
     int passed = 0;
 };
-/// Per task, the evaluations the reports count (analysis::countedEvaluationsSql) among those of the
-/// method, round and gpu given (empty / unset: any).
+/// Per task, the evaluations the reports count (countedEvaluationsSql, core/query_reports.h) among
+/// those of the method, round and gpu given (empty / unset: any).
 std::map<std::string, TaskCounts> countedByTask(const Store& store, const std::string& method, std::optional<int> round,
                                                 const std::string& gpu);
 

@@ -3,6 +3,7 @@
 // filtered and sorted in SQL, read a window at a time (keyset after a row, or an offset), counted
 // apart, and streamed whole for the CSV export.
 #include "query.h"
+#include "query_reports.h"
 
 #include <fmt/format.h>
 
@@ -127,8 +128,8 @@ Where whereOf(const EvaluationFilter& f)
         add("run_id = ?", f.runId);
     if (!f.taskId.empty())
         add("task_id = ?", f.taskId);
-    if (f.countedOnly)  // the reports' counting rule (core/analysis.h countedEvaluationsSql)
-        parts.push_back(fmt::format("id IN ({})", analysis::countedEvaluationsSql({})));
+    if (f.countedOnly)  // the reports' counting rule (countedEvaluationsSql, core/query_reports.h)
+        parts.push_back(fmt::format("id IN ({})", countedEvaluationsSql({})));
     for (std::size_t i = 0; i < parts.size(); ++i)
         w.sql += (i ? " AND " : "") + parts[i];
     return w;

@@ -2,10 +2,11 @@
 // The hardware-side tables of `kbx report`: utilisation (roofline), cross-hardware and protocol sensitivity.
 #include "stats_tables.h"
 
-#include "derived.h"
 #include "perfstats.h"
+#include "query_reports.h"
 #include "report_detail.h"
 #include "store.h"
+#include "store_derived.h"
 
 #include <fmt/format.h>
 
@@ -18,6 +19,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <variant>
 
 namespace kbx::stats {
 namespace detail {
@@ -39,20 +41,28 @@ struct Roofline {
 /// them at a million evaluations); anything else through nlohmann::json as before (which throws
 /// where a value has the wrong type, as the report did). nullopt: no object or no bound_ms. Numbers
 /// through strtod, as nlohmann converts them (integers included: the same double either way).
-std::optional<Roofline> roofline(const std::string& text, const Store::Cursor& c)
+/// `ms`: the timing's candidate_ms as stored.
+std::optional<Roofline> roofline(const std::string& text, const SqlValue& ms)
 {
+    const auto* msInt = std::get_if<std::int64_t>(&ms);
+    const auto* msReal = std::get_if<double>(&ms);
     auto slow = [&]() -> std::optional<Roofline> {
         auto rl = nlohmann::json::parse(text, nullptr, false);
         if (!rl.is_object() || !rl.contains("bound_ms"))
             return std::nullopt;
-        rl["ms"] = c.json(1);
+        // The value as Store::query gives it (integer, real, text or null).
+        const auto* msText = std::get_if<std::string>(&ms);
+        rl["ms"] = msInt    ? nlohmann::json(*msInt)
+                   : msReal ? nlohmann::json(*msReal)
+                   : msText ? nlohmann::json(*msText)
+                            : nlohmann::json();
         return Roofline{rl.value("ms", 0.0), rl.value("bound_ms", 0.0), rl.value("bandwidth_util", 0.0), rl.value("compute_util", 0.0),
                         rl.value("faster_than_bound", false)};
     };
-    if (!c.isNumber(1) || text.find('\\') != std::string::npos)
+    if (!(msInt || msReal) || text.find('\\') != std::string::npos)
         return slow();
     Roofline out;
-    out.ms = c.f64(1);
+    out.ms = msReal ? *msReal : double(*msInt);
     bool bound = false;
     std::size_t i = 0;
     const std::size_t n = text.size();
@@ -139,8 +149,13 @@ std::optional<Roofline> roofline(const std::string& text, const Store::Cursor& c
     return out;
 }
 
+std::optional<std::string> copied(const std::optional<std::string_view>& v)
+{
+    return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
+}
+
 // What each counted evaluation stored with tiers says: its columns and evidence from
-// counted_evaluations, its cases from case_summaries (core/derived.h: kept as they were stored;
+// counted_evaluations, its cases from case_summaries (core/store_derived.h: kept as they were stored;
 // issue 24: reading every evaluation's evidence and cases made this table minutes at 1M), in the
 // order the SQL this replaces read them (by protocol, then id).
 struct Stored {
@@ -154,28 +169,23 @@ std::vector<Stored> storedProtocols(const Store& store, const std::unordered_map
 {
     std::vector<Stored> q;
     derived::prepare(store, false, true);
-    auto flag = [](const Store::Cursor& c, int i) { return c.isNumber(i) && c.f64(i) != 0; };
-    auto text = [](const Store::Cursor& c, int i) { return c.isText(i) ? std::optional<std::string>(c.text(i)) : std::nullopt; };
-    store.each("SELECT c.evaluation_id, c.protocol, c.ext_cases, c.ext_passed, c.ext_failure_class, c.contract_exe_ok, c.contract_pass, "
-               "c.contract_class, s.seed0_cases, s.seed0_passed, s.contract_first, s.extended_first FROM counted_evaluations c "
-               "LEFT JOIN case_summaries s ON s.evaluation_id = c.evaluation_id WHERE c.protocol IS NOT NULL",
-               [&](const Store::Cursor& c) {
-                   if (!byId.count(c.i64(0)))
-                       return;
-                   Stored e;
-                   e.id = c.i64(0);
-                   e.protocol = c.text(1);
-                   e.extAll = c.isNull(2) || (c.isNumber(3) && c.isNumber(2) && c.f64(3) == c.f64(2));
-                   e.extFailureClass = text(c, 4);
-                   e.cExe = flag(c, 5);
-                   e.cPass = flag(c, 6);
-                   e.notTriton = c.isText(7) && c.text(7) == "not_triton_kernel";
-                   e.aN = c.isNull(8) ? 0 : int(c.i64(8));
-                   e.aPass = c.isNull(9) ? 0 : int(c.i64(9));
-                   e.cFirst = text(c, 10);
-                   e.xFirst = text(c, 11);
-                   q.push_back(std::move(e));
-               });
+    query::eachCountedProtocol(store, [&](const query::CountedProtocol& c) {
+        if (!byId.count(c.evaluationId))
+            return;
+        Stored e;
+        e.id = c.evaluationId;
+        e.protocol = c.protocol;
+        e.extAll = c.extendedAllPassed;
+        e.extFailureClass = copied(c.extFailureClass);
+        e.cExe = c.contractExeOk;
+        e.cPass = c.contractPass;
+        e.notTriton = c.contractClass && *c.contractClass == "not_triton_kernel";
+        e.aN = c.seed0Cases;
+        e.aPass = c.seed0Passed;
+        e.cFirst = copied(c.contractFirst);
+        e.xFirst = copied(c.extendedFirst);
+        q.push_back(std::move(e));
+    });
     std::sort(q.begin(), q.end(), [](const Stored& x, const Stored& y) { return std::tie(x.protocol, x.id) < std::tie(y.protocol, y.id); });
     return q;
 }
@@ -209,16 +219,16 @@ Report utilisationReport(const Store& store, const analysis::Facts& facts)
         };
         std::vector<Shape> shapes;
         // The roofline object of each timing that has one, from the derived table timing_rooflines
-        // (core/derived.h: taken out of the samples when the timing was stored; the samples are ~6 KB
+        // (core/store_derived.h: taken out of the samples when the timing was stored; the samples are ~6 KB
         // each, and reading them was this table's time at a million evaluations, issue 24), in the
         // order of the timings. Timings of evaluations that do not count are skipped here, by id.
         derived::prepare(store, true);
-        store.each("SELECT evaluation_id, candidate_ms, roofline FROM timing_rooflines", [&](const Store::Cursor& c) {
-            const auto id = c.i64(0);
+        query::eachTimingRoofline(store, [&](const query::TimingRoofline& t) {
+            const auto id = t.evaluationId;
             const auto row = rowOf(id);
-            if (row < 0 || !c.isText(2))
+            if (row < 0 || !t.roofline)
                 return;
-            if (auto rl = roofline(c.text(2), c))
+            if (auto rl = roofline(std::string(*t.roofline), t.candidateMs))
                 shapes.push_back({id, std::uint32_t(row), *rl});
         });
         // Per evaluation (by id), its shapes in the order of their timings.

@@ -2,10 +2,9 @@
 // Provenance of a report: the database, filters, counting rule, runs and their software stacks.
 #include "stats_tables.h"
 
-#include "derived.h"
+#include "query_reports.h"
 #include "store.h"
-
-#include <fmt/format.h>
+#include "store_derived.h"
 
 #include <optional>
 #include <set>
@@ -48,34 +47,25 @@ Seen seenIn(const analysis::Facts& f)
     return s;
 }
 
-/// The taxonomy versions of every evaluation of the runs `runIds` (`list`: their ids, comma separated).
-void taxonomyVersions(const Store& store, const std::set<std::int64_t>& runIds, const std::string& list, bool indexed,
-                      std::set<int>& taxonomy)
+/// The taxonomy versions of every evaluation of the runs `runIds`.
+void taxonomyVersions(const Store& store, const std::set<std::int64_t>& runIds, bool indexed, std::set<int>& taxonomy)
 {
     if (indexed) {
         // Taxonomy versions of every evaluation of these runs: per run, the next larger version by
         // the index evaluations_run_taxonomy (a seek each, not a pass over the evaluations).
         for (auto id : runIds) {
-            std::string above;
-            for (;;) {
-                std::optional<int> v;
-                store.each(fmt::format("SELECT min(taxonomy_version) FROM evaluations WHERE run_id = {}{}", id, above),
-                           [&](const Store::Cursor& c) {
-                               if (!c.isNull(0))
-                                   v = int(c.i64(0));
-                           });
-                if (!v)
-                    break;
+            std::optional<int> above;
+            while (auto v = query::minTaxonomyVersion(store, id, above)) {
                 taxonomy.insert(*v);
-                above = fmt::format(" AND taxonomy_version > {}", *v);
+                above = v;
             }
         }
     } else {
         // Taxonomy versions of every evaluation of these runs; perf protocols of the timed ones only.
         // One pass over timings each (a correlated count per evaluation made this quadratic on a
         // database without the timings index).
-        store.each("SELECT DISTINCT e.taxonomy_version FROM evaluations e WHERE +e.run_id IN (" + list + ")",
-                   [&](const Store::Cursor& c) { taxonomy.insert(int(c.i64(0))); });
+        for (int v : query::taxonomyVersionsOfRuns(store, runIds))
+            taxonomy.insert(v);
     }
 }
 
@@ -133,11 +123,7 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
     std::set<std::int64_t> timedRuns;
     std::set<int> taxonomy;
     if (!runIds.empty()) {
-        std::string list;
-        for (auto id : runIds)
-            list += (list.empty() ? "" : ",") + std::to_string(id);
-        std::map<std::int64_t, std::string> device;
-        store.each("SELECT id, device FROM runs WHERE id IN (" + list + ")", [&](const Store::Cursor& c) { device[c.i64(0)] = c.text(1); });
+        const auto device = query::runDevices(store, runIds);
         // Every evaluation of these runs that has timings (counted or not): its run and perf protocol.
         // The counted ones from counted_evaluations (the protocol read from the evidence when it was
         // stored), the others (re-evaluated since; few) from their evidence; one probe each, by id
@@ -156,24 +142,17 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
             if (!protocol.empty())
                 perf.insert(protocol);
         };
-        {
-            store.each("SELECT c.run_id, coalesce(c.perf_protocol, '') FROM (SELECT DISTINCT evaluation_id AS id FROM timings) t "
-                       "CROSS JOIN counted_evaluations c ON c.evaluation_id = t.id",
-                       [&](const Store::Cursor& c) { timed(c.i64(0), c.text(1)); });
-            store.each("SELECT e.run_id, coalesce(json_extract(e.evidence, '$.perf.protocol'), '') FROM (SELECT DISTINCT evaluation_id AS id "
-                       "FROM timings) t CROSS JOIN evaluations e ON e.id = t.id WHERE NOT EXISTS (SELECT 1 FROM counted_evaluations c "
-                       "WHERE c.evaluation_id = t.id) AND e.run_id IN (" + list + ")",
-                       [&](const Store::Cursor& c) { timed(c.i64(0), c.text(1)); });
-        }
-        for (const auto& j : store.query("SELECT id, device, started_at, provenance, args FROM runs WHERE id IN (" + list + ") ORDER BY id")) {
-            auto p = nlohmann::json::parse(j["provenance"].get<std::string>(), nullptr, false);
-            auto a = nlohmann::json::parse(j["args"].get<std::string>(), nullptr, false);
+        query::eachTimedEvaluationProtocol(store, runIds, timed);
+        for (const auto& rec : query::runRecords(store, runIds)) {
+            auto p = nlohmann::json::parse(rec.provenance, nullptr, false);
+            auto a = nlohmann::json::parse(rec.args, nullptr, false);
             if (!p.is_object())
                 p = nlohmann::json::object();
             if (!a.is_object())
                 a = nlohmann::json::object();
-            const auto id = j["id"].get<std::int64_t>();
-            nlohmann::json run = {{"id", id}, {"device", j["device"]}, {"gpu", runGpu[id]}, {"started_at", j["started_at"]}};
+            const auto id = rec.id;
+            nlohmann::json run = {
+                {"id", id}, {"device", rec.device}, {"gpu", runGpu[id]}, {"started_at", rec.startedAt}};
             const auto versions = p.value("versions", nlohmann::json::object());
             for (const char* k : {"torch", "triton"})
                 if (versions.contains(k))
@@ -197,7 +176,7 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
                 run["kbx_version"] = p["kbx_version"];
                 kbxVersions.insert(p["kbx_version"].get<std::string>());
             }
-            if (j["device"] == "imported") {
+            if (rec.device == "imported") {
                 for (const char* k : {"format", "file", "source"})
                     if (p.contains(k))
                         run[k] = p[k];
@@ -206,7 +185,7 @@ nlohmann::json provenance(const Store& store, const std::string& name, const Fil
             }
             runs.push_back(std::move(run));
         }
-        taxonomyVersions(store, runIds, list, indexed, taxonomy);
+        taxonomyVersions(store, runIds, indexed, taxonomy);
     }
     nlohmann::json warnings = stackWarnings(stacks, perf);
     return {{"report", name},

@@ -2,6 +2,7 @@
 // The tables of `kbx report --table NAME` built from the statistics (stats_tables), and buildReport.
 #include "stats_tables.h"
 
+#include "query_reports.h"
 #include "report_detail.h"
 #include "quality.h"
 #include "rounds.h"
@@ -109,26 +110,7 @@ std::map<std::int64_t, CodeQualityRow> cachedQuality(const Store& store, const s
 {
     if (ids.size() < 5000)
         return quality::cached(store, ids);
-    std::map<std::int64_t, CodeQualityRow> out;
-    store.each("SELECT submission_id, mi, cc_mean, cc_max, sloc, tool_version, error FROM code_quality", [&](const Store::Cursor& c) {
-        const auto id = c.i64(0);
-        if (!std::binary_search(ids.begin(), ids.end(), id))
-            return;
-        CodeQualityRow r;
-        r.submissionId = id;
-        if (c.isNumber(1))
-            r.mi = c.f64(1);
-        if (c.isNumber(2))
-            r.ccMean = c.f64(2);
-        if (c.isNumber(3))
-            r.ccMax = static_cast<int>(c.f64(3));
-        if (c.isNumber(4))
-            r.sloc = static_cast<int>(c.f64(4));
-        r.toolVersion = c.text(5);
-        r.error = c.text(6);
-        out[id] = std::move(r);
-    });
-    return out;
+    return query::codeQualityAmong(store, ids);
 }
 
 Report methodSummaryReport(Store& store, const analysis::Facts& facts, const ReportOptions& opt)
@@ -255,16 +237,11 @@ Report roundsReport(const Store& store, const analysis::Facts& all, const Filter
     // An imported corpus holds change records only (tasks whose verdict or speedup changed between
     // two rounds): its per-round rates are rates among those tasks, never the benchmark's.
     std::set<std::string> corpusRows;
-    std::string corpusRuns;  // the runs first (few), then only their evaluations
-    store.each("SELECT id FROM runs WHERE json_extract(provenance, '$.format') = 'corpus'",
-               [&](const Store::Cursor& c) { corpusRuns += (corpusRuns.empty() ? "" : ",") + std::to_string(c.i64(0)); });
+    const auto corpusRuns = query::corpusRunIds(store);  // the runs first (few), then only their evaluations
     if (!corpusRuns.empty())
-        for (const auto& j : store.query("SELECT DISTINCT v.gpu AS gpu, v.method AS method FROM evaluation_rows v WHERE v.run_id IN (" +
-                                         corpusRuns + ")")) {
-            const std::string gpu = j["gpu"].is_string() ? j["gpu"].get<std::string>() : "";
-            if (keep(gpu, j["method"].get<std::string>()))
-                corpusRows.insert(fmt::format("{} / {}", gpu, j["method"].get<std::string>()));
-        }
+        for (const auto& gm : query::gpuMethodsOfRuns(store, corpusRuns))
+            if (keep(gm.gpu, gm.method))
+                corpusRows.insert(fmt::format("{} / {}", gm.gpu, gm.method));
     if (!corpusRows.empty())
         t.notes.push_back(fmt::format("{}: from an imported round-transition corpus, which records only tasks that changed between "
                                       "rounds; n is those tasks, so these rates are not the benchmark's per-round rates",

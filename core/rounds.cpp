@@ -2,6 +2,7 @@
 #include "rounds.h"
 
 #include "analysis.h"
+#include "query_reports.h"
 #include "store.h"
 
 #include <fmt/format.h>
@@ -16,14 +17,11 @@
 namespace kbx::rounds {
 namespace {
 
-std::optional<double> optDouble(const nlohmann::json& v)
+/// A candidate id as JSON text ("null" where unset), as a key's part.
+std::string candidateKey(const std::optional<std::int64_t>& id)
 {
-    if (v.is_number())
-        return v.get<double>();
-    return std::nullopt;
+    return id ? std::to_string(*id) : std::string("null");
 }
-
-bool truthy(const nlohmann::json& v) { return v.is_number() ? v.get<double>() != 0 : (v.is_boolean() && v.get<bool>()); }
 
 }  // namespace
 
@@ -89,35 +87,27 @@ std::vector<Transition> loadTransitions(const Store& store, const analysis::Fact
     std::vector<Transition> out;
     std::set<std::string> seenImported;
     // (a) imported corpus records, with the kind they recorded.
-    for (const auto& j : store.query(
-             "SELECT t.gpu, t.method, t.task_id, t.from_round, t.to_round, t.kind, t.origin, t.before_call_ok, t.before_exe_ok, "
-             "t.before_perf_ok, t.before_speedup, t.after_call_ok, t.after_exe_ok, t.after_perf_ok, t.after_speedup, "
-             "(sb.candidate_id = sa.candidate_id) AS same_code, "
-             "CASE WHEN json_extract(eb.evidence, '$.seed.code_kept') THEN sb.candidate_id END AS before_candidate, "
-             "CASE WHEN json_extract(ea.evidence, '$.seed.code_kept') THEN sa.candidate_id END AS after_candidate "
-             "FROM round_transitions t "
-             "LEFT JOIN evaluations eb ON eb.id = t.before_evaluation_id LEFT JOIN submissions sb ON sb.id = eb.submission_id "
-             "LEFT JOIN evaluations ea ON ea.id = t.after_evaluation_id LEFT JOIN submissions sa ON sa.id = ea.submission_id "
-             "ORDER BY t.id")) {
+    for (auto& r : query::roundTransitions(store)) {
         Transition t;
-        t.gpu = j["gpu"].get<std::string>();
-        t.method = j["method"].get<std::string>();
-        t.taskId = j["task_id"].get<std::string>();
-        t.fromRound = j["from_round"].get<int>();
-        t.toRound = j["to_round"].get<int>();
-        t.before = {truthy(j["before_call_ok"]), truthy(j["before_exe_ok"]), truthy(j["before_perf_ok"]), optDouble(j["before_speedup"])};
-        t.after = {truthy(j["after_call_ok"]), truthy(j["after_exe_ok"]), truthy(j["after_perf_ok"]), optDouble(j["after_speedup"])};
+        t.gpu = std::move(r.gpu);
+        t.method = std::move(r.method);
+        t.taskId = std::move(r.taskId);
+        t.fromRound = r.fromRound;
+        t.toRound = r.toRound;
+        t.before = {r.beforeCallOk, r.beforeExeOk, r.beforePerfOk, r.beforeSpeedup};
+        t.after = {r.afterCallOk, r.afterExeOk, r.afterPerfOk, r.afterSpeedup};
         t.kinds = transitionKinds(t.before, t.after);
-        if (!j["kind"].get<std::string>().empty())
-            t.recordedKind = j["kind"].get<std::string>();
-        t.origin = j["origin"].get<std::string>();
-        t.sameCode = truthy(j["same_code"]);
+        if (!r.kind.empty())
+            t.recordedKind = r.kind;
+        t.origin = std::move(r.origin);
+        t.sameCode = r.sameCode;
         // The same record imported twice (a corpus file and its subset, imported one by one): the
         // same task, rounds and code on both sides (where the corpus kept the code; a placeholder
         // names its source file, so it is left out of the key), the same verdicts: one transition.
-        const auto key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}{}{}{}{}{}", t.gpu, t.method, t.taskId, t.fromRound, t.toRound,
-                                     j["before_candidate"].dump(), j["after_candidate"].dump(), t.before.callOk, t.before.exeOk,
-                                     t.before.perfOk, t.after.callOk, t.after.exeOk, t.after.perfOk);
+        const auto key =
+            fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}{}{}{}{}{}", t.gpu, t.method, t.taskId, t.fromRound, t.toRound,
+                        candidateKey(r.beforeCandidate), candidateKey(r.afterCandidate), t.before.callOk,
+                        t.before.exeOk, t.before.perfOk, t.after.callOk, t.after.exeOk, t.after.perfOk);
         if (!seenImported.insert(key).second)
             continue;
         out.push_back(std::move(t));
@@ -126,8 +116,8 @@ std::vector<Transition> loadTransitions(const Store& store, const analysis::Fact
     // evaluation of each (gpu, method, task, round), which is the latest of its counted evaluations
     // (each submission's latest on the GPU); left out when it belongs to an imported corpus.
     std::set<std::int64_t> corpus;
-    store.each("SELECT id FROM runs WHERE coalesce(json_extract(provenance, '$.format'), '') = 'corpus'",
-               [&](const Store::Cursor& c) { corpus.insert(c.i64(0)); });
+    for (auto id : query::corpusRunIds(store))
+        corpus.insert(id);
     using Key = std::tuple<std::int32_t, std::int32_t, std::int32_t>;  // gpu, method, task
     std::map<Key, std::map<int, std::uint32_t>> latest;
     for (std::size_t i = 0; i < all.rows.size(); ++i) {

@@ -3,11 +3,12 @@
 
 #include "catalogue.h"
 #include "importers.h"
-#include "merge.h"
 #include "paths.h"
 #include "process.h"
+#include "query_reports.h"
 #include "slurm.h"
 #include "store.h"
+#include "store_merge.h"
 
 #include <fmt/format.h>
 
@@ -138,7 +139,7 @@ public:
             return fail(SlurmExit::Environment, "sbatch refused the job array: " + m_sbatchError);
         }
         // Complete shards are merged into the target as they come in, one transaction each
-        // (idempotent: core/merge.h), so that the results of a long run show up early.
+        // (idempotent: core/store_merge.h), so that the results of a long run show up early.
         m_target = m_state["db"].get<std::string>();
         while (unsettled()) {
             if (sleepOrCancel(m_o.poll))
@@ -616,19 +617,15 @@ ShardResult inspectShard(const fs::path& work, int shard, int shards)
     }
     try {
         Store st(db);
-        const auto rows = st.query(fmt::format(
-            "SELECT r.status, json_extract(r.provenance, '$.slurm.node') AS node, json_extract(r.provenance, '$.host') AS host, "
-            "(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id) AS n, "
-            "(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id AND e.verdict = 'pass') AS passed FROM runs r WHERE json_extract(r.args, '$.shard') = '{}/{}'",
-            shard, shards));
+        const auto rows = query::shardRuns(st, shard, shards);
         if (rows.size() != 1) {
             r.why = fmt::format("its database holds {} runs of shard {}/{}", rows.size(), shard, shards);
             return r;
         }
-        const auto status = rows[0]["status"].get<std::string>();
-        r.evaluations = static_cast<int>(rows[0]["n"].get<std::int64_t>());
-        r.passed = static_cast<int>(rows[0]["passed"].get<std::int64_t>());
-        r.node = rows[0]["node"].is_string() ? rows[0]["node"].get<std::string>() : rows[0]["host"].is_string() ? rows[0]["host"].get<std::string>() : "";
+        const auto& status = rows[0].status;
+        r.evaluations = static_cast<int>(rows[0].evaluations);
+        r.passed = static_cast<int>(rows[0].passed);
+        r.node = rows[0].node ? *rows[0].node : rows[0].host ? *rows[0].host : "";
         if (status != "finished" && status != "finished_with_errors") {
             r.why = fmt::format("its run ended '{}'", status);
             return r;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The one SQLite wrapper of core's implementation (issue 25): a prepared statement, exec and an
 // immediate transaction, each throwing the caller's error type (StoreError for kbx::Store, MergeError
-// for kbx merge) with the same wording. Internal: included by store*.cpp and merge*.cpp only; every
-// other reader goes through kbx::Store (core/store.h) and the query layer (core/query.h).
+// for kbx merge) with the same wording. Internal: included by the store's own files only (store*.cpp,
+// kbx merge's store_merge_internal.h); every other reader goes through kbx::Store (core/store.h) and
+// the query layer (core/query.h).
 #pragma once
 
 #include <fmt/format.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "stats_tables.h"
 
+#include "query_reports.h"
 #include "report_detail.h"
 #include "store.h"
 
@@ -513,16 +514,16 @@ void addGolden(CrossHardware& out, const Store& store, const Filters& filters)
     std::map<std::string, std::map<std::string, std::map<std::pair<int, std::string>, double>>> byTask;
     std::map<std::string, std::string> taskIds;
     std::set<std::string> gpus;
-    for (const auto& j : store.query("SELECT gpu, task, task_id, idx, input_size, ms FROM golden_timings WHERE ms > 0 ORDER BY task, gpu, idx")) {
-        const auto gpu = j["gpu"].get<std::string>();
+    for (const auto& g : query::positiveGoldenTimings(store)) {
+        const auto& gpu = g.gpu;
         if (!allowed(filters.gpus, gpu))
             continue;
-        const auto task = j["task"].get<std::string>();
-        const std::string taskId = j["task_id"].is_string() ? j["task_id"].get<std::string>() : "";
+        const auto& task = g.task;
+        const std::string& taskId = g.taskId;
         if (!filters.categories.empty() && !allowed(filters.categories, taskId.substr(0, taskId.find('/'))))
             continue;
         taskIds[task] = taskId;
-        byTask[task][gpu][{j["idx"].get<int>(), j["input_size"].get<std::string>()}] = j["ms"].get<double>();
+        byTask[task][gpu][{g.index, g.inputSize}] = g.ms;
         gpus.insert(gpu);
     }
     out.goldenGpus.assign(gpus.begin(), gpus.end());

@@ -5,9 +5,9 @@
 #include "store.h"
 #include "store_sqlite.h"
 
-#include "derived.h"
 #include "seed_import.h"
 #include "source.h"
+#include "store_derived.h"
 #include "taxonomy.h"
 
 #include <fmt/format.h>
@@ -352,7 +352,7 @@ Store::Store(const std::filesystem::path& path, OpenMode mode) : m_path(path)
         // The protocol table reads only evaluations stored with tiers (schema v5): found by this
         // partial index, not by reading every evaluation's row.
         exec("CREATE INDEX IF NOT EXISTS evaluations_protocol ON evaluations(protocol) WHERE protocol IS NOT NULL");
-        // The tables derived for the reports, kept by triggers (core/derived.h). Where they cannot be
+        // The tables derived for the reports, kept by triggers (core/store_derived.h). Where they cannot be
         // made now (e.g. another writer holds the file past the busy timeout), readers compute them.
         try {
             derived::ensure(m_db);
@@ -526,7 +526,7 @@ void Store::migrate()
 
 std::vector<ReportRow> Store::report() const
 {
-    // The counting rule kept by the database (core/derived.h: one row per submission and device,
+    // The counting rule kept by the database (core/store_derived.h: one row per submission and device,
     // its latest evaluation), grouped here (issue 24: a million evaluations); the same counts as the
     // SQL over the view below, which a database without the derived table uses.
     if (derived::current(*this)) {
@@ -598,6 +598,12 @@ std::string Store::Cursor::text(int c) const
     auto* st = static_cast<sqlite3_stmt*>(m_stmt);
     auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
     return p ? std::string(p, std::size_t(sqlite3_column_bytes(st, c))) : std::string();
+}
+std::string_view Store::Cursor::textView(int c) const
+{
+    auto* st = static_cast<sqlite3_stmt*>(m_stmt);
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
+    return p ? std::string_view(p, std::size_t(sqlite3_column_bytes(st, c))) : std::string_view();
 }
 nlohmann::json Store::Cursor::json(int c) const
 {

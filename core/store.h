@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -190,6 +191,8 @@ public:
         std::int64_t i64(int column) const;
         double f64(int column) const;
         std::string text(int column) const;  ///< "" for NULL
+        /// text() without a copy: valid until the next row (the callback's end).
+        std::string_view textView(int column) const;
         /// The value as query() would give it (integer, real, text or null).
         nlohmann::json json(int column) const;
         /// The value with its SQLite type (integer, real, text or null; a blob as text).

@@ -25,7 +25,7 @@ struct TaskStats {
 
 /// The benchmark's categories -> tasks, with the number of tasks per category and, for the chosen
 /// method, round and device, the number of evaluated candidates, call rate and pass rate (from the
-/// database's evaluation_rows under the one counting rule, kbx::analysis::countedEvaluationsSql():
+/// database's evaluation_rows under the one counting rule, kbx::query::countedEvaluationsSql():
 /// the latest evaluation of every submission on each device counts once, as in kbx report, Charts
 /// and the figures; with all devices, a submission evaluated on two devices counts twice).
 /// Statistics are computed on a worker thread; statsReady() says when they changed.

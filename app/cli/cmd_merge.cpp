@@ -2,8 +2,8 @@
 #include "cmd_merge.h"
 #include "exitcodes.h"
 
-#include "merge.h"
 #include "store.h"
+#include "store_merge.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // kbx merge OUT.sqlite IN.sqlite...: folds result databases (e.g. the shard databases of a Slurm
-// run) into OUT, one transaction per input, idempotently (core/merge.h has the rules).
+// run) into OUT, one transaction per input, idempotently (core/store_merge.h has the rules).
 
 #include <CLI/CLI.hpp>
 

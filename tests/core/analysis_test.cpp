@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "analysis.h"
+#include "query_reports.h"
 #include "store.h"
 
 #include <gtest/gtest.h>
@@ -331,7 +332,7 @@ TEST_F(AnalysisDb, OneCountingRuleForEveryView)
     EXPECT_NE(an::countingRule().find("per device"), std::string::npos);
     auto ids = [&](const std::string& where) {
         std::vector<std::int64_t> v;
-        for (const auto& j : store->query(an::countedEvaluationsSql(where) + " ORDER BY id"))
+        for (const auto& j : store->query(kbx::query::countedEvaluationsSql(where) + " ORDER BY id"))
             v.push_back(j["id"].get<std::int64_t>());
         return v;
     };

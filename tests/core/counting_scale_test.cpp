@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: MIT
 // Reports at a million evaluations (issue 24, item 2): the counted evaluations come from the derived
-// table counted_evaluations (core/derived.h), kept by triggers, and the tables and figures from the
+// table counted_evaluations (core/store_derived.h), kept by triggers, and the tables and figures from the
 // compact analysis::Facts. Here, on a generated database with several devices (CPU, two GPU models,
 // an imported GPU), methods, rounds, re-evaluations, manual labels and timings, the fast path must
 // count exactly what the counting rule's SQL over the view evaluation_rows counts (the definition,
-// analysis::countedEvaluationsSql): the same evaluations, none dropped, none twice, with the same
+// query::countedEvaluationsSql): the same evaluations, none dropped, none twice, with the same
 // columns and speedups; under every filter; after the writes that move the rule (a re-evaluation, a
 // deleted run, a run's GPU changed, a verdict changed by the perf stage); through kbx merge; and on a
 // read-only open of a file without the derived tables (computed on the fly).
 #include "analysis.h"
-#include "derived.h"
-#include "merge.h"
+#include "query_reports.h"
 #include "rounds.h"
 #include "stats_tables.h"
 #include "store.h"
+#include "store_derived.h"
+#include "store_merge.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -143,8 +144,9 @@ Generated generate(kbx::Store& store, std::uint64_t seed, int perRun = 120)
 std::map<std::int64_t, json> expectedCounted(const kbx::Store& store, const an::Filters& f = {})
 {
     std::map<std::int64_t, json> out;
-    for (auto& j : store.query("SELECT v.* FROM evaluation_rows v JOIN (" + an::countedEvaluationsSql(an::filterSql(f)) +
-                               ") c ON c.id = v.id ORDER BY v.id"))
+    for (auto& j :
+         store.query("SELECT v.* FROM evaluation_rows v JOIN (" +
+                     kbx::query::countedEvaluationsSql(kbx::query::filterSql(f)) + ") c ON c.id = v.id ORDER BY v.id"))
         out[j["id"].get<std::int64_t>()] = j;
     return out;
 }
@@ -202,7 +204,7 @@ void expectSameAsDefinition(const kbx::Store& store, const an::Filters& f, const
             EXPECT_DOUBLE_EQ(r.speedup, sp->second);
         }
     }
-    const auto stored = store.query("SELECT count(*) AS n FROM evaluation_rows WHERE " + an::filterSql(f));
+    const auto stored = store.query("SELECT count(*) AS n FROM evaluation_rows WHERE " + kbx::query::filterSql(f));
     EXPECT_EQ(facts.stored, stored.front()["n"].get<std::size_t>());
     // The rows of loadRows are the facts' rows.
     EXPECT_EQ(an::loadRows(store, f).size(), expected.size());

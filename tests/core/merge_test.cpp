@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// kbx merge (core/merge.h): shard databases folded into one, idempotently; re-run shards replace
+// kbx merge (core/store_merge.h): shard databases folded into one, idempotently; re-run shards replace
 // partial copies; the merge of shards equals one local run of the same submissions. Inputs are only
 // read: one opened read-only, one this user cannot write (as nobody when the test runs as root), one of
 // an older schema (merged from a migrated temporary copy) keep their bytes.
 #include "file_snapshot.h"
-#include "merge.h"
 #include "seed_import.h"
 #include "source.h"
 #include "store.h"
+#include "store_merge.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // kbx merge's copy of one input's rows into the target (merge_detail::mergeRows): the tables it knows,
 // the runs keyed and fingerprinted in the merge ledger, ids mapped, imports and code quality.
-// Opening the input and the transaction around this: merge.cpp.
-#include "merge.h"
-#include "merge_internal.h"
+// Opening the input and the transaction around this: store_merge.cpp. Part of the store (core/store_merge.h).
+#include "store_merge.h"
+#include "store_merge_internal.h"
 
-#include "derived.h"
 #include "source.h"
 #include "store.h"
+#include "store_derived.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -32,7 +32,7 @@ const std::set<std::string> kKnownTables = {"methods",      "candidates", "submi
                                             "imports",      "golden_timings", "round_transitions", "seed_summaries",
                                             "merge_ledger", "code_quality"};
 
-/// Tables derived from the others (core/derived.h: the counting rule, the timings' rooflines): never
+/// Tables derived from the others (core/store_derived.h: the counting rule, the timings' rooflines): never
 /// copied, the target's triggers fill its own as the rows arrive.
 bool isDerived(const std::string& table)
 {

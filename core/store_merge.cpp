@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// kbx merge: the input opened read-only (a migrated copy where its schema is older), the target opened,
-// the input attached and merged in one transaction. The rows copied: merge_copy.cpp.
-#include "merge.h"
-#include "merge_internal.h"
+// kbx merge (part of the store, core/store_merge.h): the input opened read-only (a migrated copy where
+// its schema is older), the target opened, the input attached and merged in one transaction. The rows
+// copied: store_merge_copy.cpp.
+#include "store_merge.h"
+#include "store_merge_internal.h"
 
 #include "source.h"
 #include "store.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// What merge.cpp (inputs, the transaction) and merge_copy.cpp (the rows copied, the ledger) share:
-// the SQLite wrappers (core/sqlite_stmt.h, errors MergeError) over the target connection (the input attached as `src`), and the
-// copy itself. Internal to kbx merge: included by no caller.
+// What store_merge.cpp (inputs, the transaction) and store_merge_copy.cpp (the rows copied, the ledger)
+// share: the SQLite wrappers (core/sqlite_stmt.h, errors MergeError) over the target connection (the
+// input attached as `src`), and the copy itself. Internal to kbx merge: included by no caller.
 #pragma once
 
-#include "merge.h"
+#include "store_merge.h"
 #include "sqlite_stmt.h"
 
 #include <string>

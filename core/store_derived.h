@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Tables derived from the results, for reports and figures over a million evaluations (issue 24,
+// Part of the store (its SQL lives with the store's, issue 25). Tables derived from the results, for reports and figures over a million evaluations (issue 24,
 // item 2). They are kept by triggers in the database file itself, so every writer keeps them right:
 // kbx eval, import and merge, the workbench, an older kbx, a script with Python's sqlite3.
 //

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// kbx merge: folds result databases (e.g. the shard databases of a Slurm run) into one, idempotently.
+// kbx merge, part of the store (its SQL lives with the store's, issue 25): folds result databases (e.g. the shard databases of a Slurm run) into one, idempotently.
 //
 // Mapping (the same as scripts/merge_db.py, which made the demo database): methods by name,
 // candidates by (task, code SHA-256) and submissions by (candidate, method, round) are shared as the

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "derived.h"
+// Part of the store (core/store_derived.h): the derived tables' schema, triggers and fill, and their
+// TEMP stand-ins on a connection that cannot write them.
+#include "store_derived.h"
 
 #include "store.h"
 
