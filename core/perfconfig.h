@@ -31,16 +31,10 @@ struct PerfConfig {
     int maxProcesses = 1;
     // The repeat interval's prior (perf::repeatInterval): the standard deviation of one process's log
     // geomean speedup as a repeat of the whole run sees it, worth 4 degrees of freedom against the
-    // kernel's own processes. On one H200, 22 real generated kernels: processes of one run agreed
-    // more than runs did, because every process made the same allocations in the same order and so
-    // drew its inputs at the same place, and a small kernel's time depends on that place
-    // (bench/placement_probe.py: 6.4 vs 6.9 us by the input's address alone). Since each process
-    // draws its inputs after a random spacer (kbx_harness/perf.py placement_offset), the processes'
-    // spread sees it: median between-process sd 0.45 % -> 0.24 %, and on two runs of the same set
-    // (bench/results/2026-12-03-h200-placement) the intervals recomputed from the stored per-process
-    // estimates held the other run for 20 of 22 kernels both ways at 0.46 % (median width 1.74 %),
-    // 0.5 % (1.87 %) and 0.6 % (2.19 %); 0.3 % held 19 of 22. 0.5 % is the smallest prior that
-    // stayed at 20 of 22 with a margin below it. (Before: 0.6 %, from runs without the spacer.)
+    // kernel's own processes. Each process draws its inputs at a random place (kbx_harness/perf.py
+    // placement_offset), so the processes' own spread includes where the inputs lie; what the value
+    // rests on, and where it falls short (kernels with a per-process level larger than the prior):
+    // docs/PERF_PROTOCOL.md, Statistics.
     // The spread is heavy-tailed, so a kernel whose first processes disagree by more than
     // extra_process_threshold is timed in max_processes (4) and its interval rests on its own spread.
     /// Relative spread of the first processes' geomean speedups above which max_processes are run.

@@ -14,11 +14,29 @@
 namespace kbx::gui {
 
 namespace {
+/// A count short enough for the column at a million evaluations: exact below 10,000, then "96.8k", "1.2M"
+/// (the exact counts are in the tooltip).
+QString shortCount(int n)
+{
+    if (n < 10000)
+        return QString::number(n);
+    if (n < 1000000)
+        return QString::number(n / 1000.0, 'f', n < 100000 ? 1 : 0) + QLatin1Char('k');
+    return QString::number(n / 1e6, 'f', 1) + QLatin1Char('M');
+}
+
 QString percent(int n, int d)
 {
     if (d == 0)
         return QStringLiteral("–");
-    return QStringLiteral("%1% (%2/%3)").arg(100.0 * n / d, 0, 'f', 1).arg(n).arg(d);
+    return QStringLiteral("%1% (%2/%3)").arg(100.0 * n / d, 0, 'f', 1).arg(shortCount(n), shortCount(d));
+}
+
+QString exactPercent(int n, int d)
+{
+    if (d == 0)
+        return {};
+    return QStringLiteral("%1 of %2 (%3%)").arg(n).arg(d).arg(100.0 * n / d, 0, 'f', 2);
 }
 }  // namespace
 
@@ -261,6 +279,10 @@ QVariant TaskTreeModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         if (!isCat && index.column() == NameColumn)
             return QString::fromStdString(t->signature);
+        if (index.column() == CallColumn)
+            return exactPercent(s.callOk, s.evaluated);
+        if (index.column() == PassColumn)
+            return exactPercent(s.passed, s.evaluated);
         return {};
     case Qt::TextAlignmentRole:
         return index.column() == NameColumn ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));

@@ -146,6 +146,15 @@ TEST_F(BenchDb, TaskTreePassRatesMatchTheDatabase)
     const auto act = model.categoryStats(QStringLiteral("Activation"));
     EXPECT_GE(act.evaluated, n);
     EXPECT_TRUE(model.index(relu.parent().row(), TaskTreeModel::PassColumn).data().toString().contains(QLatin1Char('%')));
+    // Counts from 10,000 on are shortened in the cell (96.8k) and exact in the tooltip.
+    {
+        const QModelIndex pass = model.index(relu.parent().row(), TaskTreeModel::PassColumn);
+        const int evaluated = model.index(relu.parent().row(), TaskTreeModel::EvaluatedColumn).data().toInt();
+        EXPECT_TRUE(pass.data(Qt::ToolTipRole).toString().contains(QStringLiteral(" of %1 (").arg(evaluated)))
+            << pass.data(Qt::ToolTipRole).toString().toStdString();
+        if (evaluated < 10000)
+            EXPECT_TRUE(pass.data().toString().endsWith(QStringLiteral("/%1)").arg(evaluated))) << pass.data().toString().toStdString();
+    }
 
     // A method without evaluations empties the statistics.
     ready.clear();
