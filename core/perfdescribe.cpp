@@ -66,6 +66,8 @@ std::string shapeNotes(const json& s)
         notes.push_back("waits for the device inside: " + sync + " (host time included)");
     if (const json hit = s.value("host_in_timing", json()); hit.is_object())
         notes.push_back(fmt::format("host time {:.0f} % of the candidate's device time", 100.0 * num(hit, "host_share", 0.0)));
+    if (const json hit = s.value("baseline_host_in_timing", json()); hit.is_object())
+        notes.push_back(fmt::format("host time {:.0f} % of eager's device time", 100.0 * num(hit, "host_share", 0.0)));
     if (!unprobed.empty())
         notes.push_back("slow, not probed: " + unprobed);
     if (const json rc = s.value("recheck", json()); rc.is_object() && !rc.value("ok", true))
@@ -93,6 +95,7 @@ std::string flagText(const std::string& flag)
         {"host_latency_in_samples", "host latency kept in the samples (too few clean ones)"},
         {"shape_failed", "shape failed"},
         {"host_in_timing", "the call waits for the device inside: host time in the samples, varies with the host"},
+        {"baseline_host_in_timing", "eager's call waits for the device inside: host time in its samples, the speedup varies with the host"},
         {"autotune_choice_differs", "the autotuner chose differently in the perf processes (in the interval)"},
     };
     const auto colon = flag.find(':');

@@ -10,7 +10,7 @@ using nlohmann::json;
 namespace {
 
 /// One process's frame of one shape: samples around `ms` on each side, the timer's host probes.
-json shapeFrame(const std::string& shape, double ms, const json& hostSync, double enqueueUs, double jitter)
+json shapeFrame(const std::string& shape, double ms, const json& hostSync, double enqueueUs, double jitter, double refEnqueueUs = 10.0)
 {
     json c = json::array(), r = json::array();
     for (int i = 0; i < 20; ++i) {
@@ -21,7 +21,7 @@ json shapeFrame(const std::string& shape, double ms, const json& hostSync, doubl
             {"samples_ms", {{"candidate", c}, {"reference", r}}},
             {"reps", 20},
             {"host_sync", hostSync},
-            {"host_enqueue_us", {{"candidate", enqueueUs}, {"reference", 10.0}}}};
+            {"host_enqueue_us", {{"candidate", enqueueUs}, {"reference", refEnqueueUs}}}};
 }
 
 kbx::PerfShapes summarize(const std::vector<json>& perProcessFrame)
@@ -74,4 +74,21 @@ TEST(PerfSummary, ASlowUnprobedCallCountsWhenTheHostSpentHalfItsTime)
     EXPECT_TRUE(hasFlag(slowHost, "host_in_timing:s")) << slowHost.flags.dump();
     const auto deviceBound = summarize({shapeFrame("s", 400.0, unprobed, 900.0, 0.001), shapeFrame("s", 400.0, unprobed, 950.0, 0.001)});
     EXPECT_FALSE(hasFlag(deviceBound, "host_in_timing:s")) << deviceBound.flags.dump();
+}
+
+TEST(PerfSummary, AnEagerCallThatWaitsForTheDeviceIsFlaggedAsTheBaselines)
+{
+    // The other side: eager's own call waits for the device (a host loop over many small launches),
+    // so the speedup's denominator holds host time. Flagged apart from the candidate's.
+    const json sync = {{"candidate", false}, {"reference", true}};
+    const auto s = summarize({shapeFrame("mlp", 0.33, sync, 1400.0, 0.001, 2900.0), shapeFrame("mlp", 0.33, sync, 1600.0, 0.001, 3100.0)});
+    EXPECT_TRUE(hasFlag(s, "baseline_host_in_timing:mlp")) << s.flags.dump();
+    EXPECT_FALSE(hasFlag(s, "host_in_timing:mlp")) << s.flags.dump();
+    const auto& hit = s.rows[0].samples["baseline_host_in_timing"];
+    EXPECT_NEAR(hit["host_share"].get<double>(), 3100.0 / 660.0, 0.05) << hit.dump();  // eager's samples are 2x the candidate's
+    EXPECT_TRUE(hit["waits_for_device"].get<bool>());
+    // Neither side waits: no flag, however long eager's enqueue.
+    const json async = {{"candidate", false}, {"reference", false}};
+    const auto q = summarize({shapeFrame("mlp", 0.33, async, 100.0, 0.001, 2900.0), shapeFrame("mlp", 0.33, async, 100.0, 0.001, 2900.0)});
+    EXPECT_FALSE(hasFlag(q, "baseline_host_in_timing:mlp")) << q.flags.dump();
 }
