@@ -252,7 +252,7 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
                 d->status->setText(tr("Computing the statistics of %1 …").arg(QFileInfo(d->db).fileName()));
             return;
         }
-        d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
+        d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data), false, {}});
         emit figureReady(d->figure);
     });
     auto filtersChanged = [this] {
@@ -375,7 +375,7 @@ void ChartPanel::reload()
         d->status->setText(footerText(r.data) + roundsNote(d->roundsBefore));
         d->status->setToolTip(countingToolTip());
         d->exportButton->setEnabled(true);
-        d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
+        d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data), false, {}});
         emit figureReady(d->figure);
         if (!d->data.stats && r.facts) {
             // The statistics figures' data next, in the background, from the same rows.
@@ -389,7 +389,7 @@ void ChartPanel::reload()
                 d->data.stats = stats->result();
                 if (needsStatistics(d->figure)) {
                     d->status->setText(footerText(d->data) + roundsNote(d->roundsBefore));
-                    d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data)});
+                    d->renderer->show(d->view, {d->figure, d->data, provenanceFor(d->db, d->data), false, {}});
                     emit figureReady(d->figure);
                 }
             });
@@ -428,7 +428,7 @@ void ChartPanel::exportCurrent(const QString& suffix)
 {
     if (!d->haveData || (needsStatistics(d->figure) && !d->data.stats))
         return;
-    FigureInput input{d->figure, d->data, provenanceFor(d->db, d->data)};
+    FigureInput input{d->figure, d->data, provenanceFor(d->db, d->data), false, {}};
     if (suffix == QLatin1String("svg") || suffix == QLatin1String("pdf") || suffix == QLatin1String("png")) {
         if (!askFigureOptions(this, d->renderer->preferredSize(input), &d->exportOptions))
             return;

@@ -433,7 +433,7 @@ qreal FigureChart::layoutLegend()
             label->setBrush(style::textColour());
             label->setZValue(22);
             label->setData(kRoleKey, QStringLiteral("legend"));
-            m_legendItems.push_back({swatch, label, e.kind == LegendEntry::Kind::Fill});
+            m_legendItems.push_back({swatch, label, e.kind == LegendEntry::Kind::Fill, QSizeF()});
         }
     }
     // The legend's type shrinks (to 70 %) where it would take more than a third of the figure.
