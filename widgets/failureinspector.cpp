@@ -151,10 +151,22 @@ QString FailureInspector::evidenceSourceText(const EvaluationDetails& d) const
                    ? QString()
                    : tr("Evidence of the first failing case, %1 (select a row in Cases for another).").arg(d.failedCase);
     // An empty table must not read as "nothing was checked": say why there are no numbers.
-    if (d.verdict == QLatin1String("pass"))
-        return tr("Passed: every one of the %n case(s) matched the reference within its tolerance. Only a failing "
-                  "comparison stores numbers (errors, worst element); the Cases tab lists each case.",
-                  nullptr, int(d.cases.size()));
+    if (d.verdict == QLatin1String("pass")) {
+        // The verdict is the contract tier's; extended-tier cases beside it may have failed.
+        int contract = 0, extendedFailed = 0;
+        for (const auto& c : d.cases) {
+            if (c.tier == QLatin1String("extended"))
+                extendedFailed += c.status != QLatin1String("pass");
+            else
+                ++contract;
+        }
+        QString text = tr("Passed: every one of the %n contract case(s) matched the reference within its tolerance. "
+                          "Only a failing comparison stores numbers (errors, worst element); the Cases tab lists each case.",
+                          nullptr, contract);
+        if (extendedFailed > 0)
+            text += QLatin1Char(' ') + tr("%n extended-tier case(s) failed beside the verdict: select one in Cases.", nullptr, extendedFailed);
+        return text;
+    }
     if (!d.failedCase.isEmpty())
         return tr("The first failing case, %1, stored no numbers: it failed before its output was compared (see the "
                   "detail and traceback below).").arg(d.failedCase);

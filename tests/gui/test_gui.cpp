@@ -418,6 +418,16 @@ TEST_F(GuiDb, FailureInspectorEvidenceHeatmapAndManualLabels)
         EXPECT_EQ(passed.evidenceTable()->rowCount(), 0);
         EXPECT_TRUE(passed.evidenceSourceLabel()->text().startsWith(QStringLiteral("Passed: every one of the")))
             << passed.evidenceSourceLabel()->text().toStdString();
+        // A pass whose extended tier (beside the verdict) has failing cases says so, not "every case".
+        {
+            kbx::gui::test::TestSql c(db);
+            c.exec(QStringLiteral("INSERT INTO case_results(evaluation_id, idx, name, status, failure_class, evidence, tier) "
+                                  "VALUES(%1, 999, 'ext/odd_shape', 'fail', 'value_mismatch', '{}', 'extended')")
+                       .arg(passId));
+        }
+        ASSERT_TRUE(passed.showEvaluation(passId));
+        EXPECT_TRUE(passed.evidenceSourceLabel()->text().contains(QStringLiteral("extended-tier case(s) failed beside the verdict")))
+            << passed.evidenceSourceLabel()->text().toStdString();
     }
 
     // Relabel: the automatic class is value_mismatch; say nan_inf_mismatch with a note.
