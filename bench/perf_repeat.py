@@ -126,7 +126,7 @@ def coverage_table(k0, k1, label):
         return L + ["(no kernel timed in both)", ""]
     df = ((k0[both[0]] or {}).get("geomean_speedup") or {}).get("prior_df", 4)
     used = ((k0[both[0]] or {}).get("geomean_speedup") or {}).get("prior_rel")
-    for prior in sorted({0.003, 0.0046, 0.005, 0.006, 0.0085} | ({used} if used else set())):
+    for prior in sorted({0.003, 0.005, 0.006, 0.0065, 0.007, 0.0085} | ({used} if used else set())):
         a = b = 0
         widths = []
         for kk in both:

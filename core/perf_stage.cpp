@@ -166,7 +166,7 @@ PerfProcess PerfStage::runProcess(const nlohmann::json& req, const fs::path& pdi
 std::vector<PerfProcess> PerfStage::runProcesses(nlohmann::json& req, const fs::path& dir, bool calibrate, Slot& slot, int& want,
                                                  nlohmann::json& extraWhy) const
 {
-    // Each side is timed in `processes` fresh perf workers (default 2 on a GPU), one after the other,
+    // Each side is timed in `processes` fresh perf workers (default 3 on a GPU), one after the other,
     // each taking its turn on the GPU like any other timing (so other candidates' timings fall between
     // them): the interval then covers what changes between processes (allocations, clocks, autotune
     // choices), the measurement a reader would repeat (issue 22). Every process draws the same inputs.

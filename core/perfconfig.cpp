@@ -98,7 +98,7 @@ PerfConfig PerfConfig::defaults(const std::string& device)
 {
     PerfConfig c;
     const bool cuda = device == "cuda";
-    c.processes = cuda ? 2 : 1;
+    c.processes = cuda ? 3 : 1;
     c.maxProcesses = cuda ? 4 : 1;
     return c;
 }

@@ -25,22 +25,24 @@ public:
 
 struct PerfConfig {
     // ---- The evaluator (core/evaluator.cpp) ----
-    /// Fresh perf processes per side of a timing (2 on cuda, 1 on cpu); clamped to 1..8.
+    /// Fresh perf processes per side of a timing (3 on cuda, 1 on cpu); clamped to 1..8.
     int processes = 1;
     /// Processes when the first `processes` disagree by more than extra_process_threshold (4 on cuda, 1 on cpu); clamped to processes..8.
     int maxProcesses = 1;
     // The repeat interval's prior (perf::repeatInterval): the standard deviation of one process's log
     // geomean speedup as a repeat of the whole run sees it, worth 4 degrees of freedom against the
     // kernel's own processes. Each process draws its inputs at a random place (kbx_harness/perf.py
-    // placement_offset), so the processes' own spread includes where the inputs lie; what the value
-    // rests on, and where it falls short (kernels with a per-process level larger than the prior):
-    // docs/PERF_PROTOCOL.md, Statistics.
-    // The spread is heavy-tailed, so a kernel whose first processes disagree by more than
-    // extra_process_threshold is timed in max_processes (4) and its interval rests on its own spread.
+    // placement_offset), so the processes' own spread includes where the inputs lie.
+    // Why three processes, 0.5 % and 0.65 %: a kernel's spread between processes is heavy-tailed
+    // (some small kernels sit at one of two levels per process), and two processes that happen to
+    // agree cannot tell such a kernel from a quiet one; a third process, and a fourth where the first
+    // three differ by more than extra_process_threshold, find it far more often. The values come from
+    // bench/prior_sim.py over the stored per-process estimates of five runs on two H200s; what they
+    // rest on and how they held out of sample: docs/PERF_PROTOCOL.md, Statistics.
     /// Relative spread of the first processes' geomean speedups above which max_processes are run.
-    double extraProcessThreshold = 0.01;
+    double extraProcessThreshold = 0.005;
     /// Prior sd of one process's log geomean speedup, as a repeat of the run sees it (the repeat interval).
-    double betweenProcessPrior = 0.005;
+    double betweenProcessPrior = 0.0065;
     /// Degrees of freedom that prior is worth against the kernel's own processes.
     double betweenProcessPriorDf = 4.0;
     /// Compile a passing candidate's perf-shape specialisations in its correctness stage (GPU only).

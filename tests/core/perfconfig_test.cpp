@@ -38,14 +38,14 @@ std::string errorOf(const nlohmann::json& overrides)
 TEST(PerfConfig, DefaultsPerDevice)
 {
     const auto gpu = PerfConfig::defaults("cuda");
-    EXPECT_EQ(gpu.processes, 2);
+    EXPECT_EQ(gpu.processes, 3);
     EXPECT_EQ(gpu.maxProcesses, 4);
     const auto cpu = PerfConfig::defaults("cpu");
     EXPECT_EQ(cpu.processes, 1);
     EXPECT_EQ(cpu.maxProcesses, 1);
     for (const auto& c : {gpu, cpu}) {
-        EXPECT_DOUBLE_EQ(c.extraProcessThreshold, 0.01);
-        EXPECT_DOUBLE_EQ(c.betweenProcessPrior, 0.005);
+        EXPECT_DOUBLE_EQ(c.extraProcessThreshold, 0.005);
+        EXPECT_DOUBLE_EQ(c.betweenProcessPrior, 0.0065);
         EXPECT_DOUBLE_EQ(c.betweenProcessPriorDf, 4.0);
         EXPECT_TRUE(c.precompile);
         EXPECT_TRUE(c.baselines.empty());
@@ -75,11 +75,11 @@ TEST(PerfConfig, DefaultsPerDevice)
 TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
 {
     const auto c = PerfConfig::fromJson(
-        {{"processes", 3}, {"between_process_prior", 0.005}, {"min_reps", 3}, {"max_seconds", 0.05}, {"max_warmup_seconds", 0},
+        {{"processes", 2}, {"between_process_prior", 0.005}, {"min_reps", 3}, {"max_seconds", 0.05}, {"max_warmup_seconds", 0},
          {"target_rel_ci", -1}, {"precompile", false}, {"shapes", {"1M_f32"}}, {"baselines", {"compile", "tf32"}},
          {"compile_backend", "aot_eager"}, {"rotations", 2.0}},
         "cuda");
-    EXPECT_EQ(c.processes, 3);
+    EXPECT_EQ(c.processes, 2);
     EXPECT_EQ(c.maxProcesses, 4);  // not overridden: the cuda default
     EXPECT_DOUBLE_EQ(c.betweenProcessPrior, 0.005);
     EXPECT_EQ(c.minReps, 3);

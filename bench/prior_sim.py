@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What a repeat-interval protocol would give, simulated from stored `--perf` runs (issue 22).
+
+    bench/prior_sim.py RUN.sqlite [RUN.sqlite ...] [--md OUT.md] [--iters N] [--seed S]
+                       [--config P,MAXP,THRESHOLD,PRIOR,DF ...]
+
+Each `kbx eval --perf` database stores, per kernel, every perf process's geomean speedup with its
+within-process interval (`geomean_speedup_per_process`). Runs of the same GPU (the NVML uuid in the
+evidence) are pooled per kernel: the pool is the kernel's empirical distribution of one process's
+estimate on that GPU, the heavy tail and the two-level kernels included. A simulated run draws
+`P` processes from the pool (with replacement), `MAXP` in all when the first `P` differ by more than
+`THRESHOLD` (the evaluator's extra processes), and computes the repeat interval exactly as
+`perf::repeatInterval` does (core/perfstats.cpp) with prior `PRIOR` worth `DF` degrees of freedom;
+a second simulated run's estimate is then inside it or not. Printed per GPU and configuration: the
+coverage (target >= 90 %), the median interval width (target <= 2 %) and the mean number of
+processes per kernel (the perf stage's cost grows with it).
+
+Drawing from a pool of n values understates its spread by (n-1)/n; the pool's log estimates are
+widened about their mean by sqrt(n/(n-1)) to undo that. What the simulation cannot see: anything no
+stored process showed (a pool of six processes rarely holds a one-in-twenty level), and a run-level
+effect larger than the processes' spread. It is a way to choose the defaults from evidence; the
+choice still has to hold in runs that did not inform it (bench/perf_repeat.py).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sqlite3
+import statistics
+import sys
+
+Z = 1.959964
+DEFAULT_CONFIGS = ["2,4,0.01,0.005,4", "2,4,0.01,0.007,4", "3,4,0.01,0.005,4", "3,4,0.01,0.006,4",
+                   "3,4,0.005,0.006,4", "3,4,0.005,0.0065,4", "3,4,0.005,0.007,4", "4,4,0.01,0.006,4"]
+
+
+def load(db: str) -> dict:
+    """{gpu uuid: {(task, code hash): [process estimates]}} of one run database."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    out: dict = {}
+    for task, code, ev in con.execute(
+            """SELECT e.task_id, c.code_hash, e.evidence FROM evaluations e JOIN submissions s ON s.id = e.submission_id
+               JOIN candidates c ON c.id = s.candidate_id"""):
+        perf = (json.loads(ev or "{}") or {}).get("perf") or {}
+        pp = perf.get("geomean_speedup_per_process") or []
+        pp = [p for p in pp if all(isinstance(p.get(k), (int, float)) and p[k] > 0 for k in ("estimate", "lo", "hi"))]
+        if not pp:
+            continue
+        gpu = (perf.get("nvml_before") or {}).get("uuid") or "unknown GPU"
+        out.setdefault(gpu, {}).setdefault((task, code), []).append(pp)
+    return out
+
+
+def pools(runs: list[dict]) -> dict:
+    """{gpu: {kernel: pool}} over kernels timed in at least two runs of that GPU."""
+    by_gpu: dict = {}
+    for run in runs:
+        for gpu, kernels in run.items():
+            g = by_gpu.setdefault(gpu, {})
+            for k, lists in kernels.items():
+                g.setdefault(k, []).append([p for pp in lists for p in pp])
+    out = {}
+    for gpu, kernels in by_gpu.items():
+        ks = {}
+        for k, per_run in kernels.items():
+            if len(per_run) < 2:
+                continue
+            xs = [p for r in per_run for p in r]
+            n = len(xs)
+            mean = statistics.fmean(math.log(p["estimate"]) for p in xs)
+            f = math.sqrt(n / (n - 1))
+            pool = []
+            for p in xs:
+                shift = math.exp(mean + f * (math.log(p["estimate"]) - mean)) / p["estimate"]
+                pool.append({"estimate": p["estimate"] * shift, "lo": p["lo"] * shift, "hi": p["hi"] * shift})
+            ks[k] = pool
+        if ks:
+            out[gpu] = (ks, sum(1 for r in runs if gpu in r))
+    return out
+
+
+def repeat_interval(pp: list[dict], prior: float, df0: float) -> tuple[float, float, float]:
+    """perf::repeatInterval (core/perfstats.cpp), the same formula."""
+    p = len(pp)
+    logs = [math.log(x["estimate"]) for x in pp]
+    mean = sum(logs) / p
+    w2 = sum(((math.log(x["hi"]) - math.log(x["lo"])) / (2 * Z)) ** 2 for x in pp) / p
+    s2 = sum((v - mean) ** 2 for v in logs) / (p - 1) if p > 1 else 0.0
+    df = df0 + p - 1
+    v0 = prior ** 2 + w2
+    v = (df0 * v0 + (p - 1) * s2) / df if df > 0 else v0
+    half = Z * math.sqrt(2 * v / p)
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def simulated_run(pool, p, maxp, threshold, rng):
+    pp = [rng.choice(pool) for _ in range(p)]
+    es = [x["estimate"] for x in pp]
+    if maxp > p and max(es) / min(es) - 1 > threshold:
+        pp += [rng.choice(pool) for _ in range(maxp - p)]
+    return pp
+
+
+def simulate(kernels: dict, cfg: tuple, iters: int, seed: int):
+    p, maxp, threshold, prior, df0 = cfg
+    rng = random.Random(seed)
+    hit = tot = procs = 0
+    widths, worst = [], []
+    for k, pool in sorted(kernels.items()):
+        kh = 0
+        for _ in range(iters):
+            a = simulated_run(pool, p, maxp, threshold, rng)
+            b = simulated_run(pool, p, maxp, threshold, rng)
+            est, lo, hi = repeat_interval(a, prior, df0)
+            other = math.exp(statistics.fmean(math.log(x["estimate"]) for x in b))
+            kh += lo <= other <= hi
+            widths.append((hi - lo) / est)
+            procs += len(a)
+        hit += kh
+        tot += iters
+        worst.append((kh / iters, k))
+    worst.sort()
+    return hit / tot, statistics.median(widths), procs / tot, worst
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dbs", nargs="+", help="kbx eval --perf databases (two or more runs of the same set)")
+    ap.add_argument("--config", action="append", help="P,MAXP,THRESHOLD,PRIOR,DF (repeatable)")
+    ap.add_argument("--iters", type=int, default=600, help="simulated pairs of runs per kernel")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--md", help="write the table here too")
+    a = ap.parse_args()
+    configs = []
+    for c in a.config or DEFAULT_CONFIGS:
+        try:
+            p, maxp, thr, prior, df0 = c.split(",")
+            configs.append((int(p), max(int(p), int(maxp)), float(thr), float(prior), float(df0)))
+        except ValueError:
+            print(f"prior_sim.py: --config {c!r}: want P,MAXP,THRESHOLD,PRIOR,DF, e.g. 3,4,0.005,0.0065,4", file=sys.stderr)
+            return 2
+    runs = []
+    for db in a.dbs:
+        try:
+            runs.append(load(db))
+        except sqlite3.Error as e:
+            print(f"prior_sim.py: {db}: not a kbx database ({e})", file=sys.stderr)
+            return 2
+    by_gpu = pools(runs)
+    if not by_gpu:
+        print("prior_sim.py: no kernel was timed in two runs of one GPU", file=sys.stderr)
+        return 1
+    lines = ["| GPU (runs, kernels) | processes | max | threshold | prior | df | coverage | median width | processes per kernel | lowest kernels |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for gpu, (kernels, nruns) in sorted(by_gpu.items()):
+        for cfg in configs:
+            cov, width, procs, worst = simulate(kernels, cfg, a.iters, a.seed)
+            low = ", ".join(f"{k[0]} {k[1][:8]} {100 * c:.0f} %" for c, k in worst[:3])
+            lines.append(f"| {gpu[:12]} ({nruns}, {len(kernels)}) | {cfg[0]} | {cfg[1]} | {100 * cfg[2]:.2g} % | "
+                         f"{100 * cfg[3]:.3g} % | {cfg[4]:g} | {100 * cov:.1f} % | {100 * width:.2f} % | {procs:.2f} | {low} |")
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
