@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/prior_sim.py: its repeat interval is perf::repeatInterval's (the numbers of
+tests/core/perfstats_test.cpp), it reads the per-process estimates kbx stores, pools runs per GPU,
+and a kernel with two levels per process is covered more often with more processes."""
+import json
+import math
+import os
+import sqlite3
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+import prior_sim  # noqa: E402
+
+Z = 1.959964
+
+
+def iv(e, lo=None, hi=None):
+    return {"estimate": e, "lo": lo if lo is not None else e, "hi": hi if hi is not None else e}
+
+
+def make_db(path, gpu, kernels):
+    """A database with the tables and evidence shape prior_sim reads: {(task, code): [estimates]}."""
+    con = sqlite3.connect(path)
+    con.executescript("""CREATE TABLE candidates (id INTEGER PRIMARY KEY, code_hash TEXT);
+                         CREATE TABLE submissions (id INTEGER PRIMARY KEY, candidate_id INTEGER);
+                         CREATE TABLE evaluations (id INTEGER PRIMARY KEY, submission_id INTEGER, task_id TEXT, evidence TEXT);""")
+    for i, ((task, code), ests) in enumerate(sorted(kernels.items()), 1):
+        con.execute("INSERT INTO candidates VALUES (?, ?)", (i, code))
+        con.execute("INSERT INTO submissions VALUES (?, ?)", (i, i))
+        perf = {"nvml_before": {"uuid": gpu}, "geomean_speedup_per_process": [iv(e, e * 0.999, e * 1.001) for e in ests]}
+        con.execute("INSERT INTO evaluations VALUES (?, ?, ?, ?)", (i, i, task, json.dumps({"perf": perf})))
+    # a failing kernel: no perf, not read
+    con.execute("INSERT INTO evaluations VALUES (99, 99, 'Math/abs', ?)", (json.dumps({"perf": None}),))
+    con.commit()
+    con.close()
+
+
+class PriorSim(unittest.TestCase):
+    def test_the_interval_is_perf_repeat_interval(self):
+        e, lo, hi = prior_sim.repeat_interval([iv(1.0)], 0.01, 4)
+        self.assertAlmostEqual(math.log(hi), Z * math.sqrt(2.0) * 0.01, places=9)
+        self.assertAlmostEqual(math.log(lo), -Z * math.sqrt(2.0) * 0.01, places=9)
+        e, lo, hi = prior_sim.repeat_interval([iv(2.0), iv(2.0)], 0.01, 4)
+        self.assertAlmostEqual(e, 2.0, places=12)
+        self.assertAlmostEqual(math.log(hi / 2.0), Z * math.sqrt(4.0 * 1e-4 / 5.0), places=9)
+        e, lo, hi = prior_sim.repeat_interval([iv(1.0, 0.99, 1.01), iv(1.2, 1.19, 1.21)], 0.01, 4)
+        self.assertAlmostEqual(e, math.sqrt(1.2), places=12)
+        self.assertLess(lo, 1.0)
+        self.assertGreater(hi, 1.2)
+
+    def test_runs_pool_per_gpu_and_kernels_of_one_run_are_left_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b, c = (os.path.join(d, f"{n}.sqlite") for n in "abc")
+            make_db(a, "GPU-1", {("Math/i0", "k1"): [2.10, 2.13, 2.09], ("Math/abs", "k2"): [1.0, 1.0]})
+            make_db(b, "GPU-1", {("Math/i0", "k1"): [2.12, 2.08]})
+            make_db(c, "GPU-2", {("Math/i0", "k1"): [2.0, 2.0]})
+            by_gpu = prior_sim.pools([prior_sim.load(p) for p in (a, b, c)])
+            self.assertEqual(set(by_gpu), {"GPU-1"})  # GPU-2 has one run only
+            kernels, nruns = by_gpu["GPU-1"]
+            self.assertEqual(nruns, 2)
+            self.assertEqual(set(kernels), {("Math/i0", "k1")})  # k2: one run
+            pool = kernels[("Math/i0", "k1")]
+            self.assertEqual(len(pool), 5)
+            # widened about the pool's mean by sqrt(n/(n-1)), the mean kept
+            logs = [math.log(x["estimate"]) for x in pool]
+            raw = [math.log(x) for x in (2.10, 2.13, 2.09, 2.12, 2.08)]
+            m = sum(raw) / 5
+            self.assertAlmostEqual(sum(logs) / 5, m, places=12)
+            self.assertAlmostEqual(logs[0] - m, math.sqrt(5 / 4) * (raw[0] - m), places=12)
+
+    def test_a_two_level_kernel_is_covered_more_often_with_more_processes(self):
+        pool = [iv(2.08, 2.078, 2.082)] * 5 + [iv(2.13, 2.128, 2.132)] * 5
+        quiet = [iv(1.0, 0.999, 1.001)] * 10
+        kernels = {("Math/i0", "two"): pool, ("Math/abs", "quiet"): quiet}
+        c2, w2, p2, worst2 = prior_sim.simulate(kernels, (2, 2, 1.0, 0.005, 4), 2000, 3)
+        c4, w4, p4, _ = prior_sim.simulate(kernels, (4, 4, 1.0, 0.005, 4), 2000, 3)
+        c3, _, px, _ = prior_sim.simulate(kernels, (3, 4, 0.005, 0.005, 4), 2000, 3)
+        self.assertEqual((p2, p4), (2.0, 4.0))
+        self.assertGreater(px, 3.0)  # the two levels differ by 2.4 %: a fourth process unless all three agree
+        self.assertLess(px, 4.0)
+        self.assertEqual(worst2[0][1], ("Math/i0", "two"))
+        self.assertLess(worst2[0][0], 0.85)
+        self.assertGreater(c4, c2)
+        self.assertGreater(c3, c2)
+        self.assertEqual(worst2[-1][0], 1.0)  # the quiet kernel always
+
+    def test_a_bad_config_and_a_non_database_are_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "x.sqlite")
+            with open(bad, "w") as f:
+                f.write("not a database")
+            sys.argv = ["prior_sim.py", bad]
+            self.assertEqual(prior_sim.main(), 2)
+            sys.argv = ["prior_sim.py", bad, "--config", "3,4"]
+            self.assertEqual(prior_sim.main(), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
