@@ -138,7 +138,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
             }
         }
     } joiner{extThread, extRun.abandon};
-    if (ext != ref.tiers.end() && (m_opt.device != "cpu" || slot.queueDrained.load()))
+    if (ext != ref.tiers.end() && (m_opt.device == Device::Cuda || slot.queueDrained.load()))
         startExtended();
     if (!m_judge.judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out, slot.device))
         return finish(out, sub, methodId, false, t0);
@@ -158,7 +158,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     if (ext != ref.tiers.end())
         mergeExtended(ref, ext->second, extRun, rec);
     std::sort(rec.cases.begin(), rec.cases.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-    if (rec.pass && m_opt.perf && m_opt.device != "cpu" && m_perf.config().precompile)
+    if (rec.pass && m_opt.perf && m_opt.device == Device::Cuda && m_perf.config().precompile)
         m_perf.precompile(rec, *task, dir, slot.device);
     rec.stageSeconds["evaluation"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return finish(out, sub, methodId, true, t0);

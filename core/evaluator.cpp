@@ -132,7 +132,7 @@ Evaluator::WarmStart Evaluator::startRunWorkers()
         ws.prestarted = true;
     m_launcher->setWarm(ws.worker);
     // The CPU interpreter's gaps (core/interpgaps.h), found by our own kernels beside the other work.
-    if (m_opt.device == "cpu") {
+    if (m_opt.device == Device::Cpu) {
         m_interpGaps = std::async(std::launch::async, [this] { return runCanary(); }).share();
     } else {
         std::promise<InterpGaps> none;
@@ -188,7 +188,7 @@ void Evaluator::finishRun(RunSummary& sum, nlohmann::json& prov, bool startedBef
     }
     m_refs->endRun();              // the reference servers: every worker thread has ended
     m_launcher->setWarm(nullptr);  // stops it (nothing of it runs any more: every worker thread has ended)
-    if (m_opt.device == "cpu" && m_interpGaps.valid())
+    if (m_opt.device == Device::Cpu && m_interpGaps.valid())
         prov["interpreter_gaps"] = toJson(m_interpGaps.get());
     m_sink->finishRun(sum.runId, sum.cancelled ? "cancelled" : (sum.harnessErrors ? "finished_with_errors" : "finished"), prov);
     if (!m_opt.keepScratch) {
@@ -213,7 +213,7 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     nlohmann::json prov = provenance(ws.coldWhy, multi);
     sum.provenance = prov;
     const auto methodId = m_sink->ensureMethod(m_opt.method);
-    sum.runId = m_sink->beginRun(m_opt.device, prov, m_opt.publicSeeds, secret, args);
+    sum.runId = m_sink->beginRun(deviceName(m_opt.device), prov, m_opt.publicSeeds, secret, args);
 
     RunTally tally(sum, subs.size(), progress);
     runCorrectnessPool(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 #include "catalogue.h"
+#include "device.h"
 #include "importers.h"
 #include "interpgaps.h"
 #include "perfconfig.h"
@@ -63,12 +64,12 @@ struct AutoJobs {
     int jobs = 1;
     std::string why;
 };
-AutoJobs autoJobs(const std::string& device, int gpuSlots, int cores, double memAvailableGiB);
+AutoJobs autoJobs(Device device, int gpuSlots, int cores, double memAvailableGiB);
 /// This process's usable cores (its CPU affinity) and MemAvailable of /proc/meminfo in GiB (0 if unknown).
 std::pair<int, double> hostResources();
 
 struct EvalOptions {
-    std::string device = "cpu";                  ///< cpu (Triton interpreter) | cuda
+    Device device = Device::Cpu;                 ///< the CPU (Triton interpreter) or CUDA
     int jobs = 1;                                ///< candidates evaluated at once (per slot when `deviceSlots` is set)
     /// Multi-GPU: one worker pool of `jobs` per slot, a shared queue ordered by expected cost (longest
     /// first), one perf timer per slot (each GPU times alone, after all correctness work). A slot whose
@@ -167,7 +168,7 @@ public:
     struct WarmStart {
         std::shared_ptr<WarmWorker> worker;
         std::string coldWhy;            ///< non-empty: workers start cold, this is why
-        std::string device;             ///< the EvalOptions::device it was started for
+        Device device = Device::Cpu;    ///< the EvalOptions::device it was started for
         std::filesystem::path scratch;  ///< the run's scratch directory (its HOME and log lie there)
         bool prestarted = false;        ///< run() found it started (recorded in the provenance)
     };

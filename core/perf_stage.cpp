@@ -70,7 +70,7 @@ void PerfStage::loadAutotuneReplay()
     nlohmann::json rows;
     try {
         Store from(m_opt.autotuneReplay, OpenMode::ReadOnly);
-        rows = query::recordedAutotuneChoices(from, m_opt.device == "cuda" ? "cuda" : "cpu");
+        rows = query::recordedAutotuneChoices(from, deviceName(m_opt.device));
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("--autotune-replay {}: {}", m_opt.autotuneReplay.string(), e.what()));
     }
@@ -255,7 +255,7 @@ std::pair<perf::Interval, std::string> PerfStage::noiseBand(const TaskInfo& task
     std::string noiseFrom = "default band +-2%";
     if (selfCheck)
         return {noise, noiseFrom};
-    auto nf = query::latestReferenceSelfSpeedup(m_sink.store(), task.id, m_opt.device == "cuda" ? "cuda" : "cpu");
+    auto nf = query::latestReferenceSelfSpeedup(m_sink.store(), task.id, deviceName(m_opt.device));
     if (!nf.empty() && nf[0]["g"].is_string()) {
         auto g2 = nlohmann::json::parse(nf[0]["g"].get<std::string>(), nullptr, false);
         if (g2.is_object() && g2.contains("lo") && g2.contains("hi")) {

@@ -94,10 +94,10 @@ T integerValue(const std::string& key, const nlohmann::json& v)
 
 }  // namespace
 
-PerfConfig PerfConfig::defaults(const std::string& device)
+PerfConfig PerfConfig::defaults(Device device)
 {
     PerfConfig c;
-    const bool cuda = device == "cuda";
+    const bool cuda = device == Device::Cuda;
     c.processes = cuda ? 3 : 1;
     c.maxProcesses = cuda ? 4 : 1;
     return c;
@@ -111,7 +111,7 @@ std::vector<std::string> PerfConfig::knownKeys()
     return out;
 }
 
-PerfConfig PerfConfig::fromJson(const nlohmann::json& overrides, const std::string& device)
+PerfConfig PerfConfig::fromJson(const nlohmann::json& overrides, Device device)
 {
     PerfConfig c = defaults(device);
     if (overrides.is_null())

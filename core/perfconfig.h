@@ -72,11 +72,11 @@ struct PerfConfig {
     // ---- The precompile worker (kbx_harness/precompile.py) ----
     double maxShapeSeconds = 60.0;  ///< compile time limit per perf shape (seconds)
 
-    /// The defaults on this device: "cuda" 2 and 4 processes, anything else ("cpu") 1.
-    static PerfConfig defaults(const std::string& device);
+    /// The defaults on this device: on CUDA 3 and 4 processes, on the CPU 1.
+    static PerfConfig defaults(Device device);
     /// The defaults for device, with overrides (a JSON object of known keys) applied. Throws
     /// PerfConfigError for a non-object, an unknown key or a wrongly typed value.
-    static PerfConfig fromJson(const nlohmann::json& overrides, const std::string& device);
+    static PerfConfig fromJson(const nlohmann::json& overrides, Device device);
     /// Every key with its value (what the worker receives as "config").
     nlohmann::json toJson() const;
     /// The keys fromJson accepts, in the order of toJson.

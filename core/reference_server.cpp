@@ -7,7 +7,7 @@
 namespace kbx {
 namespace fs = std::filesystem;
 
-ReferenceServer::ReferenceServer(const WorkerLauncher& launcher, const DeviceSlot& slot, const std::string& device, fs::path dir,
+ReferenceServer::ReferenceServer(const WorkerLauncher& launcher, const DeviceSlot& slot, Device device, fs::path dir,
                                  double timeoutPerTask)
     : m_timeout(timeoutPerTask)
 {

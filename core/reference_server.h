@@ -30,7 +30,7 @@ class ReferenceServer {
 public:
     /// Starts the server process (in a thread of its own) through `slot`'s environment; `dir` is its
     /// scratch directory. A request not answered within `timeoutPerTask` seconds kills it.
-    ReferenceServer(const WorkerLauncher& launcher, const DeviceSlot& slot, const std::string& device, std::filesystem::path dir,
+    ReferenceServer(const WorkerLauncher& launcher, const DeviceSlot& slot, Device device, std::filesystem::path dir,
                     double timeoutPerTask);
     ~ReferenceServer();  ///< stops the process (asks, then kills) and waits for it
     ReferenceServer(const ReferenceServer&) = delete;

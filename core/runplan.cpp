@@ -84,7 +84,7 @@ nlohmann::json perfOverrides(const std::string& text, const std::vector<std::str
     if (!baselines.empty())
         j["baselines"] = baselines;
     try {
-        PerfConfig::fromJson(j, "cpu");  // the keys and their types; the device changes only defaults
+        PerfConfig::fromJson(j, Device::Cpu);  // the keys and their types; the device changes only defaults
     } catch (const PerfConfigError& e) {
         throw RunPlanError(Code::BadPerfConfig, e.what());
     }
@@ -168,7 +168,7 @@ RunPlan resolvePlan(const PlanRequest& r, const HostFacts& host)
     if (r.jobs > 0) {
         p.jobs = r.jobs;
     } else {
-        const auto aj = autoJobs(p.deviceName(), static_cast<int>(p.gpus.size()), host.cores, host.memAvailableGiB);
+        const auto aj = autoJobs(p.device, static_cast<int>(p.gpus.size()), host.cores, host.memAvailableGiB);
         p.jobs = aj.jobs;
         p.jobsWhy = aj.why;
     }
@@ -180,7 +180,7 @@ RunPlan resolvePlan(const PlanRequest& r, const HostFacts& host)
     p.perf = r.perf;
     p.perfWorkers = r.perfWorkers;
     p.perfOverrides = perfOverrides(r.perfConfig, r.perfBaselines);
-    p.perfConfig = PerfConfig::fromJson(p.perfOverrides, p.deviceName());
+    p.perfConfig = PerfConfig::fromJson(p.perfOverrides, p.device);
     p.autotuneReplay = r.autotuneReplay;
     return p;
 }
@@ -188,7 +188,7 @@ RunPlan resolvePlan(const PlanRequest& r, const HostFacts& host)
 EvalOptions toEvalOptions(const RunPlan& p)
 {
     EvalOptions o;
-    o.device = p.deviceName();  // the one place the enum becomes the Evaluator's string
+    o.device = p.device;
     o.jobs = p.jobs;
     o.deviceSlots = p.gpus;
     o.candidateTimeout = p.candidateTimeout;

@@ -18,6 +18,7 @@
 //     --autotune-replay needs --perf.
 #pragma once
 
+#include "device.h"
 #include "evaluator.h"
 #include "perfconfig.h"
 
@@ -31,13 +32,6 @@
 #include <vector>
 
 namespace kbx {
-
-/// Where candidates run.
-enum class Device { Cpu, Cuda };
-/// "cpu" or "cuda" (what the store, the worker protocol and EvalOptions::device say).
-std::string deviceName(Device device);
-/// "cpu" or "cuda"; nullopt for anything else ("auto" included: resolvePlan decides that).
-std::optional<Device> parseDevice(std::string_view name);
 
 /// What a front-end asks for, before this host is looked at. Strings are the command line's values.
 struct PlanRequest {

@@ -32,12 +32,12 @@ std::vector<DeviceSlot> gpuSlots(const std::vector<std::string>& gpus)
     return slots;
 }
 
-AutoJobs autoJobs(const std::string& device, int gpuSlots, int cores, double memGiB)
+AutoJobs autoJobs(Device device, int gpuSlots, int cores, double memGiB)
 {
     cores = std::max(1, cores);
     const bool knownMem = memGiB > 0;
     AutoJobs a;
-    if (device == "cuda") {
+    if (device == Device::Cuda) {
         const int slots = std::max(1, gpuSlots);
         int total = std::max(1, cores - 2);
         if (knownMem)
@@ -296,7 +296,7 @@ void runPerfPool(const std::vector<Submission>& subs, Slots& slots, const EvalOp
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int nSlots = static_cast<int>(slots.size());
     const int perSlot = opt.perfPipeline > 0 ? std::min(16, opt.perfPipeline)
-                        : opt.device == "cpu"  ? 2
+                        : opt.device == Device::Cpu ? 2
                                                : std::clamp(cores / 2 / std::max(1, nSlots), 4, 12);
     for (std::size_t k = 0; k < slots.size(); ++k)
         if (slots[k]->alive)

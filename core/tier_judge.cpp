@@ -208,7 +208,7 @@ struct TierRun {
     }
     std::string gapOf(int local) const
     {
-        if (opt().device != "cpu" || local < 0 || local >= static_cast<int>(files.dtypes.size()))
+        if (opt().device == Device::Cuda || local < 0 || local >= static_cast<int>(files.dtypes.size()))
             return {};
         const auto hit = gapsForCase(gaps, files.dtypes[static_cast<std::size_t>(local)]);
         return hit.empty() ? std::string() : describeGaps(hit);
@@ -487,7 +487,7 @@ bool TierRun::run()
         return *v;
     // Gaps of Triton's CPU interpreter found by our canary (core/interpgaps): a case whose input
     // dtypes hit one is not judged on the CPU, whatever the candidate did or said.
-    if (opt().device == "cpu")
+    if (opt().device == Device::Cpu)
         gaps = judge.interpreterGaps();
     // A case in a gapped dtype that passes is judged (the gap only turns right results wrong: NaN,
     // a missing constant, a garbage dot product); one that fails or raises is not judged.

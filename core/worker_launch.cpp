@@ -20,13 +20,13 @@ namespace fs = std::filesystem;
 using evalutil::findFrame;
 using evalutil::tail;
 
-std::map<std::string, std::string> workerEnvFor(const WorkerConfig& worker, const std::string& device)
+std::map<std::string, std::string> workerEnvFor(const WorkerConfig& worker, Device device)
 {
     auto env = worker.env;
     env["PYTHONDONTWRITEBYTECODE"] = "1";
     env["PYTHONUNBUFFERED"] = "1";
     env["OMP_NUM_THREADS"] = "1";
-    if (device == "cpu")
+    if (device == Device::Cpu)
         env["TRITON_INTERPRET"] = "1";
     return env;
 }
@@ -80,7 +80,7 @@ SandboxRequest WorkerLauncher::sandboxRequest(const nlohmann::json& request, con
     SandboxRequest sb;
     sb.workDir = dir;
     sb.traverseRoot = m_scratch;
-    sb.gpu = m_opt.device != "cpu";
+    sb.gpu = m_opt.device == Device::Cuda;
     const fs::path taskFile = request.value("task_file", std::string());
     const fs::path tasksDir = taskFile.parent_path().parent_path();
     sb.readOnly = workerRuntimePaths();
@@ -105,7 +105,7 @@ SandboxRequest WorkerLauncher::sandboxRequest(const nlohmann::json& request, con
                 sb.unreadable.push_back(it->path());
     }
     sb.limits.cpuSeconds = 2 * timeout + 30;
-    if (m_opt.device == "cpu")
+    if (m_opt.device == Device::Cpu)
         sb.limits.addressSpace = 8ull << 30;  // not on CUDA: the driver reserves far more address space than memory
     return sb;
 }
@@ -120,7 +120,7 @@ ProcessResult WorkerLauncher::run(const std::string& role, const nlohmann::json&
     spec.env = workerEnv();
     for (const auto& [k, v] : slot.env)
         spec.env[k] = v;
-    if (m_opt.device != "cpu")
+    if (m_opt.device == Device::Cuda)
         spec.unsetEnv.push_back("TRITON_INTERPRET");
     spec.cwd = dir;
     spec.timeoutSeconds = timeout;
@@ -149,7 +149,7 @@ ProcessResult WorkerLauncher::run(const std::string& role, const nlohmann::json&
         // The warm worker died under this child (which died with it): nothing was judged. Once more,
         // started cold (the warm worker is out of use for the rest of the run).
         std::cerr << fmt::format("kbx: the warm worker was lost ({}); {} workers start cold from now on\n",
-                                 m_warm ? m_warm->describe().value("why_not", std::string("?")) : std::string("?"), m_opt.device);
+                                 m_warm ? m_warm->describe().value("why_not", std::string("?")) : std::string("?"), deviceName(m_opt.device));
         return run(role, request, dir, timeout, slot, spec.reply, /*allowWarm=*/false, abandon);
     }
     if (untrusted && res.frames.empty() && !res.timedOut && !res.cancelled && res.signal == 0 &&
@@ -182,7 +182,7 @@ std::string WorkerLauncher::slotHealth(const DeviceSlot& slot, nlohmann::json* p
     }
     if (probeOut)
         *probeOut = p;
-    if (m_opt.device == "cuda") {
+    if (m_opt.device == Device::Cuda) {
         if (!p.value("cuda_available", false) || !p.contains("devices") || p["devices"].empty())
             return "no CUDA device visible through " + nlohmann::json(slot.env).dump();
         if (p.contains("cuda_works") && !p.value("cuda_works", false))

@@ -21,7 +21,7 @@ class WarmWorker;
 struct SandboxRequest;  // core/sandbox.h
 
 /// The environment every worker of a run on `device` gets (before its slot's).
-std::map<std::string, std::string> workerEnvFor(const WorkerConfig& worker, const std::string& device);
+std::map<std::string, std::string> workerEnvFor(const WorkerConfig& worker, Device device);
 
 class WorkerLauncher {
 public:

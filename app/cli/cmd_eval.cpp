@@ -148,7 +148,7 @@ void printPerf(const kbx::Outcome& o, const nlohmann::json& p, int done, int tot
 }
 
 /// One evaluated candidate as kbx eval --json prints it.
-nlohmann::json outcomeJson(const kbx::Outcome& o, const std::string& device)
+nlohmann::json outcomeJson(const kbx::Outcome& o, kbx::Device device)
 {
     nlohmann::json j = {{"task", o.taskId},
                         {"verdict", o.harnessError ? "error" : (o.record.pass ? "pass" : "fail")},
@@ -277,7 +277,7 @@ private:
         if (m_a.slurm.backend == "slurm")
             return;
         kbx::EvalOptions w;
-        w.device = kbx::deviceName(kbx::likelyDevice(m_request));
+        w.device = kbx::likelyDevice(m_request);
         w.sandbox = m_a.sandbox;
         w.warmWorkers = m_a.warmWorkers;
         if (!m_a.scratch.empty())
@@ -330,7 +330,7 @@ private:
             return std::nullopt;
         kbx::ResumePlan plan;
         try {
-            plan = kbx::planResume(*m_store, m_subs, {m_a.source, m_sourcePath, m_a.method, m_a.round, m_opt.device});
+            plan = kbx::planResume(*m_store, m_subs, {m_a.source, m_sourcePath, m_a.method, m_a.round, kbx::deviceName(m_opt.device)});
         } catch (const std::exception& e) {
             std::cerr << "kbx: --resume: " << e.what() << "\n";
             return ExitDatabase;
@@ -362,7 +362,7 @@ private:
         kbx::markInterrupted(*m_store, plan);
         std::cerr << fmt::format("kbx: --resume: {} of {} submission(s) already evaluated in {} (same task, code, method, round, device {}); "
                                  "{} to evaluate{}\n",
-                                 plan.done.size(), m_subs.size(), m_dbPath.string(), m_opt.device, plan.todo.size(), continued);
+                                 plan.done.size(), m_subs.size(), m_dbPath.string(), kbx::deviceName(m_opt.device), plan.todo.size(), continued);
         m_subs = std::move(plan.todo);
         if (m_subs.empty()) {
             std::cerr << "kbx: --resume: nothing left to evaluate\n";
@@ -391,7 +391,7 @@ private:
     {
         const bool cuda = m_plan.cuda();
         std::cerr << fmt::format("kbx: evaluating {} candidate(s) from {} on {} ({}), {} job(s){}{}, database {}\n", m_subs.size(), m_a.source,
-                                 m_opt.device, cuda && !m_probe["devices"].empty() ? m_probe["devices"][0].value("name", "") : "Triton interpreter",
+                                 kbx::deviceName(m_opt.device), cuda && !m_probe["devices"].empty() ? m_probe["devices"][0].value("name", "") : "Triton interpreter",
                                  m_opt.jobs, m_plan.gpus.empty() ? std::string() : fmt::format(" on each of {} GPU(s)", m_plan.gpus.size()),
                                  m_plan.jobsWhy.empty() ? std::string() : " (" + m_plan.jobsWhy + ")", m_dbPath.string());
         std::signal(SIGINT, onEvalSignal);

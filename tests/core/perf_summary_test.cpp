@@ -29,7 +29,7 @@ kbx::PerfShapes summarize(const std::vector<json>& perProcessFrame)
     std::vector<kbx::PerfProcess> procs(perProcessFrame.size());
     for (std::size_t p = 0; p < procs.size(); ++p)
         procs[p].shapes = {perProcessFrame[p]};
-    const auto cfg = kbx::PerfConfig::defaults("cuda");
+    const auto cfg = kbx::PerfConfig::defaults(kbx::Device::Cuda);
     return kbx::summarizeShapes(procs, procs.size(), json::object(), json(), false, 7, cfg);
 }
 

@@ -26,7 +26,7 @@ std::string readFile(const char* path)
 std::string errorOf(const nlohmann::json& overrides)
 {
     try {
-        PerfConfig::fromJson(overrides, "cuda");
+        PerfConfig::fromJson(overrides, kbx::Device::Cuda);
     } catch (const PerfConfigError& e) {
         return e.what();
     }
@@ -37,10 +37,10 @@ std::string errorOf(const nlohmann::json& overrides)
 
 TEST(PerfConfig, DefaultsPerDevice)
 {
-    const auto gpu = PerfConfig::defaults("cuda");
+    const auto gpu = PerfConfig::defaults(kbx::Device::Cuda);
     EXPECT_EQ(gpu.processes, 3);
     EXPECT_EQ(gpu.maxProcesses, 4);
-    const auto cpu = PerfConfig::defaults("cpu");
+    const auto cpu = PerfConfig::defaults(kbx::Device::Cpu);
     EXPECT_EQ(cpu.processes, 1);
     EXPECT_EQ(cpu.maxProcesses, 1);
     for (const auto& c : {gpu, cpu}) {
@@ -68,8 +68,8 @@ TEST(PerfConfig, DefaultsPerDevice)
         EXPECT_DOUBLE_EQ(c.maxShapeSeconds, 60.0);
     }
     // No overrides (an empty object, or none at all) are the defaults.
-    EXPECT_EQ(PerfConfig::fromJson(nlohmann::json::object(), "cuda"), gpu);
-    EXPECT_EQ(PerfConfig::fromJson(nlohmann::json(), "cpu"), cpu);
+    EXPECT_EQ(PerfConfig::fromJson(nlohmann::json::object(), kbx::Device::Cuda), gpu);
+    EXPECT_EQ(PerfConfig::fromJson(nlohmann::json(), kbx::Device::Cpu), cpu);
 }
 
 TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
@@ -78,7 +78,7 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
         {{"processes", 2}, {"between_process_prior", 0.005}, {"min_reps", 3}, {"max_seconds", 0.05}, {"max_warmup_seconds", 0},
          {"target_rel_ci", -1}, {"precompile", false}, {"shapes", {"1M_f32"}}, {"baselines", {"compile", "tf32"}},
          {"compile_backend", "aot_eager"}, {"rotations", 2.0}},
-        "cuda");
+        kbx::Device::Cuda);
     EXPECT_EQ(c.processes, 2);
     EXPECT_EQ(c.maxProcesses, 4);  // not overridden: the cuda default
     EXPECT_DOUBLE_EQ(c.betweenProcessPrior, 0.005);
@@ -91,7 +91,7 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
     EXPECT_EQ(c.baselines, (std::vector<std::string>{"compile", "tf32"}));
     EXPECT_EQ(c.compileBackend, "aot_eager");
     EXPECT_EQ(c.rotations, 2);  // an integral number is an integer
-    EXPECT_EQ(PerfConfig::fromJson({{"max_processes", 2}}, "cpu").processes, 1);
+    EXPECT_EQ(PerfConfig::fromJson({{"max_processes", 2}}, kbx::Device::Cpu).processes, 1);
 }
 
 TEST(PerfConfig, UnknownKeyIsRefusedNamingItAndTheKnownOnes)
@@ -135,7 +135,7 @@ TEST(PerfConfig, WrongTypeIsRefusedNamingTheKey)
 
 TEST(PerfConfig, ToJsonHoldsEveryKeyAndRoundTrips)
 {
-    const auto c = PerfConfig::fromJson({{"processes", 3}, {"shapes", {"a", "b"}}, {"precompile", false}, {"max_gap_us", 200}}, "cuda");
+    const auto c = PerfConfig::fromJson({{"processes", 3}, {"shapes", {"a", "b"}}, {"precompile", false}, {"max_gap_us", 200}}, kbx::Device::Cuda);
     const auto j = c.toJson();
     EXPECT_EQ(j.size(), PerfConfig::knownKeys().size());
     for (const auto& k : PerfConfig::knownKeys())
@@ -146,9 +146,9 @@ TEST(PerfConfig, ToJsonHoldsEveryKeyAndRoundTrips)
     EXPECT_TRUE(j["min_reps"].is_number_integer());  // the worker uses it as a range's bound
     EXPECT_EQ(j["recheck_drive_max_elements"], 33554432);
     // The complete configuration reads back as itself, on either device (every key is explicit).
-    EXPECT_EQ(PerfConfig::fromJson(j, "cuda"), c);
-    EXPECT_EQ(PerfConfig::fromJson(j, "cpu"), c);
-    EXPECT_EQ(PerfConfig::fromJson(PerfConfig::defaults("cpu").toJson(), "cuda"), PerfConfig::defaults("cpu"));
+    EXPECT_EQ(PerfConfig::fromJson(j, kbx::Device::Cuda), c);
+    EXPECT_EQ(PerfConfig::fromJson(j, kbx::Device::Cpu), c);
+    EXPECT_EQ(PerfConfig::fromJson(PerfConfig::defaults(kbx::Device::Cpu).toJson(), kbx::Device::Cuda), PerfConfig::defaults(kbx::Device::Cpu));
     EXPECT_EQ(nlohmann::json::parse(j.dump()), j);
 }
 
@@ -164,7 +164,7 @@ TEST(PerfConfig, WorkerFallbackAgreesWithTheDefaults)
     const auto fallback = nlohmann::json::parse(py.substr(open, close - open + 1), nullptr, false);
     ASSERT_TRUE(fallback.is_object()) << py.substr(open, close - open + 1);
     EXPECT_GE(fallback.size(), 15u);
-    const auto defaults = PerfConfig::defaults("cuda").toJson();
+    const auto defaults = PerfConfig::defaults(kbx::Device::Cuda).toJson();
     for (const auto& [k, v] : fallback.items()) {
         ASSERT_TRUE(defaults.contains(k)) << "perf.py's fallback has a key PerfConfig lacks: " << k;
         if (v.is_number())

@@ -112,16 +112,16 @@ TEST(PerfStats, PerfQueueLongestFirstAndStable)
 // correctness workers, a 2-core CI box one, and memory or GPU slots bound it.
 TEST(AutoJobs, PickedFromCoresMemoryAndGpus)
 {
-    EXPECT_EQ(kbx::autoJobs("cuda", 0, 16, 120.0).jobs, 14);
-    EXPECT_EQ(kbx::autoJobs("cuda", 1, 16, 120.0).jobs, 14);
-    EXPECT_EQ(kbx::autoJobs("cuda", 2, 32, 240.0).jobs, 15);  // per GPU
-    EXPECT_EQ(kbx::autoJobs("cuda", 0, 128, 2000.0).jobs, 16);  // at most 16 per GPU
-    EXPECT_EQ(kbx::autoJobs("cuda", 0, 16, 10.0).jobs, 4);      // memory bounds it
-    EXPECT_EQ(kbx::autoJobs("cuda", 0, 2, 0.0).jobs, 1);        // memory unknown
-    EXPECT_EQ(kbx::autoJobs("cpu", 0, 2, 24.0).jobs, 1);
-    EXPECT_EQ(kbx::autoJobs("cpu", 0, 16, 120.0).jobs, 8);
-    EXPECT_EQ(kbx::autoJobs("cpu", 0, 16, 7.0).jobs, 2);
-    const auto a = kbx::autoJobs("cuda", 0, 16, 120.0);
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cuda, 0, 16, 120.0).jobs, 14);
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cuda, 1, 16, 120.0).jobs, 14);
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cuda, 2, 32, 240.0).jobs, 15);  // per GPU
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cuda, 0, 128, 2000.0).jobs, 16);  // at most 16 per GPU
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cuda, 0, 16, 10.0).jobs, 4);      // memory bounds it
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cuda, 0, 2, 0.0).jobs, 1);        // memory unknown
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cpu, 0, 2, 24.0).jobs, 1);
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cpu, 0, 16, 120.0).jobs, 8);
+    EXPECT_EQ(kbx::autoJobs(kbx::Device::Cpu, 0, 16, 7.0).jobs, 2);
+    const auto a = kbx::autoJobs(kbx::Device::Cuda, 0, 16, 120.0);
     EXPECT_NE(a.why.find("16 core(s)"), std::string::npos) << a.why;
     EXPECT_NE(a.why.find("120 GiB"), std::string::npos) << a.why;
     const auto [cores, mem] = kbx::hostResources();

@@ -211,8 +211,8 @@ TEST(RunPlan, PerfConfigIsTypedAndUnknownKeysAreRefused)
     EXPECT_EQ(p.perfOverrides, (nlohmann::json{{"max_seconds", 0.25}, {"baselines", {"compile"}}}));
     EXPECT_DOUBLE_EQ(p.perfConfig.maxSeconds, 0.25);
     EXPECT_EQ(p.perfConfig.baselines, std::vector<std::string>{"compile"});
-    EXPECT_EQ(p.perfConfig.processes, kbx::PerfConfig::defaults("cuda").processes);  // the device's defaults under the overrides
-    EXPECT_EQ(kbx::resolvePlan(r, cpuHost()).perfConfig.processes, kbx::PerfConfig::defaults("cpu").processes);
+    EXPECT_EQ(p.perfConfig.processes, kbx::PerfConfig::defaults(Device::Cuda).processes);  // the device's defaults under the overrides
+    EXPECT_EQ(kbx::resolvePlan(r, cpuHost()).perfConfig.processes, kbx::PerfConfig::defaults(Device::Cpu).processes);
     r.perfConfig = R"({"max_secondz": 0.25})";
     EXPECT_EQ(errorOf(r, gpuHost(1)), Code::BadPerfConfig);
     r.perfConfig = R"({"max_seconds": "fast"})";
@@ -258,7 +258,7 @@ TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
     r.autotuneReplay = "/x.sqlite";
     const auto p = kbx::resolvePlan(r, gpuHost(2, "6,7"));
     const auto o = kbx::toEvalOptions(p);
-    EXPECT_EQ(o.device, "cuda");
+    EXPECT_EQ(o.device, Device::Cuda);
     EXPECT_EQ(o.jobs, 3);
     ASSERT_EQ(o.deviceSlots.size(), 2u);
     EXPECT_EQ(o.deviceSlots[1].env.at("CUDA_VISIBLE_DEVICES"), "7");
@@ -304,3 +304,15 @@ TEST(RunPlan, HostFactsFromAProbe)
 }
 
 }  // namespace
+
+// The device is an enum inside the engine; JSON (requests, evidence, provenance) writes its name,
+// as the store and the worker protocol read it.
+TEST(RunPlan, TheDeviceIsWrittenToJsonByItsName)
+{
+    EXPECT_EQ(nlohmann::json(Device::Cuda), nlohmann::json("cuda"));
+    EXPECT_EQ(nlohmann::json(Device::Cpu), nlohmann::json("cpu"));
+    EXPECT_EQ(nlohmann::json("cuda").get<Device>(), Device::Cuda);
+    EXPECT_EQ(nlohmann::json({{"device", Device::Cuda}}).dump(), R"({"device":"cuda"})");
+    kbx::EvalOptions o;
+    EXPECT_EQ(o.device, Device::Cpu);  // the Evaluator's default: the CPU
+}

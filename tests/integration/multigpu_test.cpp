@@ -40,7 +40,7 @@ kbx::WorkerConfig worker()
 kbx::EvalOptions cpuOptions()
 {
     kbx::EvalOptions o;
-    o.device = "cpu";
+    o.device = kbx::Device::Cpu;
     o.jobs = 1;
     o.sandbox = "none";  // the flaky slot's PYTHONPATH lives under /tmp, which bwrap replaces
     o.secretSeed = 7;
