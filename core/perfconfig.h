@@ -7,6 +7,8 @@
 // worker's own defaults are only a fallback for a request without one).
 #pragma once
 
+#include "device.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 // CPU-bound (issue 22). The process is ours (it never sees candidate code) and starts each task from
 // the state a new process would have (fresh random seeds, default dtype, grad mode, flags); a request it cannot answer is run in a fresh process by the
 // caller (core/reference_cache.cpp).
+#include "device.h"
 #include "process.h"
 
 #include <nlohmann/json.hpp>

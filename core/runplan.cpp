@@ -48,20 +48,6 @@ bool anyGpu(const std::vector<std::string>& gpus)
 
 }  // namespace
 
-std::string deviceName(Device device)
-{
-    return device == Device::Cuda ? "cuda" : "cpu";
-}
-
-std::optional<Device> parseDevice(std::string_view name)
-{
-    if (name == "cpu")
-        return Device::Cpu;
-    if (name == "cuda")
-        return Device::Cuda;
-    return std::nullopt;
-}
-
 HostFacts HostFacts::fromProbe(const nlohmann::json& probe)
 {
     HostFacts h;
