@@ -35,12 +35,13 @@ struct PerfConfig {
     // geomean speedup as a repeat of the whole run sees it, worth 4 degrees of freedom against the
     // kernel's own processes. Each process draws its inputs at a random place (kbx_harness/perf.py
     // placement_offset), so the processes' own spread includes where the inputs lie.
-    // Why three processes, 0.5 % and 0.65 %: a kernel's spread between processes is heavy-tailed
-    // (some small kernels sit at one of two levels per process), and two processes that happen to
-    // agree cannot tell such a kernel from a quiet one; a third process, and a fourth where the first
-    // three differ by more than extra_process_threshold, find it far more often. The values come from
-    // bench/prior_sim.py over the stored per-process estimates of five runs on two H200s; what they
-    // rest on and how they held out of sample: docs/PERF_PROTOCOL.md, Statistics.
+    // Why three processes, a 0.5 % threshold and a 0.65 % prior: a kernel's spread between
+    // processes is heavy-tailed (some small kernels sit at one of two levels per process), and two
+    // processes that happen to agree cannot tell such a kernel from a quiet one; a third process, and
+    // a fourth where the first three differ by more than extra_process_threshold, find it far more
+    // often. The values come from bench/prior_sim.py over the stored per-process estimates of five
+    // runs on two H200s; what they rest on and how they held out of sample: docs/PERF_PROTOCOL.md,
+    // Statistics.
     /// Relative spread of the first processes' geomean speedups above which max_processes are run.
     double extraProcessThreshold = 0.005;
     /// Prior sd of one process's log geomean speedup, as a repeat of the run sees it (the repeat interval).

@@ -14,6 +14,7 @@
 #include "tasktreemodel.h"
 
 #include <QApplication>
+#include <QDialog>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QElapsedTimer>
@@ -132,6 +133,34 @@ TEST(Scale, WindowOnALargeDatabase)
     charts->setCurrentFigure(QStringLiteral("speedup_ecdf"));
     QApplication::processEvents();
     shoot(&w, QStringLiteral("charts-speedup_ecdf"));
+
+    // The other items on this database, at the same size (the walk-through's screenshots;
+    // each item's behaviour is asserted by its own test in test_gui/test_navigation/test_counting).
+    // Item 3: a failing evaluation with numeric evidence in the inspector (digits, heatmap, cases).
+    const qint64 failing = queryInt64(db, QStringLiteral(
+        "SELECT min(evaluation_id) FROM case_results WHERE status = 'fail' AND evidence LIKE '%worst%'"));
+    if (failing > 0) {
+        w.showEvaluation(failing);
+        waitUntil([] { return false; }, 2000);
+        w.showTab(MainWindow::InspectorTab);
+        shoot(&w, QStringLiteral("item3-inspector-failing"));
+        // Item 6: its code beside the reference (KF6 or the built-in Python highlighter).
+        w.showTab(MainWindow::CodeTab);
+        shoot(&w, QStringLiteral("item6-code-failing"));
+    }
+    // Item 8: a task's evaluations in Results (what double-clicking a task does), with the Run and
+    // Speedup columns and the run filter; the Help entry on columns and the counting rule.
+    const QString task = QStringLiteral("Activation/relu");
+    w.showTaskEvaluations(task);
+    waitUntil([&] { return !results->isLoading() && results->rowCount() > 0; }, 600000);
+    shoot(&w, QStringLiteral("item8-task-evaluations"));
+    w.showColumnsHelp();
+    QApplication::processEvents();
+    if (auto* help = w.findChild<QDialog*>(QStringLiteral("helpColumnsDialog"))) {
+        help->resize(900, 640);
+        shoot(help, QStringLiteral("item8-help-columns"));
+        help->close();
+    }
 }
 
 int main(int argc, char** argv)
