@@ -274,7 +274,7 @@ TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
     EXPECT_EQ(o.autotuneReplay, std::filesystem::path("/x.sqlite"));
     // The Evaluator's view of those overrides is the plan's typed configuration.
     EXPECT_EQ(kbx::PerfConfig::fromJson(o.perfConfig, o.device), p.perfConfig);
-    EXPECT_EQ(kbx::toEvalOptions(kbx::resolvePlan(PlanRequest{}, cpuHost())).device, "cpu");
+    EXPECT_EQ(kbx::toEvalOptions(kbx::resolvePlan(PlanRequest{}, cpuHost())).device, Device::Cpu);
 }
 
 TEST(RunPlan, TheLikelyDeviceBeforeTheProbe)
