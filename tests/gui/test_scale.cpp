@@ -6,6 +6,8 @@
 // scale-*.png). Offscreen (QT_QPA_PLATFORM=offscreen).
 #include "chartpanel.h"
 #include "evaluationtablemodel.h"
+#include "errorheatmap.h"
+#include "failureinspector.h"
 #include "guitestutil.h"
 #include "mainwindow.h"
 #include "resultsview.h"
@@ -138,12 +140,22 @@ TEST(Scale, WindowOnALargeDatabase)
     // each item's behaviour is asserted by its own test in test_gui/test_navigation/test_counting).
     // Item 3: a failing evaluation with numeric evidence in the inspector (digits, heatmap, cases).
     const qint64 failing = queryInt64(db, QStringLiteral(
-        "SELECT min(evaluation_id) FROM case_results WHERE status = 'fail' AND evidence LIKE '%worst%'"));
+        "SELECT min(evaluation_id) FROM case_results WHERE failure_class = 'value_mismatch' AND evidence LIKE '%error_map%'"));
     if (failing > 0) {
         w.showEvaluation(failing);
         waitUntil([] { return false; }, 2000);
         w.showTab(MainWindow::InspectorTab);
         shoot(&w, QStringLiteral("item3-inspector-failing"));
+        // Its error map: |cand - ref| / (atol + rtol |ref|), the 1.0 threshold marked.
+        if (auto* heat = w.inspector()->heatmap())
+            for (QWidget* p = heat->parentWidget(); p; p = p->parentWidget())
+                if (auto* tabs = qobject_cast<QTabWidget*>(p)) {
+                    for (int t = 0; t < tabs->count(); ++t)
+                        if (tabs->widget(t)->isAncestorOf(heat) || tabs->widget(t) == heat)
+                            tabs->setCurrentIndex(t);
+                    break;
+                }
+        shoot(&w, QStringLiteral("item3-inspector-heatmap"));
         // Item 6: its code beside the reference (KF6 or the built-in Python highlighter).
         w.showTab(MainWindow::CodeTab);
         shoot(&w, QStringLiteral("item6-code-failing"));
