@@ -295,6 +295,8 @@ def main():
         L += ["", f"- candidate side p90 (all shapes): {100 * p90:.2f} %; kernels over 2 % without a flagged cause: "
               f"{len(unexplained)}" + (f" ({', '.join(k[0] for k in unexplained)})" if unexplained else "")]
         cover, widths, n_both = 0, [], 0
+        cover_back = 0                      # the other direction: run 1's interval holds run 0
+        plain, plain_cover, plain_back = 0, 0, 0  # kernels with no flagged cause
         misses = []
         for kk in sorted(set(k0) & set(k1)):
             g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
@@ -302,6 +304,12 @@ def main():
                 continue
             n_both += 1
             widths.append((g0["hi"] - g0["lo"]) / g0["estimate"])
+            back = g1["lo"] <= g0["estimate"] <= g1["hi"]
+            cover_back += back
+            if not causes(kk):
+                plain += 1
+                plain_cover += g0["lo"] <= g1["estimate"] <= g0["hi"]
+                plain_back += back
             if g0["lo"] <= g1["estimate"] <= g0["hi"]:
                 cover += 1
             else:
@@ -325,7 +333,10 @@ def main():
         L += ["", "## CI coverage", "",
               f"- interval: {'; '.join(sorted(kinds)) or '?'}",
               f"- kernels timed in both runs: {n_both}; second run's geomean speedup inside the first run's 95 % interval: "
-              f"{cover} ({100 * cover / max(1, n_both):.0f} %)",
+              f"{cover} ({100 * cover / max(1, n_both):.0f} %); the other way (run 1's interval holds run 0): "
+              f"{cover_back} ({100 * cover_back / max(1, n_both):.0f} %)",
+              f"- of them with no flagged cause (see the causes above): {plain}; inside {plain_cover} and {plain_back} "
+              f"(the two directions)",
               f"- median relative interval width (hi - lo) / estimate: {100 * statistics.median(widths):.2f} %" if widths else "- no CI"]
         if widths_within:
             L.append(f"- the first process's within-process bootstrap CI alone: {cover_within} of {len(widths_within)} "
