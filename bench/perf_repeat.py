@@ -28,6 +28,10 @@ import subprocess
 import sys
 import time
 
+# perf::repeatInterval's formula, kept once for the bench scripts (bench/prior_sim.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from prior_sim import repeat_interval  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -98,21 +102,6 @@ def dist(xs):
 
 def autotune_of(smp):
     return {k.get("kernel"): k.get("config") for k in smp.get("autotune") or [] if isinstance(k, dict)}
-
-
-def repeat_interval(per_process, prior_rel, prior_df, z=1.959964):
-    """core/perfstats.cpp perf::repeatInterval, for the prior table (the same formula)."""
-    import math
-    p = len(per_process)
-    logs = [math.log(x["estimate"]) for x in per_process]
-    mean = sum(logs) / p
-    w2 = sum(((math.log(x["hi"]) - math.log(x["lo"])) / (2 * z)) ** 2 for x in per_process) / p
-    s2 = sum((l - mean) ** 2 for l in logs) / (p - 1) if p > 1 else 0.0
-    df = prior_df + p - 1
-    v0 = prior_rel ** 2 + w2
-    v = (prior_df * v0 + (p - 1) * s2) / df if df > 0 else v0
-    half = z * math.sqrt(2 * v / p)
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
 def coverage_table(k0, k1, label):
