@@ -150,9 +150,7 @@ TEST(Scale, WindowOnALargeDatabase)
         if (auto* heat = w.inspector()->heatmap())
             for (QWidget* p = heat->parentWidget(); p; p = p->parentWidget())
                 if (auto* tabs = qobject_cast<QTabWidget*>(p)) {
-                    for (int t = 0; t < tabs->count(); ++t)
-                        if (tabs->widget(t)->isAncestorOf(heat) || tabs->widget(t) == heat)
-                            tabs->setCurrentIndex(t);
+                    tabs->setCurrentWidget(heat);  // a page of the inspector's tabs
                     break;
                 }
         shoot(&w, QStringLiteral("item3-inspector-heatmap"));
