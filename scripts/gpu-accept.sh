@@ -46,7 +46,8 @@ PYBIND=$("$PY" -c 'import pybind11; print(pybind11.get_cmake_dir())')
 {
   echo "date: $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=name,uuid,driver_version,memory.total --format=csv,noheader
   "$PY" -c 'import sys, torch, triton; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)'
-  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  # the device's copy of .git can name an older HEAD than the tree it copied: KBX_TREE_COMMIT names the tree
+  echo "commit: ${KBX_TREE_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
 } > "$OUT/environment.txt" 2>&1
 cat "$OUT/environment.txt"
 t0=$(date +%s)
