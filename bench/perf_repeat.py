@@ -183,7 +183,9 @@ def main():
             print(f"run {r}: rc={runs[-1]['rc']} wall {runs[-1]['wall']:.0f} s", file=sys.stderr)
             with open(meta_file, "w") as f:
                 json.dump(runs, f, indent=1)
-    data = [load(r["db"]) for r in runs]
+    # runs.json names each database where it was written; a copied --out holds them beside it
+    data = [load(r["db"] if os.path.exists(r["db"]) else os.path.join(a.out, os.path.basename(r["db"])))
+            for r in runs]
     n0, k0, s0, prov = data[0]
     dev = (prov.get("devices") or [{}])[0]
     v = prov.get("versions", {})
@@ -286,7 +288,7 @@ def main():
         cover, widths, n_both = 0, [], 0
         cover_back = 0                      # the other direction: run 1's interval holds run 0
         plain, plain_cover, plain_back = 0, 0, 0  # kernels with no flagged cause
-        misses = []
+        misses, misses_back = [], []
         for kk in sorted(set(k0) & set(k1)):
             g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
             if not (g0 and g1):
@@ -295,6 +297,9 @@ def main():
             widths.append((g0["hi"] - g0["lo"]) / g0["estimate"])
             back = g1["lo"] <= g0["estimate"] <= g1["hi"]
             cover_back += back
+            if not back:
+                misses_back.append(f"- {kk[0]} {kk[1][:12]}: run 1 {g1['estimate']:.3f} [{g1['lo']:.3f}, "
+                                   f"{g1['hi']:.3f}], run 0 {g0['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}")
             if not causes(kk):
                 plain += 1
                 plain_cover += g0["lo"] <= g1["estimate"] <= g0["hi"]
@@ -335,7 +340,10 @@ def main():
             L.append(f"- between-process standard deviation of a kernel's log geomean speedup, this run: median "
                      f"{100 * statistics.median(between):.2f} %, p90 {100 * pct(between, .9):.2f} % (n={len(between)}); "
                      f"the prior's value should follow the median")
-        L += misses
+        if misses:
+            L += ["", "Run 1's estimate outside run 0's interval:"] + misses
+        if misses_back:
+            L += ["", "Run 0's estimate outside run 1's interval:"] + misses_back
         L += ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(at_diff)}"]
         for key, x0, x1 in at_diff[:20]:
             L.append(f"  - {key[0]} {key[1][:12]} {key[2]}: {x0} vs {x1}")
