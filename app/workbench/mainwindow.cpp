@@ -358,9 +358,12 @@ bool MainWindow::openDatabase(const QString& path, bool interactive)
     }
     QString err;
     if (!prepareDatabase(path, &err)) {
-        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, err), 10000);
+        // The reason names the whole path where it matters ("... does not exist", "... is not a kbx
+        // database"); the headline names the file.
+        const QString name = QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName();
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(name, err), 10000);
         if (interactive)
-            QMessageBox::warning(this, tr("Open database"), tr("Cannot open %1:\n%2").arg(path, err));
+            QMessageBox::warning(this, tr("Open database"), tr("Cannot open %1:\n%2").arg(name, err));
         return false;
     }
     m_db = QFileInfo(path).absoluteFilePath();

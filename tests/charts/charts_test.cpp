@@ -891,6 +891,44 @@ TEST_F(Charts, OneColumnFigureKeepsEveryTextInside)
     }
 }
 
+// A larger font or a narrower export (the export dialog's options): the bar figures' category labels
+// collided and Qt hid the outer ones (method-summary at 7 in and 11 pt showed two of four, on top of each
+// other). They are broken in two lines, then turned upright: every text shown at the preferred size is
+// shown, whole and apart from the others.
+TEST_F(Charts, LargerFontsAndNarrowerExportsKeepEveryAxisLabelApart)
+{
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    auto axisTexts = [&](const kbx::gui::FigureInput& in, const QSize& size) {
+        QList<kbx::gui::TextBox> out;
+        for (const auto& t : renderer->textBoxes(in, size))
+            if (t.role == QLatin1String("axis") || t.role == QLatin1String("legend"))
+                out << t;
+        return out;
+    };
+    for (const QString name : {"compile_vs_correct", "method-summary", "slow-fraction", "speedup_box"}) {
+        const auto plain = figureInput(name, *rich);
+        const auto shown = axisTexts(plain, renderer->preferredSize(plain)).size();
+        for (const auto& [width, font] : {std::pair{QStringLiteral("7in"), 11.0}, std::pair{QStringLiteral("3.5in"), 7.0}}) {
+            SCOPED_TRACE((name + QLatin1Char(' ') + width).toStdString());
+            auto in = plain;
+            in.options.widthPx = kbx::gui::parseLength(width);
+            in.options.aspect = 1.25;
+            in.options.fontPt = font;
+            const QSize size = in.options.resolve(renderer->preferredSize(in));
+            const auto texts = axisTexts(in, size);
+            expectTextsInside(texts, size);
+            EXPECT_EQ(texts.size(), shown) << "a label shown at the preferred size is hidden";
+            QString error;
+            ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/fonts_%1_%2.png").arg(name, width), &error))
+                << error.toStdString();
+            for (int i = 0; i < texts.size(); ++i)
+                for (int j = i + 1; j < texts.size(); ++j)
+                    EXPECT_FALSE(texts[i].rect.adjusted(1, 1, -1, -1).intersects(texts[j].rect.adjusted(1, 1, -1, -1)))
+                        << "'" << texts[i].text.toStdString() << "' overlaps '" << texts[j].text.toStdString() << "'";
+        }
+    }
+}
+
 // Issue 24: a database of many rounds drew one "method · rN" series per round (thousands at 1M, minutes
 // to render). Drawn figures show the latest 8 rounds without a round filter and say so (filters in the
 // provenance, the panel's footer); tables (.csv) keep every round; 8 rounds or fewer are never bounded.

@@ -6,6 +6,7 @@
 // scale-*.png). Offscreen (QT_QPA_PLATFORM=offscreen).
 #include "chartpanel.h"
 #include "evaluationtablemodel.h"
+#include "figurerenderer.h"
 #include "errorheatmap.h"
 #include "failureinspector.h"
 #include "guitestutil.h"
@@ -15,8 +16,15 @@
 #include "taskbrowser.h"
 #include "tasktreemodel.h"
 
+#include <QAbstractButton>
+#include <QAction>
 #include <QApplication>
 #include <QDialog>
+#include <QFile>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QPainter>
+#include <QTimer>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QElapsedTimer>
@@ -28,6 +36,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+
+#include <sqlite3.h>
 
 using namespace kbx::gui;
 using namespace kbx::gui::test;
@@ -47,6 +57,34 @@ void shoot(QWidget* w, const QString& name)
     const QImage img = w->grab().toImage();
     ASSERT_FALSE(img.isNull());
     ASSERT_TRUE(img.save(shotPath(name))) << shotPath(name).toStdString();
+}
+
+/// Answers the next modal dialog (a message box or a dialog of the window's): shoots it over the
+/// window, dimmed, as a user sees it, keeps its text, then presses `button` (a message box) or
+/// rejects it (any other dialog).
+void answerNext(QWidget* window, const QString& name, QString* text, QMessageBox::StandardButton button = QMessageBox::NoButton)
+{
+    QTimer::singleShot(300, window, [=] {
+        auto* dlg = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+        if (!dlg)
+            return;
+        QImage img = window->grab().toImage();
+        const QImage box = dlg->grab().toImage();
+        QPainter p(&img);
+        p.fillRect(img.rect(), QColor(0, 0, 0, 70));
+        p.drawImage(QPoint((img.width() - box.width()) / 2, (img.height() - box.height()) / 3), box);
+        p.end();
+        img.save(shotPath(name));
+        auto* mb = qobject_cast<QMessageBox*>(dlg);
+        if (text)
+            *text = mb ? mb->text() : dlg->windowTitle();
+        if (mb && button != QMessageBox::NoButton && mb->button(button))
+            mb->button(button)->click();
+        else if (mb && !mb->buttons().isEmpty())
+            mb->buttons().first()->click();
+        else
+            dlg->reject();
+    });
 }
 
 }  // namespace
@@ -171,6 +209,63 @@ TEST(Scale, WindowOnALargeDatabase)
         shoot(help, QStringLiteral("item8-help-columns"));
         help->close();
     }
+
+    // Item 5: the export's size and font options on a statistics figure, and an export at a
+    // two-column width with an 11 pt font and the provenance line (timed: the bench's "figure export").
+    w.showTab(MainWindow::ChartsTab);
+    charts->setCurrentFigure(QStringLiteral("method-summary"));
+    waitUntil([] { return false; }, 500);
+    QString asked;
+    answerNext(&w, QStringLiteral("item5-export-options"), &asked);
+    auto* exportPng = charts->findChild<QAction*>(QStringLiteral("export_png"));  // Export > Figure as PNG…
+    ASSERT_NE(exportPng, nullptr);
+    exportPng->trigger();  // the options dialog, cancelled from the timer
+    EXPECT_EQ(asked, QStringLiteral("Figure size"));
+    QTemporaryDir out;
+    FigureOptions opts;
+    opts.widthPx = 7.0 * 96;
+    opts.aspect = 1.6;
+    opts.fontPt = 11;
+    QString error;
+    QElapsedTimer ex;
+    ex.start();
+    ASSERT_TRUE(exportFigure(QStringLiteral("method-summary"), db, out.filePath(QStringLiteral("f.png")), {}, true, opts, &error))
+        << error.toStdString();
+    std::printf("[scale] figure export (method-summary, PNG, 7 in wide, 11 pt, provenance line) %lld ms\n", ex.elapsed());
+    std::fflush(stdout);
+    QFile::remove(shotPath(QStringLiteral("item5-export-method-summary-7in-11pt")));
+    ASSERT_TRUE(QFile::copy(out.filePath(QStringLiteral("f.png")), shotPath(QStringLiteral("item5-export-method-summary-7in-11pt"))));
+
+    // Item 7: opening files safely, the dialogs as they appear (each one's behaviour and the files'
+    // bytes are asserted in test_gui.cpp: GuiDb.AnEmptyFileBecomes..., ACorruptedDatabase...).
+    QTemporaryDir files;
+    const QString empty = files.filePath(QStringLiteral("empty.sqlite"));
+    QFile(empty).open(QIODevice::WriteOnly);
+    answerNext(&w, QStringLiteral("item7-empty-file"), &asked, QMessageBox::No);
+    EXPECT_FALSE(w.openDatabase(empty, true));
+    EXPECT_TRUE(asked.contains(QStringLiteral("empty file"))) << asked.toStdString();
+    EXPECT_EQ(QFileInfo(empty).size(), 0);
+    const QString foreign = files.filePath(QStringLiteral("places.sqlite"));
+    {
+        // another program's SQLite file (a browser's history, say)
+        sqlite3* h = nullptr;
+        ASSERT_EQ(sqlite3_open(foreign.toUtf8().constData(), &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(h);
+    }
+    const auto bytes = [](const QString& f) {
+        QFile in(f);
+        return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
+    };
+    const QByteArray foreignBytes = bytes(foreign);
+    answerNext(&w, QStringLiteral("item7-foreign-sqlite"), &asked);
+    EXPECT_FALSE(w.openDatabase(foreign, true));
+    EXPECT_TRUE(asked.contains(QStringLiteral("not a kbx database"))) << asked.toStdString();
+    EXPECT_TRUE(bytes(foreign) == foreignBytes) << "opening another program's file changed it";
+    answerNext(&w, QStringLiteral("item7-missing-path"), &asked);
+    w.openInitialDatabase(files.filePath(QStringLiteral("missing.sqlite")));
+    EXPECT_TRUE(asked.contains(QStringLiteral("missing.sqlite"))) << asked.toStdString();
+    EXPECT_EQ(w.database(), QFileInfo(db).absoluteFilePath()) << "a refused file replaced the open database";
 }
 
 int main(int argc, char** argv)

@@ -2,6 +2,9 @@
 // FigureChart: fitting, placing and laying out the texts, marks and legend of a figure.
 #include "figurechart.h"
 
+#include "chartparts.h"
+
+#include <QBarCategoryAxis>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QPainter>
@@ -283,8 +286,31 @@ bool FigureChart::relieveCrowding()
         return false;
     bool changed = false;
     for (auto* a : axes()) {
-        if (a->orientation() != Qt::Horizontal || a->labelsAngle() == 0 || a->truncateLabels())
+        if (a->orientation() != Qt::Horizontal || a->truncateLabels())
             continue;
+        if (a->labelsAngle() == 0) {
+            // Level category labels that collide (a larger font, a narrower export): first each in
+            // two lines ("method" over "GPU (n=...)"), then upright; Qt would hide some of them.
+            auto* bar = qobject_cast<QBarCategoryAxis*>(a);
+            if (!bar)
+                continue;
+            if (!bar->property("kbxBroken").toBool()) {
+                bar->setProperty("kbxBroken", true);
+                bool broke = false;
+                for (const auto& c : bar->categories())
+                    if (const QString b = brokenLabel(c); b != c) {
+                        bar->replace(c, b);
+                        broke = true;
+                    }
+                if (broke) {
+                    changed = true;
+                    continue;
+                }
+            }
+            bar->setLabelsAngle(-90);
+            changed = true;
+            continue;
+        }
         QFont f = a->labelsFont();
         if (f.pixelSize() > 7) {
             f.setPixelSize(std::max(7, int(std::floor(f.pixelSize() * 0.85))));
