@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/perf_repeat.py --no-run: the report of two stored `--perf` runs (issue 22's acceptance
+figures). Coverage both ways and among kernels with no flagged cause, each direction's misses named
+with their causes, and databases found beside runs.json when the paths it names (written on the GPU
+machine) do not exist here."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench")
+
+
+def iv(e, lo, hi):
+    return {"estimate": e, "lo": lo, "hi": hi}
+
+
+def make_db(path, kernels):
+    """kernels: {(task, code): (geomean interval, flags)}; one shape each, 10 us candidate, 12 us eager."""
+    con = sqlite3.connect(path)
+    con.executescript("""CREATE TABLE candidates (id INTEGER PRIMARY KEY, code_hash TEXT);
+                         CREATE TABLE submissions (id INTEGER PRIMARY KEY, candidate_id INTEGER);
+                         CREATE TABLE evaluations (id INTEGER PRIMARY KEY, submission_id INTEGER, task_id TEXT,
+                                                   evidence TEXT, stage_seconds TEXT);
+                         CREATE TABLE timings (evaluation_id INTEGER, shape TEXT, candidate_ms REAL, baseline_ms REAL,
+                                               samples TEXT);
+                         CREATE TABLE runs (id INTEGER PRIMARY KEY, provenance TEXT);""")
+    for i, ((task, code), (g, flags)) in enumerate(sorted(kernels.items()), 1):
+        g = dict(g, interval="repeat", processes=3, prior_rel=0.0065, prior_df=4, between_process_rel=0.005)
+        per = [iv(g["estimate"], g["estimate"] * 0.998, g["estimate"] * 1.002)] * 3
+        perf = {"geomean_speedup": g, "flags": flags, "geomean_speedup_per_process": per}
+        con.execute("INSERT INTO candidates VALUES (?, ?)", (i, code))
+        con.execute("INSERT INTO submissions VALUES (?, ?)", (i, i))
+        con.execute("INSERT INTO evaluations VALUES (?, ?, ?, ?, ?)",
+                    (i, i, task, json.dumps({"perf": perf}), json.dumps({"candidate": 1.0, "compare": 0.1, "reference": 0.5})))
+        samples = {"per_process": [{"candidate_ms": 0.010}] * 3, "roofline": {"peak_dtype": "float32"}}
+        con.execute("INSERT INTO timings VALUES (?, '1M_f32', 0.010, 0.012, ?)", (i, json.dumps(samples)))
+    con.execute("INSERT INTO runs VALUES (1, ?)", (json.dumps({"devices": [{"name": "Test GPU"}], "versions": {"torch": "x"}}),))
+    con.commit()
+    con.close()
+
+
+class PerfRepeatReport(unittest.TestCase):
+    def test_both_directions_their_misses_and_the_unflagged_split(self):
+        run0 = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), []),              # held both ways
+                ("Math/i0", "b" * 40): (iv(2.120, 2.100, 2.140), []),               # missed both ways, no cause
+                ("Activation/relu", "c" * 40): (iv(1.000, 0.980, 1.020), ["host_in_timing:1M_f32"]),
+                ("Math/exp", "d" * 40): (iv(1.000, 0.970, 1.030), [])}              # held one way only
+        run1 = {("Math/abs", "a" * 40): (iv(1.005, 0.995, 1.015), []),
+                ("Math/i0", "b" * 40): (iv(2.088, 2.070, 2.106), []),
+                ("Activation/relu", "c" * 40): (iv(1.030, 1.020, 1.040), []),
+                ("Math/exp", "d" * 40): (iv(1.020, 1.015, 1.025), [])}
+        with tempfile.TemporaryDirectory() as out:
+            make_db(os.path.join(out, "run-0.sqlite"), run0)
+            make_db(os.path.join(out, "run-1.sqlite"), run1)
+            # As the GPU machine wrote it: paths relative to another working directory.
+            runs = [{"rc": 0, "wall": 100.0, "correct_wall": 20.0, "first": "kbx: evaluating 4", "db": f".bench-state/repeat/run-{r}.sqlite"}
+                    for r in (0, 1)]
+            with open(os.path.join(out, "runs.json"), "w") as f:
+                json.dump(runs, f)
+            p = subprocess.run([sys.executable, os.path.join(BENCH, "perf_repeat.py"), "versions.jsonl", "--out", out, "--no-run"],
+                               capture_output=True, text=True, cwd=out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(out, "repeat.md")) as f:
+                md = f.read()
+        self.assertIn("kernels timed in both runs: 4; second run's geomean speedup inside the first run's 95 % interval: "
+                      "2 (50 %); the other way (run 1's interval holds run 0): 1 (25 %)", md)
+        self.assertIn("of them with no flagged cause (see the causes above): 3; inside 2 and 1 (the two directions)", md)
+        forward = md.split("Run 1's estimate outside run 0's interval:")[1].split("\n\n")[0]
+        back = md.split("Run 0's estimate outside run 1's interval:")[1].split("\n\n")[0]
+        self.assertIn("Math/i0 bbbbbbbbbbbb: run 0 2.120 [2.100, 2.140], run 1 2.088; causes: none", forward)
+        self.assertIn("Activation/relu cccccccccccc: run 0 1.000 [0.980, 1.020], run 1 1.030; causes: host_in_timing:1M_f32", forward)
+        self.assertNotIn("Math/exp", forward)
+        self.assertNotIn("Math/abs", forward + back)
+        self.assertIn("Math/exp dddddddddddd: run 1 1.020 [1.015, 1.025], run 0 1.000; causes: none", back)
+        self.assertIn("Math/i0 bbbbbbbbbbbb: run 1 2.088 [2.070, 2.106], run 0 2.120; causes: none", back)
+        self.assertEqual([l[:17] for l in back.strip().splitlines()], ["- Activation/relu", "- Math/exp dddddd", "- Math/i0 bbbbbbb"])
+        self.assertIn("| 0 | 0 | 20 s | 5.00 s | 80 s | 100 s |", md)
+
+
+if __name__ == "__main__":
+    unittest.main()
