@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The workbench on a large database (issue 24, item 2): window start to first content, the Charts
-// tab cold, and screenshots of the main tabs at 1366x768. Runs only with KBX_SCALE_DB=PATH (e.g. the
+// tab cold, a figure export, and screenshots at 1366x768 of the main tabs and of the issue's items
+// (docs/screenshots/walkthrough: 3, 5, 6, 7 and 8). Runs only with KBX_SCALE_DB=PATH (e.g. the
 // 1M database of bench/report_scale.py; opened writable, as the workbench does); prints the times
 // ("[scale] ..."); KBX_SCALE_SHOTS=DIR saves the screenshots there (else under the screenshot dir,
 // scale-*.png). Offscreen (QT_QPA_PLATFORM=offscreen).
