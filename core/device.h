@@ -19,6 +19,9 @@ std::string deviceName(Device device);
 /// "cpu" or "cuda"; nullopt for anything else ("auto" included: resolvePlan decides that).
 std::optional<Device> parseDevice(std::string_view name);
 
-NLOHMANN_JSON_SERIALIZE_ENUM(Device, {{Device::Cpu, "cpu"}, {Device::Cuda, "cuda"}})
+/// JSON writes the name (deviceName); reading a name parseDevice does not know throws
+/// nlohmann::json::other_error instead of quietly giving the CPU.
+void to_json(nlohmann::json& j, Device device);
+void from_json(const nlohmann::json& j, Device& device);
 
 }  // namespace kbx
