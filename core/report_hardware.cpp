@@ -345,7 +345,7 @@ Report crossHardwareReport(const Store& store, const analysis::Facts& facts, con
         row.push_back(t.spread);
         gt.rows.push_back(std::move(row));
     }
-    rep.tables = {std::move(s), slowTable(x.slow), std::move(k), std::move(g), std::move(gt)};
+    rep.tables = tablesOf(std::move(s), slowTable(x.slow), std::move(k), std::move(g), std::move(gt));
     return rep;
 }
 

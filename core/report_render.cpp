@@ -132,16 +132,23 @@ std::string renderText(const Report& r)
             }
             cells.push_back(std::move(line));
         }
+        // Appended in place (a table of a million-row database has hundreds of thousands of lines).
         auto emit = [&](const std::vector<std::string>& line) {
-            std::string s;
+            const std::size_t start = out.size();
             for (std::size_t c = 0; c < line.size(); ++c) {
                 const bool left = t.columns[c].kind == Kind::Text;
-                const auto pad = std::string(width[c] - std::min(width[c], line[c].size()), ' ');
-                s += (c ? "  " : "") + (left ? line[c] + pad : pad + line[c]);
+                const std::size_t pad = width[c] - std::min(width[c], line[c].size());
+                if (c)
+                    out.append(2, ' ');
+                if (!left)
+                    out.append(pad, ' ');
+                out += line[c];
+                if (left)
+                    out.append(pad, ' ');
             }
-            while (!s.empty() && s.back() == ' ')
-                s.pop_back();
-            out += s + "\n";
+            while (out.size() > start && out.back() == ' ')
+                out.pop_back();
+            out += '\n';
         };
         std::vector<std::string> header;
         for (const auto& c : t.columns)

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbx::stats {
@@ -34,6 +35,17 @@ struct Report {
     std::vector<Table> tables;
     std::vector<std::string> notes;  ///< for the whole report (e.g. "code quality n/a: radon missing")
 };
+
+/// The tables moved into a vector (a braced list would copy them: an initializer_list holds const
+/// elements, and a table of a million-row database has hundreds of thousands of rows).
+template <class... Ts>
+std::vector<Table> tablesOf(Ts&&... tables)
+{
+    std::vector<Table> v;
+    v.reserve(sizeof...(tables));
+    (v.push_back(std::forward<Ts>(tables)), ...);
+    return v;
+}
 
 enum class Format { Text, Csv, Json, Latex };
 std::string render(const Report& report, Format format);

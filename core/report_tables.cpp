@@ -180,7 +180,7 @@ Report categoryMethodReport(const analysis::Facts& facts)
         f.rows.push_back({x.gpu, x.round, x.category, x.methods, x.failedByAll.n, x.failedByAll.k, rateValue(x.failedByAll), rateCI(x.failedByAll)});
     f.notes.push_back("tasks: of the category, attempted by every method of that GPU and round; failed by all: no method correct "
                       "(the paper's Fusion all-method failure fraction, 72%)");
-    rep.tables = {std::move(t), std::move(f)};
+    rep.tables = tablesOf(std::move(t), std::move(f));
     return rep;
 }
 
@@ -277,7 +277,7 @@ Report roundsReport(const Store& store, const analysis::Facts& all, const Filter
         if (keep(d.gpu, d.method))
             x.notes.push_back(fmt::format("{}: {} round {} -> {}: recorded '{}', computed '{}'", d.origin, d.taskId, d.fromRound, d.toRound,
                                           d.recordedKind.value_or(""), rounds::kindString(d.kinds)));
-    rep.tables = {std::move(t), std::move(x)};
+    rep.tables = tablesOf(std::move(t), std::move(x));
     return rep;
 }
 
@@ -308,7 +308,7 @@ Report rescuedReport(const analysis::Facts& facts)
                  {"rescued_faster", "rescued faster", Kind::Int}};
     for (const auto& x : r.paired)
         p.rows.push_back({x.gpu, x.tasks, x.pairs, opt(x.geomeanRatio), interval(x.ci), x.rescuedFaster});
-    rep.tables = {std::move(t), std::move(p)};
+    rep.tables = tablesOf(std::move(t), std::move(p));
     return rep;
 }
 

@@ -152,59 +152,70 @@ CategoryMethod categoryMethod(const std::vector<Row>& rows)
     return categoryMethod(analysis::factsOf(rows));
 }
 
-CategoryMethod categoryMethod(const analysis::Facts& f)
-{
-    CategoryMethod out;
-    // (gpu, round, category) -> method -> cell, and the pooled cell of every method
-    using Key = std::tuple<std::int32_t, int, std::int32_t>;
+namespace {
+
+/// The counts of category-method: per (gpu, round, category) and method, and which methods
+/// evaluated each (gpu, round).
+struct CategoryCounts {
+    using Key = std::tuple<std::int32_t, int, std::int32_t>;  // (gpu, round, category)
+    struct Counts {
+        Rate call, exe;
+    };
     struct Cells {
-        std::map<std::int32_t, CategoryMethodCell> byMethod;
-        CategoryMethodCell all;
-        std::size_t index = 0;
+        std::vector<Counts> byMethod;  ///< by method index; n == 0: not evaluated there
+        Counts all;                    ///< every method pooled
+        std::size_t index = 0;         ///< in the order of the keys
+    };
+    struct Methods {
+        std::vector<char> seen;  ///< by method index
+        std::size_t count = 0;
     };
     std::map<Key, Cells> cells;
-    // (gpu, round) -> methods
-    std::map<std::pair<std::int32_t, int>, std::set<std::int32_t>> methods;
-    auto count = [](CategoryMethodCell& c, const analysis::Facts::Fact& r) {
+    std::map<std::pair<std::int32_t, int>, Methods> methods;  ///< (gpu, round)
+};
+
+CategoryCounts countCategoryMethod(const analysis::Facts& f)
+{
+    CategoryCounts out;
+    const std::size_t nMethods = f.methods.size();
+    auto count = [](CategoryCounts::Counts& c, const analysis::Facts::Fact& r) {
         c.call.n++;
         c.exe.n++;
         c.call.k += r.callOk;
         c.exe.k += r.exeOk;
     };
-    Cells* last = nullptr;
-    Key lastKey{};
-    for (std::size_t i = 0; i < f.rows.size(); ++i) {
-        const auto& r = f.rows[i];
-        const Key key{r.gpu, r.round, r.category};
+    // Rows come by id, which keeps a (gpu, round, category) together in runs: the maps are looked
+    // up when the key changes, not per row.
+    CategoryCounts::Cells* last = nullptr;
+    CategoryCounts::Methods* lastMethods = nullptr;
+    CategoryCounts::Key lastKey{};
+    for (const auto& r : f.rows) {
+        const CategoryCounts::Key key{r.gpu, r.round, r.category};
         if (!last || key != lastKey) {
-            last = &cells[key];
+            last = &out.cells[key];
+            if (last->byMethod.empty())
+                last->byMethod.resize(nMethods);
+            lastMethods = &out.methods[{r.gpu, r.round}];
+            if (lastMethods->seen.empty())
+                lastMethods->seen.resize(nMethods, 0);
             lastKey = key;
         }
-        count(last->byMethod[r.method], r);
+        count(last->byMethod[std::size_t(r.method)], r);
         count(last->all, r);
-        methods[{r.gpu, r.round}].insert(r.method);
+        char& seen = lastMethods->seen[std::size_t(r.method)];
+        lastMethods->count += !seen;
+        seen = 1;
     }
     std::size_t index = 0;
-    for (auto& [key, c] : cells) {
+    for (auto& [key, c] : out.cells)
         c.index = index++;
-        const auto& [gpu, round, category] = key;
-        auto label = [&](CategoryMethodCell& cell, const std::string& method) {
-            cell.gpu = f.gpus[std::size_t(gpu)];
-            cell.round = round;
-            cell.category = f.categories[std::size_t(category)];
-            cell.method = method;
-        };
-        for (auto& [m, cell] : c.byMethod) {
-            label(cell, f.methods[std::size_t(m)]);
-            out.cells.push_back(cell);
-        }
-        if (methods[{gpu, round}].size() > 1) {
-            label(c.all, kAllMethods);
-            out.cells.push_back(c.all);
-        }
-    }
-    // Tasks no method solves: per (gpu, round, category, task), the methods that evaluated it and
-    // whether any solved it, from the rows sorted by that key.
+    return out;
+}
+
+/// Tasks no method solves: per (gpu, round, category, task), the methods that evaluated it and
+/// whether any solved it, from the rows sorted by that key.
+std::vector<AllMethodFailure> allMethodFailures(const analysis::Facts& f, const CategoryCounts& counts)
+{
     struct Attempt {
         std::uint32_t cell;
         std::int32_t task, method;
@@ -212,26 +223,25 @@ CategoryMethod categoryMethod(const analysis::Facts& f)
     };
     std::vector<Attempt> attempts;
     attempts.reserve(f.rows.size());
-    {
-        const Cells* at = nullptr;
-        Key atKey{};
-        for (const auto& r : f.rows) {
-            const Key key{r.gpu, r.round, r.category};
-            if (!at || key != atKey) {
-                at = &cells.at(key);
-                atKey = key;
-            }
-            attempts.push_back({std::uint32_t(at->index), r.task, r.method, r.exeOk});
+    const CategoryCounts::Cells* at = nullptr;
+    CategoryCounts::Key atKey{};
+    for (const auto& r : f.rows) {
+        const CategoryCounts::Key key{r.gpu, r.round, r.category};
+        if (!at || key != atKey) {
+            at = &counts.cells.at(key);
+            atKey = key;
         }
+        attempts.push_back({std::uint32_t(at->index), r.task, r.method, r.exeOk});
     }
     std::sort(attempts.begin(), attempts.end(), [](const Attempt& a, const Attempt& b) {
         return std::tie(a.cell, a.task, a.method) < std::tie(b.cell, b.task, b.method);
     });
+    std::vector<AllMethodFailure> out;
     std::size_t i = 0;
-    for (const auto& [key, c] : cells) {
+    for (const auto& [key, c] : counts.cells) {
         const auto& [gpu, round, category] = key;
-        const auto all = methods[{gpu, round}].size();
-        AllMethodFailure fail;
+        const auto all = counts.methods.at({gpu, round}).count;
+        AllMethodFailure& fail = out.emplace_back();
         fail.gpu = f.gpus[std::size_t(gpu)];
         fail.round = round;
         fail.category = f.categories[std::size_t(category)];
@@ -253,8 +263,34 @@ CategoryMethod categoryMethod(const analysis::Facts& f)
             fail.failedByAll.n++;
             fail.failedByAll.k += !solved;
         }
-        out.failures.push_back(std::move(fail));
     }
+    return out;
+}
+
+}  // namespace
+
+CategoryMethod categoryMethod(const analysis::Facts& f)
+{
+    const CategoryCounts counts = countCategoryMethod(f);
+    CategoryMethod out;
+    for (const auto& [key, c] : counts.cells) {
+        const auto& [gpu, round, category] = key;
+        auto emit = [&](const CategoryCounts::Counts& n, const std::string& method) {
+            CategoryMethodCell& cell = out.cells.emplace_back();
+            cell.gpu = f.gpus[std::size_t(gpu)];
+            cell.round = round;
+            cell.category = f.categories[std::size_t(category)];
+            cell.method = method;
+            cell.call = n.call;
+            cell.exe = n.exe;
+        };
+        for (std::size_t m = 0; m < c.byMethod.size(); ++m)
+            if (c.byMethod[m].call.n > 0)
+                emit(c.byMethod[m], f.methods[m]);
+        if (counts.methods.at({gpu, round}).count > 1)
+            emit(c.all, kAllMethods);
+    }
+    out.failures = allMethodFailures(f, counts);
     return out;
 }
 
