@@ -947,6 +947,15 @@ TEST(ChartsBound, DrawnFiguresShowTheLatestEightRoundsAndSaySo)
         return path;
     };
     const QString many = make(10), eight = make(8);
+    struct RemoveOnExit {  // after the panel below (declared later, destroyed first) has let go
+        QStringList paths;
+        ~RemoveOnExit()
+        {
+            for (const QString& p : paths)
+                for (const char* s : {"", "-wal", "-shm"})
+                    QFile::remove(p + QLatin1String(s));
+        }
+    } cleanup{{many, eight}};
     QString error;
     const QString png = outDir() + QStringLiteral("/bounded_heatmap.png");
     ASSERT_TRUE(exportFigure(QStringLiteral("correctness_heatmap"), many, png, &error)) << error.toStdString();

@@ -74,6 +74,23 @@ inline fs::path tempPath(const std::string& name)
     return p;
 }
 
+/// Removes this process's tempPath() files and folders at the end of a run whose tests all passed;
+/// after a failure they stay for a look (their names carry the process id and the test's name).
+class TempCleanup : public ::testing::Environment {
+public:
+    void TearDown() override
+    {
+        if (!::testing::UnitTest::GetInstance()->Passed())
+            return;
+        const std::string prefix = "kbx-it-" + std::to_string(getpid()) + "-";
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
+            if (e.path().filename().string().rfind(prefix, 0) == 0)
+                fs::remove_all(e.path(), ec);
+    }
+};
+inline const bool kTempCleanupRegistered = (::testing::AddGlobalTestEnvironment(new TempCleanup), true);
+
 inline bool cudaAvailable()
 {
     auto r = run(std::string(KBX_WORKER_BIN) + " probe 3>&1 1>/dev/null 2>/dev/null | tr -c '[:print:]' '\\n' | grep -c '\"cuda_available\":true'");
