@@ -3,13 +3,18 @@
 // Screenshot helpers of the GUI tests: grab a widget, save it under the build dir, measure colours.
 #include "../models/testutil.h"
 
+#include <QAbstractButton>
 #include <QApplication>
+#include <QDialog>
 #include <QDir>
 #include <QImage>
+#include <QMessageBox>
 #include <QPixmap>
 #include <QSet>
+#include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <string>
 
 namespace kbx::gui::test {
@@ -34,6 +39,32 @@ inline QImage screenshot(QWidget* w, const QString& name, QSize size = {1100, 70
     const QImage img = w->grab().toImage().convertToFormat(QImage::Format_RGB32);
     img.save(QDir(screenshotDir()).filePath(name + QStringLiteral(".png")));
     return img;
+}
+
+/// Answers the next modal dialog, which blocks its caller, from a timer `delayMs` after this call
+/// (in `context`'s thread and lifetime): `look` (optional) sees it first, e.g. to shoot it; `text`
+/// (optional) keeps a message box's text, another dialog's title; then a message box's `button` is
+/// clicked (its first button where it has no such button or none is given) and any other dialog
+/// rejected. Nothing happens when no modal dialog is up by then.
+inline void answerNextModal(QObject* context, QString* text, QMessageBox::StandardButton button = QMessageBox::NoButton,
+                            std::function<void(QDialog*)> look = {}, int delayMs = 50)
+{
+    QTimer::singleShot(delayMs, context, [=] {
+        auto* dlg = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+        if (!dlg)
+            return;
+        if (look)
+            look(dlg);
+        auto* box = qobject_cast<QMessageBox*>(dlg);
+        if (text)
+            *text = box ? box->text() : dlg->windowTitle();
+        if (box && button != QMessageBox::NoButton && box->button(button))
+            box->button(button)->click();
+        else if (box && !box->buttons().isEmpty())
+            box->buttons().first()->click();
+        else
+            dlg->reject();
+    });
 }
 
 /// Distinct colours inside `r` of `img`.

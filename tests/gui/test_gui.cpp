@@ -785,32 +785,19 @@ TEST_F(GuiDb, AnEmptyFileBecomesADatabaseOnlyWhenTheUserSaysSo)
     EXPECT_EQ(QFileInfo(empty).size(), 0);
     // Asked: the question's answer decides. The dialog is answered from a timer (it is modal).
     QString asked;
-    auto answer = [&](QMessageBox::StandardButton b) {
-        QTimer::singleShot(50, [&asked, b] {
-            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
-                asked = box->text();
-                box->button(b)->click();
-            }
-        });
-    };
-    answer(QMessageBox::No);
+    answerNextModal(&w, &asked, QMessageBox::No);
     EXPECT_FALSE(w.openDatabase(empty, true));
     EXPECT_TRUE(asked.contains(QStringLiteral("empty file"))) << asked.toStdString();
     EXPECT_EQ(QFileInfo(empty).size(), 0);
     asked.clear();
-    answer(QMessageBox::Yes);
+    answerNextModal(&w, &asked, QMessageBox::Yes);
     EXPECT_TRUE(w.openDatabase(empty, true));
     EXPECT_FALSE(asked.isEmpty());
     EXPECT_GT(QFileInfo(empty).size(), 0);
     EXPECT_EQ(w.database(), QFileInfo(empty).absoluteFilePath());
     // A missing database named on the command line: a dialog says why.
     asked.clear();
-    QTimer::singleShot(50, [&asked] {
-        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
-            asked = box->text();
-            box->accept();
-        }
-    });
+    answerNextModal(&w, &asked);
     w.openInitialDatabase(dir.filePath(QStringLiteral("missing.sqlite")));
     EXPECT_TRUE(asked.contains(QStringLiteral("missing.sqlite"))) << asked.toStdString();
 }

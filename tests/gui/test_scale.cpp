@@ -60,32 +60,22 @@ void shoot(QWidget* w, const QString& name)
     ASSERT_TRUE(img.save(shotPath(name))) << shotPath(name).toStdString();
 }
 
-/// Answers the next modal dialog (a message box or a dialog of the window's): shoots it over the
-/// window, dimmed, as a user sees it, keeps its text, then presses `button` (a message box) or
-/// rejects it (any other dialog).
+/// Answers the next modal dialog (answerNextModal) after shooting it over the window, dimmed, as a
+/// user sees it.
 void answerNext(QWidget* window, const QString& name, QString* text, QMessageBox::StandardButton button = QMessageBox::NoButton)
 {
-    QTimer::singleShot(300, window, [=] {
-        auto* dlg = qobject_cast<QDialog*>(QApplication::activeModalWidget());
-        if (!dlg)
-            return;
-        QImage img = window->grab().toImage();
-        const QImage box = dlg->grab().toImage();
-        QPainter p(&img);
-        p.fillRect(img.rect(), QColor(0, 0, 0, 70));
-        p.drawImage(QPoint((img.width() - box.width()) / 2, (img.height() - box.height()) / 3), box);
-        p.end();
-        img.save(shotPath(name));
-        auto* mb = qobject_cast<QMessageBox*>(dlg);
-        if (text)
-            *text = mb ? mb->text() : dlg->windowTitle();
-        if (mb && button != QMessageBox::NoButton && mb->button(button))
-            mb->button(button)->click();
-        else if (mb && !mb->buttons().isEmpty())
-            mb->buttons().first()->click();
-        else
-            dlg->reject();
-    });
+    answerNextModal(
+        window, text, button,
+        [=](QDialog* dlg) {
+            QImage img = window->grab().toImage();
+            const QImage box = dlg->grab().toImage();
+            QPainter p(&img);
+            p.fillRect(img.rect(), QColor(0, 0, 0, 70));
+            p.drawImage(QPoint((img.width() - box.width()) / 2, (img.height() - box.height()) / 3), box);
+            p.end();
+            img.save(shotPath(name));
+        },
+        300);
 }
 
 }  // namespace
