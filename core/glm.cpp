@@ -192,13 +192,39 @@ DevianceAnalysis devianceAnalysis(const std::vector<std::string>& factors, const
     return devianceAnalysisOfPatterns(factors, patterns);
 }
 
-DevianceAnalysis devianceAnalysisOfPatterns(const std::vector<std::string>& factors, const std::vector<Pattern>& patterns)
+namespace {
+
+/// The maximum-likelihood fit of a model with one rate per level (the intercept, or the intercept
+/// and one factor's dummies), from each level's (successes, trials): -2 log L of the 0/1 outcomes at
+/// p = successes / trials, 0 log 0 taken as 0. Separation where a level's rate is numerically 0 or
+/// 1 (where IRLS would drive its estimate off). `beta` is left empty: the deviance analysis uses
+/// deviances and ranks only.
+Fit closedFormFit(const std::map<int, std::pair<double, double>>& byLevel)
 {
-    const std::size_t F = factors.size();
-    DevianceAnalysis out;
-    out.factors = factors;
-    // Levels of every factor, sorted; the first is the reference.
-    std::vector<std::vector<std::string>> levels(F);
+    Fit fit;
+    fit.converged = true;
+    for (const auto& [level, kn] : byLevel) {
+        const double K = kn.first, N = kn.second, p = K / N;
+        fit.deviance += (K > 0 ? -2 * K * std::log(p) : 0.0) + (N - K > 0 ? -2 * (N - K) * std::log1p(-p) : 0.0);
+        fit.separation = fit.separation || p < kSeparationEps || p > 1 - kSeparationEps;
+    }
+    fit.rank = static_cast<int>(byLevel.size());
+    return fit;
+}
+
+/// Patterns grouped by covariate pattern: every factor's levels (sorted; the first the reference)
+/// and, per combination of level indices, (successes, trials). Patterns without trials are left out.
+struct Grouped {
+    std::vector<std::vector<std::string>> levels;
+    std::map<std::vector<int>, std::pair<double, double>> groups;
+    int n = 0;
+    int successes = 0;
+};
+
+Grouped groupPatterns(std::size_t F, const std::vector<Pattern>& patterns)
+{
+    Grouped g;
+    g.levels.resize(F);
     for (std::size_t i = 0; i < patterns.size(); ++i) {
         if (patterns[i].levels.size() != F)
             throw std::invalid_argument(fmt::format("pattern {} has {} levels for {} factors", i, patterns[i].levels.size(), F));
@@ -207,32 +233,81 @@ DevianceAnalysis devianceAnalysisOfPatterns(const std::vector<std::string>& fact
         if (patterns[i].trials == 0)
             continue;
         for (std::size_t f = 0; f < F; ++f)
-            levels[f].push_back(patterns[i].levels[f]);
-        out.n += patterns[i].trials;
-        out.successes += patterns[i].successes;
+            g.levels[f].push_back(patterns[i].levels[f]);
+        g.n += patterns[i].trials;
+        g.successes += patterns[i].successes;
     }
-    for (auto& l : levels) {
+    for (auto& l : g.levels) {
         std::sort(l.begin(), l.end());
         l.erase(std::unique(l.begin(), l.end()), l.end());
     }
-    // Group by covariate pattern.
-    std::map<std::vector<int>, std::pair<double, double>> groups;
     for (const auto& o : patterns) {
         if (o.trials == 0)
             continue;
         std::vector<int> key(F);
         for (std::size_t f = 0; f < F; ++f)
-            key[f] = static_cast<int>(std::lower_bound(levels[f].begin(), levels[f].end(), o.levels[f]) - levels[f].begin());
-        auto& g = groups[key];
-        g.first += o.successes;
-        g.second += o.trials;
+            key[f] = static_cast<int>(std::lower_bound(g.levels[f].begin(), g.levels[f].end(), o.levels[f]) - g.levels[f].begin());
+        auto& kn = g.groups[key];
+        kn.first += o.successes;
+        kn.second += o.trials;
     }
-    const int rows = static_cast<int>(groups.size());
-    std::vector<double> k, n;
-    for (const auto& [key, kn] : groups) {
+    return g;
+}
+
+/// The model with the factors of `include` (treatment coding) fitted to the grouped patterns.
+Fit fitModel(const Grouped& g, const std::vector<bool>& include)
+{
+    const std::size_t F = g.levels.size();
+    if (std::count(include.begin(), include.end(), true) <= 1) {
+        // The intercept alone, or with one factor's dummies: the model is saturated in that factor,
+        // its estimate every level's own rate, its deviance that of the levels' counts (what IRLS
+        // approaches; with separation, its limit). In closed form: thousands of these in a database
+        // of many rounds, each an iterated fit otherwise.
+        const auto f = static_cast<std::size_t>(std::find(include.begin(), include.end(), true) - include.begin());
+        std::map<int, std::pair<double, double>> byLevel;  // level -> (successes, trials)
+        for (const auto& [key, kn] : g.groups) {
+            auto& c = byLevel[f < F ? key[f] : 0];
+            c.first += kn.first;
+            c.second += kn.second;
+        }
+        return closedFormFit(byLevel);
+    }
+    const int rows = static_cast<int>(g.groups.size());
+    int cols = 1;
+    for (std::size_t f = 0; f < F; ++f)
+        if (include[f])
+            cols += static_cast<int>(g.levels[f].size()) - 1;
+    std::vector<double> X(static_cast<std::size_t>(rows) * cols, 0.0), k, n;
+    int r = 0;
+    for (const auto& [key, kn] : g.groups) {
+        double* row = &X[static_cast<std::size_t>(r) * cols];
+        row[0] = 1.0;
+        int c = 1;
+        for (std::size_t f = 0; f < F; ++f) {
+            if (!include[f])
+                continue;
+            if (key[f] > 0)
+                row[c + key[f] - 1] = 1.0;
+            c += static_cast<int>(g.levels[f].size()) - 1;
+        }
         k.push_back(kn.first);
         n.push_back(kn.second);
+        ++r;
     }
+    return logistic(X, rows, cols, k, n);
+}
+
+}  // namespace
+
+DevianceAnalysis devianceAnalysisOfPatterns(const std::vector<std::string>& factors, const std::vector<Pattern>& patterns)
+{
+    const std::size_t F = factors.size();
+    DevianceAnalysis out;
+    out.factors = factors;
+    const Grouped g = groupPatterns(F, patterns);
+    const auto& levels = g.levels;
+    out.n = g.n;
+    out.successes = g.successes;
     // One fit per set of included factors: with two factors, dropping one from the joint model is the
     // other one alone, so 4 distinct fits serve the 6 models reported (the rounds-shaped 1M database
     // runs thousands of these analyses).
@@ -240,26 +315,7 @@ DevianceAnalysis devianceAnalysisOfPatterns(const std::vector<std::string>& fact
     auto fitWith = [&](const std::vector<bool>& include) -> Fit {
         if (const auto it = fitted.find(include); it != fitted.end())
             return it->second;
-        int cols = 1;
-        for (std::size_t f = 0; f < F; ++f)
-            if (include[f])
-                cols += static_cast<int>(levels[f].size()) - 1;
-        std::vector<double> X(static_cast<std::size_t>(rows) * cols, 0.0);
-        int r = 0;
-        for (const auto& [key, kn] : groups) {
-            double* row = &X[static_cast<std::size_t>(r) * cols];
-            row[0] = 1.0;
-            int c = 1;
-            for (std::size_t f = 0; f < F; ++f) {
-                if (!include[f])
-                    continue;
-                if (key[f] > 0)
-                    row[c + key[f] - 1] = 1.0;
-                c += static_cast<int>(levels[f].size()) - 1;
-            }
-            ++r;
-        }
-        auto fit = logistic(X, rows, cols, k, n);
+        Fit fit = fitModel(g, include);
         out.separation = out.separation || fit.separation;
         out.converged = out.converged && fit.converged;
         fitted.emplace(include, fit);
@@ -284,14 +340,10 @@ DevianceAnalysis devianceAnalysisOfPatterns(const std::vector<std::string>& fact
         }
         return out;
     }
+    // The intercept-only fit is the overall rate (closed form: exactly 0 when every outcome is the
+    // same, where an iterated fit would leave ~1e-13 from the clamped linear predictor).
     Fit null = fitWith(std::vector<bool>(F, false));
-    // The intercept-only fit is the overall rate: its deviance in closed form (exactly 0 when every
-    // outcome is the same, where the fit would leave ~1e-13 from the clamped linear predictor).
-    {
-        const double K = out.successes, N = out.n, p = K / N;
-        null.deviance = (K > 0 ? -2 * K * std::log(p) : 0.0) + (N - K > 0 ? -2 * (N - K) * std::log1p(-p) : 0.0);
-        null.separation = false;
-    }
+    null.separation = false;
     const Fit joint = fitWith(std::vector<bool>(F, true));
     out.nullDeviance = null.deviance;
     out.jointDeviance = joint.deviance;

@@ -73,8 +73,10 @@ struct DevianceAnalysis {
 };
 
 /// Fits the null, each-factor-alone, joint and joint-without-each models (treatment coding, the
-/// first level in sort order as reference). Throws std::invalid_argument when an outcome has the
-/// wrong number of levels; with no outcome everything is 0.
+/// first level in sort order as reference). Models of at most one factor are saturated in it: their
+/// deviance comes in closed form from each level's rate; the others are fitted by logistic(). Throws
+/// std::invalid_argument when an outcome has the wrong number of levels; with no outcome everything
+/// is 0.
 DevianceAnalysis devianceAnalysis(const std::vector<std::string>& factors, const std::vector<Outcome>& outcomes);
 
 /// Outcomes already grouped by covariate pattern: `successes` of `trials` 0/1 outcomes with these
