@@ -30,9 +30,9 @@ With --workbench, also the Charts tab's data cold (kbx-workbench --export-figure
 process opens the database and computes the figure's datasets, as the tab does on its first load)
 and figure exports (.png, offscreen) of --figures. With --anchor, another kbx (e.g. the previous
 commit's; --anchor-workbench: its kbx-workbench) is timed beside it in the same run on the
---anchor-tables of databases up to --anchor-max evaluations, and the ratio printed. Prints a
-Markdown table with the machine and the date. The grown databases are kept in --out (default
-/tmp/kbx-report-scale) for reuse."""
+--anchor-tables of databases up to --anchor-max evaluations, runs interleaved, and the ratio (this /
+anchor) printed. Prints a Markdown table with the machine and the date. The grown databases are
+kept in --out (default /tmp/kbx-report-scale) for reuse."""
 import argparse
 import os
 import platform
@@ -150,16 +150,31 @@ def run_once(cmd, env=None):
 def timed(cmd, repeat=1, env=None):
     """Median wall time of `repeat` runs after one untimed run (warm page cache), and the last exit
     status ('timeout' after TIMEOUT s: then the time is TIMEOUT and nothing is repeated)."""
-    s, rc = run_once(cmd, env)
-    if rc == "timeout":
-        return s, rc
-    times = []
-    for _ in range(max(1, repeat)):
-        s, rc = run_once(cmd, env)
-        if rc == "timeout":
-            return s, rc
-        times.append(s)
-    return statistics.median(times), rc
+    return timed_pair(cmd, None, repeat, env)[0]
+
+
+def timed_pair(cmd, anchor_cmd, repeat=1, env=None):
+    """timed() of `cmd` and, when given, of `anchor_cmd` with their runs interleaved (one untimed
+    run of each, then new, anchor, anchor, new, ...), so that a machine that slows down or speeds up
+    during the measurement moves both alike and neither always runs first. Returns ((s, rc), (s0, rc0) or None)."""
+    cmds = [c for c in (cmd, anchor_cmd) if c]
+    times = [[] for _ in cmds]
+    last = [None for _ in cmds]
+    done = [False for _ in cmds]
+    for k, c in enumerate(cmds):
+        s, last[k] = run_once(c, env)
+        if last[k] == "timeout":
+            times[k], done[k] = [s], True
+    for i in range(max(1, repeat)):
+        order = list(enumerate(cmds))
+        for k, c in (order if i % 2 == 0 else order[::-1]):  # ABBA: neither goes first every time
+            if done[k]:
+                continue
+            s, last[k] = run_once(c, env)
+            times[k].append(s)
+            done[k] = last[k] == "timeout"
+    out = [(statistics.median(t) if last[k] != "timeout" else t[-1], last[k]) for k, t in enumerate(times)]
+    return out[0], (out[1] if anchor_cmd else None)
 
 
 ALL_TABLES = ("method-summary,category-method,deviance,rounds,rescued,cross-hardware,slow-fraction,taxonomy,"
@@ -264,15 +279,16 @@ def main():
                 cmd = [a.kbx] + args
                 if a.anchor and (anchor_all or t in a.anchor_tables.split(",")):
                     anchor_cmd = [a.anchor] + args
-            s, rc = timed(cmd, a.repeat, env)
-            c = cell(s, rc)
             if anchor_cmd and (n is None or n <= a.anchor_max):
                 # The anchor on its own copy: what it finds there (its indexes) never helps the other.
                 cp = path + ".anchor.sqlite"
                 if not os.path.exists(cp):
                     shutil.copy(path, cp)
-                s0, rc0 = timed([x if x != path else cp for x in anchor_cmd], a.repeat, env)
-                c += f" (anchor {cell(s0, rc0)}; {s0 / max(s, 1e-9):.0f}x)"
+                (s, rc), (s0, rc0) = timed_pair(cmd, [x if x != path else cp for x in anchor_cmd], a.repeat, env)
+                c = cell(s, rc) + f" (anchor {cell(s0, rc0)}; ratio {s / max(s0, 1e-9):.2f})"
+            else:
+                s, rc = timed(cmd, a.repeat, env)
+                c = cell(s, rc)
             cells.append(c)
         lines.append(f"| {t} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
