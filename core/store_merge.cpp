@@ -170,7 +170,7 @@ std::string runMergeKey(const std::string& startedAt, const std::string& device,
     return "run:" + sha256Hex(j.dump());
 }
 
-MergeReport mergeDatabase(const fs::path& target, const fs::path& source)
+MergeReport mergeDatabase(const fs::path& target, const fs::path& source, const MergeOptions& options)
 {
     std::error_code ec;
     if (!fs::is_regular_file(source, ec))
@@ -208,7 +208,7 @@ MergeReport mergeDatabase(const fs::path& target, const fs::path& source)
         try {
             exec(c.db, kLedgerSql);
             exec(c.db, "DELETE FROM main.merge_ledger WHERE 0");
-            report = merge_detail::mergeRows(c.db, source.string());
+            report = merge_detail::mergeRows(c.db, source.string(), options);
             exec(c.db, "COMMIT");
         } catch (...) {
             sqlite3_exec(c.db, "ROLLBACK", nullptr, nullptr, nullptr);

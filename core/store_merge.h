@@ -2,7 +2,7 @@
 #pragma once
 // kbx merge, part of the store (its SQL lives with the store's, issue 25): folds result databases (e.g. the shard databases of a Slurm run) into one, idempotently.
 //
-// Mapping (the same as scripts/merge_db.py, which made the demo database): methods by name,
+// Mapping: methods by name,
 // candidates by (task, code SHA-256) and submissions by (candidate, method, round) are shared as the
 // store does; runs, evaluations, case results, timings and manual labels are copied with their ids
 // remapped; imports are copied unless the target has the same import (SHA-256, format, options),
@@ -30,10 +30,17 @@
 //                                     target's copy is complete (finished, finished_with_errors,
 //                                     imported) and the new one is not, or both are equally complete
 //                                     and the new one started earlier: then the target's is kept.
-// A target run that matches but has no ledger row (the target began as a copy of a source, or was
-// made by merge_db.py) is entered in the ledger first. Each source is merged in one transaction.
+// A target run that matches but has no ledger row (the target began as a copy of a source) is
+// entered in the ledger first. Each source is merged in one transaction.
+//
+// Excluded methods (MergeOptions, `kbx merge --exclude-method`): their evaluations (with cases,
+// timings and labels) and submissions are not copied, and they are left out of the content digest of
+// both copies, so merging the same input with the same exclusions twice changes nothing, and a later
+// merge of it without them replaces the filtered copy. The runs themselves are copied (a run may end
+// up with no evaluation). E.g. the demo database leaves out the self-check's `reference` submissions.
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,11 +60,16 @@ struct MergeReport {
     int runsKept = 0;       ///< a different copy the rules above keep out (the target's is complete / newer)
     int evaluationsAdded = 0;
     int evaluationsRemoved = 0;  ///< of replaced copies
+    int evaluationsExcluded = 0; ///< of excluded methods (MergeOptions), not copied
     int importsAdded = 0;
     int importsSkipped = 0;      ///< the target already had them
     int codeQualityAdded = 0;    ///< cached code-quality rows (a cache: not counted by changed())
     std::vector<std::string> notes;  ///< one line per replaced or kept run
     bool changed() const { return runsAdded + runsReplaced + importsAdded > 0; }
+};
+
+struct MergeOptions {
+    std::set<std::string> excludeMethods;  ///< method names whose evaluations are not copied
 };
 
 /// Merges `source` into `target` (created when missing) in one transaction. The target is opened
@@ -69,7 +81,8 @@ struct MergeReport {
 /// temporary directory, the copy migrated and merged, and the copy removed. Throws MergeError for a
 /// source that is the target, or that holds rows in a table this merge does not know (nothing is
 /// written then).
-MergeReport mergeDatabase(const std::filesystem::path& target, const std::filesystem::path& source);
+MergeReport mergeDatabase(const std::filesystem::path& target, const std::filesystem::path& source,
+                          const MergeOptions& options = {});
 
 /// The ledger key of a run (see above) from its row; exposed for tests and `kbx merge --json`.
 std::string runMergeKey(const std::string& startedAt, const std::string& device, const std::string& provenance,

@@ -107,7 +107,10 @@ struct RunRow {
 
 class Merger {
 public:
-    Merger(sqlite3* db, std::string sourceName) : m_db(db) { m_report.source = std::move(sourceName); }
+    Merger(sqlite3* db, std::string sourceName, std::set<std::string> excluded) : m_db(db), m_excluded(std::move(excluded))
+    {
+        m_report.source = std::move(sourceName);
+    }
 
     MergeReport run()
     {
@@ -358,6 +361,8 @@ private:
         int n = 0;
         ev.bind(1, runId);
         while (ev.step()) {
+            if (m_excluded.count(ev.text(3)))
+                continue;
             ++n;
             d.add("evaluation");
             d.addRow(ev, 1);
@@ -460,10 +465,15 @@ private:
         m_run[r.id] = newRun;
         std::vector<std::int64_t> srcEvals;
         {
-            Stmt ev(m_db, "SELECT id FROM src.evaluations WHERE run_id=? ORDER BY id");
+            Stmt ev(m_db, "SELECT e.id, m.name FROM src.evaluations e JOIN src.submissions s ON s.id = e.submission_id "
+                          "JOIN src.methods m ON m.id = s.method_id WHERE e.run_id=? ORDER BY e.id");
             ev.bind(1, r.id);
-            while (ev.step())
-                srcEvals.push_back(ev.i64(0));
+            while (ev.step()) {
+                if (m_excluded.count(ev.text(1)))
+                    ++m_report.evaluationsExcluded;
+                else
+                    srcEvals.push_back(ev.i64(0));
+            }
         }
         for (auto e : srcEvals) {
             auto ins = copyRows("evaluations", "WHERE id=?", e, [&](const std::string& col, const Stmt& row, int c) -> std::optional<std::int64_t> {
@@ -541,6 +551,7 @@ private:
     }
 
     sqlite3* m_db;
+    std::set<std::string> m_excluded;  ///< methods whose evaluations are not copied nor digested
     MergeReport m_report;
     std::map<std::string, std::vector<std::string>> m_common, m_cols;
     std::map<std::int64_t, std::int64_t> m_sub, m_run, m_eval, m_import;
@@ -549,9 +560,9 @@ private:
 
 }  // namespace
 
-MergeReport merge_detail::mergeRows(sqlite3* db, const std::string& sourceName)
+MergeReport merge_detail::mergeRows(sqlite3* db, const std::string& sourceName, const MergeOptions& options)
 {
-    return Merger(db, sourceName).run();
+    return Merger(db, sourceName, options.excludeMethods).run();
 }
 
 }  // namespace kbx

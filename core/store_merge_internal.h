@@ -18,7 +18,7 @@ inline void exec(sqlite3* db, const std::string& statement)
     kbx::sql::exec<MergeError>(db, statement);
 }
 
-/// Merges the input attached as `src` into `main` (db), inside the caller's transaction: merge_copy.cpp.
-MergeReport mergeRows(sqlite3* db, const std::string& sourceName);
+/// Merges the input attached as `src` into `main` (db), inside the caller's transaction: store_merge_copy.cpp.
+MergeReport mergeRows(sqlite3* db, const std::string& sourceName, const MergeOptions& options);
 
 }  // namespace kbx::merge_detail

@@ -18,6 +18,8 @@ CLI::App* addMergeCommand(CLI::App& app, MergeArgs& a)
     auto* cmd = app.add_subcommand("merge", "Fold result databases (e.g. Slurm shard databases) into one, idempotently");
     cmd->add_option("OUT", a.out, "Database to merge into (created when missing)")->required();
     cmd->add_option("INPUT", a.inputs, "Databases to merge from, in this order")->required();
+    cmd->add_option("--exclude-method", a.excludeMethods,
+                    "Leave out this method's submissions and evaluations (repeatable; e.g. the self-check's reference)");
     cmd->add_flag("--json", a.json, "One JSON object per input on stdout");
     cmd->footer(
         "Each input is merged in one transaction. Merging the same input twice changes nothing; a later copy of\n"
@@ -36,9 +38,11 @@ int runMerge(const MergeArgs& a)
         }
     }
     int rc = ExitOk;
+    kbx::MergeOptions options;
+    options.excludeMethods.insert(a.excludeMethods.begin(), a.excludeMethods.end());
     for (const auto& in : a.inputs) {
         try {
-            auto r = kbx::mergeDatabase(a.out, in);
+            auto r = kbx::mergeDatabase(a.out, in, options);
             if (a.json) {
                 std::cout << nlohmann::json{{"input", in},
                                             {"runs_added", r.runsAdded},
@@ -47,16 +51,18 @@ int runMerge(const MergeArgs& a)
                                             {"runs_kept", r.runsKept},
                                             {"evaluations_added", r.evaluationsAdded},
                                             {"evaluations_removed", r.evaluationsRemoved},
+                                            {"evaluations_excluded", r.evaluationsExcluded},
                                             {"imports_added", r.importsAdded},
                                             {"imports_skipped", r.importsSkipped},
                                             {"notes", r.notes}}
                                  .dump()
                           << std::endl;
             }
-            std::cerr << fmt::format("kbx merge: {}: {} run(s) added, {} replaced, {} already merged{}; {} evaluation(s) added{}{}\n", in,
+            std::cerr << fmt::format("kbx merge: {}: {} run(s) added, {} replaced, {} already merged{}; {} evaluation(s) added{}{}{}\n", in,
                                      r.runsAdded, r.runsReplaced, r.runsUnchanged,
                                      r.runsKept ? fmt::format(", {} older/partial copy(ies) left out", r.runsKept) : "",
                                      r.evaluationsAdded, r.evaluationsRemoved ? fmt::format(", {} removed", r.evaluationsRemoved) : "",
+                                     r.evaluationsExcluded ? fmt::format(", {} of excluded methods left out", r.evaluationsExcluded) : "",
                                      r.importsAdded + r.importsSkipped ? fmt::format("; imports: {} added, {} already there", r.importsAdded, r.importsSkipped) : "");
             for (const auto& n : r.notes)
                 std::cerr << "  " << n << "\n";

@@ -13,10 +13,11 @@ namespace kbxcli {
 struct MergeArgs {
     std::string out;
     std::vector<std::string> inputs;
+    std::vector<std::string> excludeMethods;
     bool json = false;
 };
 
-/// Registers `kbx merge OUT IN... [--json]` on the app.
+/// Registers `kbx merge OUT IN... [--exclude-method NAME]... [--json]` on the app.
 CLI::App* addMergeCommand(CLI::App& app, MergeArgs& args);
 /// Runs it: 0 merged (or nothing to do), 3 an input is missing or refused (nothing of it written),
 /// 5 database error. Inputs before a failing one stay merged (each is its own transaction).

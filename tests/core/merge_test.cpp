@@ -345,6 +345,68 @@ TEST_F(MergeTest, LabelsTimingsAndUnshardedRuns)
     EXPECT_EQ(counts(out), c);
 }
 
+TEST_F(MergeTest, ExcludedMethodsAreLeftOutAndTheMergeStaysIdempotent)
+{
+    const auto src = path("src.sqlite");
+    {
+        kbx::Store st(src);
+        writeRun(st, allCandidates());  // methods m (5 evaluations) and other (1)
+        const auto other = st.query("SELECT e.id FROM evaluations e JOIN submissions s ON s.id = e.submission_id "
+                                    "JOIN methods m ON m.id = s.method_id WHERE m.name = 'other'")[0]["id"].get<std::int64_t>();
+        st.setManualLabel(other, "value_mismatch", "a label of the excluded method", "ann");
+        st.addPerf(other, {{"n=1024", 0.5, 1.0, {{"reps", 10}}}}, {{"geomean", 2.0}});
+        writeRun(st, {Cand("Math/sqrt", "sqrt v9", "other")}, "", "finished", 5);  // a run of only the excluded method
+    }
+    const auto out = path("out.sqlite");
+    kbx::MergeOptions without;
+    without.excludeMethods = {"other"};
+    auto rep = kbx::mergeDatabase(out, src, without);
+    EXPECT_EQ(rep.runsAdded, 2);
+    EXPECT_EQ(rep.evaluationsAdded, 5);
+    EXPECT_EQ(rep.evaluationsExcluded, 2);
+    auto c = counts(out);
+    EXPECT_EQ(c.at("runs"), 2);  // the runs come, the second with no evaluation
+    EXPECT_EQ(c.at("evaluations"), 5);
+    EXPECT_EQ(c.at("case_results"), 10);
+    EXPECT_EQ(c.at("timings"), 0);
+    EXPECT_EQ(c.at("manual_labels"), 0);
+    EXPECT_EQ(c.at("submissions"), 5);
+    {
+        kbx::Store st(out);
+        EXPECT_EQ(st.query("SELECT count(*) AS n FROM methods WHERE name = 'other'")[0]["n"], 0);
+        for (const auto& [key, verdict] : verdicts(st))
+            EXPECT_EQ(key.find("|other"), std::string::npos) << key;
+    }
+    // The same exclusions again: nothing changes (the digest leaves the excluded method out on both sides).
+    auto again = kbx::mergeDatabase(out, src, without);
+    EXPECT_FALSE(again.changed());
+    EXPECT_EQ(again.runsUnchanged, 2);
+    EXPECT_EQ(counts(out), c);
+    // Without them: the filtered copies are replaced by whole ones.
+    auto whole = kbx::mergeDatabase(out, src);
+    EXPECT_EQ(whole.runsReplaced, 2);
+    EXPECT_EQ(whole.evaluationsExcluded, 0);
+    auto w = counts(out);
+    EXPECT_EQ(w.at("runs"), 2);
+    EXPECT_EQ(w.at("evaluations"), 7);
+    EXPECT_EQ(w.at("timings"), 1);
+    EXPECT_EQ(w.at("manual_labels"), 1);
+    kbx::Store merged(out), source(src, kbx::OpenMode::ReadOnly);
+    EXPECT_EQ(verdicts(merged), verdicts(source));
+#ifdef KBX_TEST_KBX_BIN
+    // The command line: --exclude-method, repeatable, reaches the merge; --json counts what it left out.
+    const auto cliOut = path("cli.sqlite"), text = path("cli.txt");
+    const std::string cmd = std::string(KBX_TEST_KBX_BIN) + " merge " + cliOut.string() + " " + src.string() +
+                            " --exclude-method other --exclude-method nobody --json > " + text.string() + " 2>/dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(text);
+    const auto j = json::parse(in);
+    EXPECT_EQ(j.at("evaluations_excluded"), 2);
+    EXPECT_EQ(j.at("evaluations_added"), 5);
+    EXPECT_EQ(counts(cliOut), c);
+#endif
+}
+
 TEST_F(MergeTest, TargetCopiedFromASourceIsRecognised)
 {
     writeShards();
