@@ -2,6 +2,7 @@
 // Models of the workbench: tree of tasks, results table (incl. a million rows), facets, diff,
 // evaluation details, manual labels, run controller (error paths). QAbstractItemModelTester watches
 // every model while it loads, sorts and filters.
+#include "chartdata.h"
 #include "database.h"
 #include "evaluationtablemodel.h"
 #include "facetmodel.h"
@@ -900,4 +901,66 @@ TEST(WindowedTable, RowsAppendedByNewResultsAreReadAfterARefresh)
             EXPECT_TRUE(waitUntil([&] { return model.index(r, EvaluationTableModel::VerdictColumn).data().toString() == QStringLiteral("pass"); }, 3000))
                 << "row " << r << " of " << k;
     }
+}
+
+// The Charts tab's data (models/chartdata.h): a missing database says so; drawn figures of a
+// database of 10 rounds are bounded to the latest kMaxDrawnRounds (the filters name them), tables
+// and a round filter are not; the statistics come now when asked for, else later from the facts kept.
+TEST(ChartData, BoundsDrawnFiguresToTheLatestRoundsAndLoadsStatisticsOnRequest)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const auto missing = loadChartData(dir.filePath(QStringLiteral("none.sqlite")), {}, true, 0, true);
+    EXPECT_FALSE(missing.ok);
+    EXPECT_TRUE(missing.error.contains(QStringLiteral("no such database"))) << missing.error.toStdString();
+    EXPECT_FALSE(QFile::exists(dir.filePath(QStringLiteral("none.sqlite")))) << "a missing database must not be created";
+
+    const QString db = dir.filePath(QStringLiteral("rounds.sqlite"));
+    constexpr int kRounds = 10;
+    {
+        kbx::Store st(db.toStdString());
+        const auto run = st.beginRun("cpu", {{"host", "h"}}, {0}, 1, {});
+        const auto method = st.ensureMethod("m");
+        for (int round = 0; round < kRounds; ++round)
+            for (const std::string task : {"Activation/relu", "Math/sqrt"}) {
+                kbx::EvaluationRecord r;
+                r.runId = run;
+                r.submissionId = st.ensureSubmission(st.ensureCandidate(task, task + std::to_string(round)).first, method, round, "t");
+                r.taskId = task;
+                r.pass = round % 2 == 0;
+                r.callOk = true;
+                r.exeOk = r.pass;
+                if (!r.pass)
+                    r.failureClass = "value_mismatch";
+                r.startedAt = r.finishedAt = "2026-12-01T00:00:00Z";
+                st.addEvaluation(r);
+            }
+        st.finishRun(run, "finished", {});
+    }
+    const auto drawn = loadChartData(db, {}, true, 0, true);
+    ASSERT_TRUE(drawn.ok) << drawn.error.toStdString();
+    EXPECT_EQ(drawn.roundsBefore, std::size_t(kRounds));
+    EXPECT_EQ(drawn.data.filters.rounds, (std::vector<int>{2, 3, 4, 5, 6, 7, 8, 9}));
+    EXPECT_EQ(drawn.data.rowCount, 2 * kMaxDrawnRounds);
+    EXPECT_EQ(drawn.choices.rounds.size(), std::size_t(kRounds)) << "the choices are every round of the database";
+    EXPECT_FALSE(drawn.data.stats);
+    ASSERT_TRUE(drawn.facts);
+    const auto stats = loadChartStatistics(db, drawn.data.filters, drawn.facts);
+    ASSERT_TRUE(stats);
+    EXPECT_EQ(stats->methods.size(), kMaxDrawnRounds) << "one method summary per (method, round) drawn";
+
+    const auto table = loadChartData(db, {}, false, kbx::stats::BundleMethods, false);
+    ASSERT_TRUE(table.ok) << table.error.toStdString();
+    EXPECT_EQ(table.roundsBefore, 0u);
+    EXPECT_EQ(table.data.rowCount, std::size_t(2 * kRounds));
+    ASSERT_TRUE(table.data.stats);
+    EXPECT_EQ(table.data.stats->methods.size(), std::size_t(kRounds));
+    EXPECT_FALSE(table.facts);
+
+    kbx::analysis::Filters round0;
+    round0.rounds = {0};
+    const auto chosen = loadChartData(db, round0, false, 0, true);
+    ASSERT_TRUE(chosen.ok);
+    EXPECT_EQ(chosen.roundsBefore, 0u);
+    EXPECT_EQ(chosen.data.rowCount, 2u);
 }

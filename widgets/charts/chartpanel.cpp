@@ -3,8 +3,7 @@
 
 #include "figureexport.h"
 #include "figurerenderer.h"
-#include "stats_tables.h"
-#include "store.h"
+#include "chartdata.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -18,48 +17,11 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <iterator>
-#include <set>
 
 namespace kbx::gui {
 namespace {
 
 namespace an = kbx::analysis;
-
-struct LoadResult {
-    bool ok = false;
-    QString error;
-    an::Datasets data;
-    an::Choices choices;
-    /// The counted evaluations behind data, kept for the statistics computed after the figure is
-    /// shown (when data has none).
-    std::shared_ptr<const an::Facts> facts;
-    /// Rounds under the caller's filters when the drawn figures were bounded to the latest
-    /// kMaxDrawnRounds of them (data.filters then names those rounds); 0 when not bounded.
-    std::size_t roundsBefore = 0;
-};
-
-/// A drawn figure shows at most this many rounds (issue 24: a database of thousands of rounds drew
-/// thousands of "method · rN" series, a heatmap with thousands of columns, and took minutes). Without
-/// a round filter, the latest kMaxDrawnRounds rounds are drawn and the filters say so (footer,
-/// provenance); a round filter shows any other. Tables (.csv, .tex) are never bounded.
-constexpr std::size_t kMaxDrawnRounds = 8;
-
-/// Bounds facts loaded under `filters` (no round filter) to the latest kMaxDrawnRounds rounds: sets
-/// filters.rounds and filters the facts; returns how many rounds there were (0: nothing bounded).
-std::size_t boundRounds(an::Facts& facts, an::Filters& filters)
-{
-    if (!filters.rounds.empty())
-        return 0;
-    std::set<int> rounds;
-    for (const auto& r : facts.rows)
-        rounds.insert(r.round);
-    if (rounds.size() <= kMaxDrawnRounds)
-        return 0;
-    filters.rounds.assign(std::prev(rounds.end(), std::ptrdiff_t(kMaxDrawnRounds)), rounds.end());
-    facts = an::filtered(std::move(facts), filters);
-    return rounds.size();
-}
 
 /// The footer's note on a bounded figure, e.g. " · drawn: the latest 8 of 2,866 rounds (choose a round for another)".
 QString roundsNote(std::size_t roundsBefore)
@@ -93,48 +55,6 @@ bool needsStatistics(const QString& figure)
     return statisticsOf(figure) != 0;
 }
 
-/// statistics: the parts of the statistics bundle to compute (0: none; the panel computes them all
-/// after the first figure is shown). drawn: for a drawn figure (bounded to kMaxDrawnRounds rounds).
-LoadResult load(const QString& db, const an::Filters& given, bool withChoices, unsigned statistics, bool drawn)
-{
-    an::Filters filters = given;
-    LoadResult r;
-    try {
-        if (!QFileInfo::exists(db))
-            throw std::runtime_error("no such database: " + db.toStdString());
-        kbx::Store store(db.toStdString());
-        // The counted evaluations once (the choices: every value of the database, so without the
-        // filters), the datasets from them; no row copies per facet (core/analysis Facts).
-        auto facts = std::make_shared<an::Facts>(an::loadFacts(store, withChoices ? an::Filters{} : filters));
-        if (withChoices) {
-            r.choices = an::choices(store, *facts);
-            if (!filters.empty())
-                *facts = an::filtered(*facts, filters);
-        }
-        if (drawn)
-            r.roundsBefore = boundRounds(*facts, filters);
-        r.data = an::compute(store, *facts, filters, false);
-        if (statistics)
-            r.data.stats = std::make_shared<const kbx::stats::Bundle>(kbx::stats::computeBundle(store, filters, *facts, statistics));
-        else
-            r.facts = std::move(facts);
-        r.ok = true;
-    } catch (const std::exception& e) {
-        r.error = QString::fromUtf8(e.what());
-    }
-    return r;
-}
-
-std::shared_ptr<const kbx::stats::Bundle> loadStatistics(const QString& db, const an::Filters& filters, std::shared_ptr<const an::Facts> facts)
-{
-    try {
-        kbx::Store store(db.toStdString());
-        return std::make_shared<const kbx::stats::Bundle>(kbx::stats::computeBundle(store, filters, *facts));
-    } catch (const std::exception&) {
-        return nullptr;  // the figure that needs them says it has no data
-    }
-}
-
 Provenance provenanceFor(const QString& db, const an::Datasets& d)
 {
     Provenance p;
@@ -159,7 +79,7 @@ struct ChartPanel::Private {
     bool haveData = false;
     an::Datasets data;
     bool statisticsPending = false;  ///< the statistics of data are being computed
-    std::size_t roundsBefore = 0;    ///< LoadResult::roundsBefore of data
+    std::size_t roundsBefore = 0;    ///< ChartData::roundsBefore of data
     an::Filters filters;
     std::unique_ptr<FigureRenderer> renderer = makeDefaultRenderer();
     QWidget* view = nullptr;
@@ -336,13 +256,13 @@ void ChartPanel::reload()
     d->statisticsPending = false;
     d->status->setText(tr("Loading %1 …").arg(QFileInfo(d->db).fileName()));
     d->exportButton->setEnabled(false);
-    auto* watcher = new QFutureWatcher<LoadResult>(this);
-    connect(watcher, &QFutureWatcher<LoadResult>::finished, this, [this, watcher, gen] {
+    auto* watcher = new QFutureWatcher<ChartData>(this);
+    connect(watcher, &QFutureWatcher<ChartData>::finished, this, [this, watcher, gen] {
         watcher->deleteLater();
         if (gen != d->generation)
             return;  // a newer load is under way
         d->loading = false;
-        const LoadResult r = watcher->result();
+        const ChartData r = watcher->result();
         if (!r.ok) {
             d->status->setText(tr("Cannot read %1: %2").arg(d->db, r.error));
             emit loadFailed(r.error);
@@ -393,10 +313,10 @@ void ChartPanel::reload()
                     emit figureReady(d->figure);
                 }
             });
-            stats->setFuture(QtConcurrent::run(loadStatistics, d->db, d->data.filters, r.facts));
+            stats->setFuture(QtConcurrent::run(loadChartStatistics, d->db, d->data.filters, r.facts));
         }
     });
-    watcher->setFuture(QtConcurrent::run(load, d->db, d->filters, withChoices,
+    watcher->setFuture(QtConcurrent::run(loadChartData, d->db, d->filters, withChoices,
                                          needsStatistics(d->figure) ? unsigned(kbx::stats::BundleAll) : 0u, true));
 }
 
@@ -503,7 +423,7 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
     const bool needsGui = suffix == QLatin1String("svg") || suffix == QLatin1String("pdf") || suffix == QLatin1String("png");
     if (needsGui && !qobject_cast<QApplication*>(QCoreApplication::instance()))
         return fail(QStringLiteral("exporting a figure needs a QApplication (QT_QPA_PLATFORM=offscreen works)"));
-    const LoadResult r = load(dbPath, filters, false, statisticsOf(name), needsGui);
+    const ChartData r = loadChartData(dbPath, filters, false, statisticsOf(name), needsGui);
     if (!r.ok)
         return fail(r.error);
     auto renderer = makeDefaultRenderer();
