@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "chartpanel.h"
 
+#include "chartdata.h"
 #include "figureexport.h"
 #include "figurerenderer.h"
-#include "chartdata.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -16,7 +16,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-
 
 namespace kbx::gui {
 namespace {
