@@ -16,10 +16,36 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
   bench/gpu_runs.py smoke OUT                       three known-good kernels with --perf, in minutes:
                                                     the sandbox, the perf stage and attribution on this
                                                     machine before a long run
+  bench/gpu_runs.py corpus OUT                      real generated kernels (--versions, default the seed
+                                                    corpus's adjudicated versions carried in .bench-carry,
+                                                    made by scripts/corpus_adjudicate.py versions) through
+                                                    kbx eval under the default protocol and options: the
+                                                    verdicts against the separate-process adjudication
+                                                    (corpus.md), the protocol table, the stage's s/kernel
+  bench/gpu_runs.py exploits OUT                    the exploit and fault suite (scripts/exploit_table.py
+                                                    run): exploits-DEVICE.md, every case and canary
+  bench/gpu_runs.py repeat DIR --run R [--runs 3] [--archive FILE]
+                                                    one run of the perf repeat (bench/perf_repeat.py), one
+                                                    device call per run on a warm machine: DIR (e.g.
+                                                    .bench-state/repeat) stays there between the calls,
+                                                    --archive FILE (under the call's $OUT) brings it back
+                                                    each time. The last run writes the report, the first
+                                                    run's verdicts against the adjudication and its
+                                                    protocol table. With --runs 3 run 2 replays run 0's
+                                                    autotune choices
+  bench/gpu_runs.py gputests OUT [--tests REGEX]    builds the integration tests in --build-dir and runs
+                                                    the gpu-labelled ones but the two that the runs above
+                                                    make in full (the self-check, the exploit suite)
 
 Common options: --kbx (default build-gpu/bin/kbx, else build/bin/kbx), --device (cuda), --jobs
-(default: kbx picks), --gpus (verdicts, check: e.g. all), --time-limit S (each kbx run is stopped after S seconds; what it committed stays in its database).
-Timing precision and cost: bench/perf_bench.py. The exploit suite: scripts/exploit_table.py run."""
+(default: kbx picks), --gpus (verdicts, check: e.g. all), --time-limit S (each kbx run is stopped
+after S seconds; what it committed stays in its database). On cuda, one known-good kernel is judged
+first: where the namespace sandbox cannot run on the machine, the run says so in environment.txt
+and goes on under the rlimit sandbox (KBX_SANDBOX_NO_NAMESPACES=1). KBX_TREE_COMMIT names the tree
+in environment.txt where the machine's copy of .git lags behind the tree it was sent.
+
+On a GPU machine, first `scripts/gpu-run.sh --build-only --targets "kbx kbx-worker"` (about a
+minute; gputests builds the tests itself). Timing precision and cost: bench/perf_bench.py."""
 import argparse
 import datetime
 import json
@@ -33,6 +59,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = os.path.join(ROOT, "tests", "fixtures", "good")
 FIXTURE_SET = os.path.join(ROOT, "scripts", "fixture_set.py")
+ADJUDICATE = os.path.join(ROOT, "scripts", "corpus_adjudicate.py")
+EXPLOITS = os.path.join(ROOT, "scripts", "exploit_table.py")
+PERF_REPEAT = os.path.join(ROOT, "bench", "perf_repeat.py")
+CARRY = os.path.join(ROOT, ".bench-carry")
+# The libraries that scripts/gpu-run.sh unpacks from the carried .debs (the build's RPATH names them
+# too; the worker's children find them through this).
+DEPS_LIB = os.path.join(ROOT, ".deps", "prefix", "usr", "lib", "x86_64-linux-gnu")
 
 
 def default_kbx():
@@ -53,7 +86,7 @@ def capture(cmd):
 
 def write_environment(out):
     lines = [f"date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
-             "commit: " + capture(["git", "-C", ROOT, "rev-parse", "HEAD"]),
+             "commit: " + (os.environ.get("KBX_TREE_COMMIT") or capture(["git", "-C", ROOT, "rev-parse", "HEAD"])),
              capture(["nvidia-smi", "--query-gpu=name,uuid,driver_version,memory.total", "--format=csv,noheader"]),
              capture([sys.executable, "-c", "import sys, torch, triton, numpy; print('python', sys.version.split()[0], "
                       "'torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__, "
@@ -184,10 +217,105 @@ def cmd_smoke(a):
     return rc
 
 
+def sandbox_probe(a):
+    """One known-good kernel under the default sandbox; where it does not pass, the rest of this run
+    uses the rlimit sandbox (KBX_SANDBOX_NO_NAMESPACES=1) and environment.txt says why."""
+    src = os.path.join(a.out, "probe-src", "Activation")
+    os.makedirs(src, exist_ok=True)
+    shutil.copy(os.path.join(GOOD, "Activation", "relu.py"), os.path.join(src, "relu.py"))
+    jsonl, log = os.path.join(a.out, "probe.jsonl"), os.path.join(a.out, "probe.log")
+    run([a.kbx, "eval", os.path.dirname(src), "--device", a.device, "--json", "--db", os.path.join(a.out, "probe.sqlite")],
+        jsonl, log, 300)
+    with open(jsonl) as f:
+        verdicts = [json.loads(l) for l in f if l.strip()]
+    with open(log, errors="replace") as f:
+        sandbox = next((l.strip() for l in f if "sandbox:" in l), "sandbox: (not reported)")
+    if verdicts and verdicts[0].get("verdict") == "pass":
+        line = sandbox
+    else:
+        detail = (verdicts[0].get("detail") or "")[:400] if verdicts else tail(log, 3)
+        os.environ["KBX_SANDBOX_NO_NAMESPACES"] = "1"
+        line = f"sandbox probe failed under the default sandbox ({detail}): falling back to KBX_SANDBOX_NO_NAMESPACES=1"
+    with open(a.env, "a") as f:
+        f.write(line + "\n")
+    print(line)
+
+
+def adjudication_table(a, jsonl, md):
+    """The verdicts of jsonl against the separate-process adjudication (corpus_adjudicate.py table)."""
+    with open(md + ".txt", "w") as f:
+        rc = subprocess.run([sys.executable, ADJUDICATE, "table", a.adjudicated, a.versions, jsonl, "--md", md],
+                            stdout=f, stderr=subprocess.STDOUT).returncode
+    print(tail(md + ".txt", 14))
+    return rc
+
+
+def protocol_table(a, db, txt):
+    with open(txt, "w") as f:
+        subprocess.run([a.kbx, "report", "--table", "protocol", "--db", db], stdout=f, stderr=subprocess.STDOUT)
+
+
+def cmd_corpus(a):
+    jsonl, log, db = (os.path.join(a.out, "corpus" + x) for x in (".jsonl", ".log", ".sqlite"))
+    rc, wall = run([a.kbx, "eval", a.versions, "--device", a.device, "--json", "--db", db] + gpu_args(a), jsonl, log, a.time_limit)
+    with open(jsonl) as f:
+        n = sum(1 for l in f if l.strip())
+    print(f"corpus: kbx eval rc={rc} wall {wall:.0f} s, {n} verdicts, {wall / max(n, 1):.2f} s/kernel")
+    with open(log, errors="replace") as f:
+        print("".join(l for l in f if l.startswith("kbx:"))[:2000], end="")
+    trc = adjudication_table(a, jsonl, os.path.join(a.out, "corpus.md"))
+    protocol_table(a, db, os.path.join(a.out, "protocol.txt"))
+    return rc or trc
+
+
+def cmd_exploits(a):
+    md = os.path.join(a.out, f"exploits-{a.device}.md")
+    rc, wall = run([sys.executable, EXPLOITS, "run", "--device", a.device, "--kbx", a.kbx, "--jobs", "8", "--timeout", "60",
+                    "--out", md, "--keep", os.path.join(a.out, "exploits-keep")],
+                   os.path.join(a.out, "exploits.log"), os.path.join(a.out, "exploits.err"), a.time_limit)
+    print(f"exploits rc={rc} wall {wall:.0f} s")
+    if os.path.exists(md):
+        with open(md) as f:
+            print("".join(l for l in f if any(k in l for k in ("cases:", "canaries", "sandbox:", "| no |")))[:4000], end="")
+    return rc
+
+
+def cmd_repeat(a):
+    cmd = [sys.executable, PERF_REPEAT, a.versions, "--out", a.out, "--kbx", a.kbx, "--device", a.device,
+           "--run", str(a.run), "--runs", str(a.runs)] + (["--replay-run", "2"] if a.runs >= 3 else [])
+    if a.time_limit:
+        cmd += ["--deadline", str(time.time() + a.time_limit)]
+    rc = subprocess.run(cmd).returncode
+    if a.run == a.runs - 1 and os.path.exists(os.path.join(a.out, "repeat.md")):
+        adjudication_table(a, os.path.join(a.out, "run-0.jsonl"), os.path.join(a.out, "corpus.md"))
+        protocol_table(a, os.path.join(a.out, "run-0.sqlite"), os.path.join(a.out, "protocol.txt"))
+    if a.archive:
+        os.makedirs(os.path.dirname(os.path.abspath(a.archive)), exist_ok=True)
+        subprocess.run(["tar", "-C", a.out, "-cJf", a.archive, "."], check=True)
+    return rc
+
+
+def cmd_gputests(a):
+    t0 = time.time()
+    b = subprocess.run(["cmake", "--build", a.build_dir, "-j", str(os.cpu_count() or 2), "--target", "integration_tests"],
+                       capture_output=True, text=True)
+    print(f"test build: rc={b.returncode} {time.time() - t0:.0f} s")
+    if b.returncode:
+        print("\n".join(l for l in (b.stdout + b.stderr).splitlines() if "error" in l)[:4000])
+        return b.returncode
+    cmd = ["ctest", "--test-dir", a.build_dir, "-L", "gpu", "-E", "self_check_all|Exploits", "--output-on-failure"]
+    if a.tests:
+        cmd += ["-R", a.tests]
+    rc, wall = run(cmd, os.path.join(a.out, "gputests.txt"), os.path.join(a.out, "gputests.err"), a.time_limit)
+    print(f"ctest rc={rc} wall {wall:.0f} s")
+    print(tail(os.path.join(a.out, "gputests.txt"), 30))
+    return rc
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    subs = {name: sub.add_parser(name) for name in ("verdicts", "check", "scale", "smoke")}
+    subs = {name: sub.add_parser(name) for name in ("verdicts", "check", "scale", "smoke", "corpus", "exploits", "repeat", "gputests")}
     for p in subs.values():
         p.add_argument("out")
         p.add_argument("--kbx", default=default_kbx())
@@ -199,14 +327,32 @@ def main():
     subs["check"].add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     subs["check"].add_argument("--perf", action="store_true")
     subs["scale"].add_argument("--gpu-sets", default="0 0,1", help="space-separated kbx --gpus values")
+    for name in ("corpus", "repeat"):
+        subs[name].add_argument("--versions", default=os.path.join(CARRY, "versions.jsonl"),
+                                help="the submissions (default: .bench-carry/versions.jsonl)")
+        subs[name].add_argument("--adjudicated", default=os.path.join(CARRY, "adjudicated.json"),
+                                help="their separate-process adjudication (default: .bench-carry/adjudicated.json)")
+    subs["repeat"].add_argument("--run", type=int, required=True, help="which run (0 .. RUNS-1)")
+    subs["repeat"].add_argument("--runs", type=int, default=3, help="runs in all (3: run 2 replays run 0's autotune choices)")
+    subs["repeat"].add_argument("--archive", default="", help="afterwards, DIR as a .tar.xz here (e.g. under the call's $OUT)")
+    subs["gputests"].add_argument("--build-dir", default=os.path.join(ROOT, "build-gpu"))
+    subs["gputests"].add_argument("--tests", default="", help="only the gpu tests matching this ctest -R expression")
     a = ap.parse_args()
     if not os.path.exists(a.kbx):
         ap.error(f"{a.kbx} does not exist: build first (scripts/gpu-run.sh --build-only, or --kbx PATH)")
+    for name in ("versions", "adjudicated"):
+        if not os.path.exists(getattr(a, name, ROOT)):
+            ap.error(f"{getattr(a, name)} does not exist: make it with scripts/corpus_adjudicate.py versions (bench/README.md)")
     if a.cmd in ("scale", "smoke"):
         a.gpus = ""
+    if os.path.isdir(DEPS_LIB):
+        os.environ["LD_LIBRARY_PATH"] = DEPS_LIB + (":" + os.environ["LD_LIBRARY_PATH"] if os.environ.get("LD_LIBRARY_PATH") else "")
     os.makedirs(a.out, exist_ok=True)
     a.env = write_environment(a.out)
-    return {"verdicts": cmd_verdicts, "check": cmd_check, "scale": cmd_scale, "smoke": cmd_smoke}[a.cmd](a)
+    if a.device == "cuda" and a.cmd != "gputests":
+        sandbox_probe(a)
+    return {"verdicts": cmd_verdicts, "check": cmd_check, "scale": cmd_scale, "smoke": cmd_smoke, "corpus": cmd_corpus,
+            "exploits": cmd_exploits, "repeat": cmd_repeat, "gputests": cmd_gputests}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Build and test on a GPU machine that has no package registry.
-#   scripts/gpu-run.sh [--build-only] [--long] [--tests REGEX] [--build-dir DIR] [OUTDIR]
+#   scripts/gpu-run.sh [--build-only] [--targets "T..."] [--long] [--tests REGEX] [--build-dir DIR] [OUTDIR]
 #
 # The machine needs: g++ (C++20), an NVIDIA driver, a Python (KBX_PYTHON, else python3) that imports
 # torch, triton, numpy and pybind11 and has cmake (and ideally ninja) on PATH, e.g. a venv with
@@ -15,18 +15,20 @@
 # Steps: unpack, configure DIR (default build-gpu; no Qt: core, kbx-worker, kbx, the tests), build,
 # then `ctest -L "unit|gpu"` without the long GPU runs (the whole-benchmark self-check and the
 # fixture-set tests, which take most of a 10-minute device call on their own; --long keeps them).
-# --tests REGEX runs only the tests matching REGEX (ctest -R) instead.
+# --tests REGEX runs only the tests matching REGEX (ctest -R) instead. --targets builds only those
+# CMake targets (e.g. "kbx kbx-worker", about a minute on a 16-core machine, for bench/gpu_runs.py).
 # OUTDIR (default DIR/gpu-run) receives environment.txt and ctest.log.
-# Benchmarks and verdict tables on the same build: bench/README.md.
+# Benchmarks, verdict tables and the acceptance runs on the same build: bench/README.md.
 set -uo pipefail
-BUILD_ONLY=0 LONG=0 TESTS="" BUILD=build-gpu OUT=""
+BUILD_ONLY=0 LONG=0 TESTS="" TARGETS="" BUILD=build-gpu OUT=""
 while (($#)); do
   case "$1" in
     --build-only) BUILD_ONLY=1 ;;
     --long) LONG=1 ;;
     --tests) TESTS=${2:?--tests needs a regex}; shift ;;
+    --targets) TARGETS=${2:?--targets needs target names}; shift ;;
     --build-dir) BUILD=${2:?--build-dir needs a directory}; shift ;;
-    -h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-run.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     *) OUT=$1 ;;
   esac
@@ -51,7 +53,7 @@ LIBDIR="$PREFIX/usr/lib/x86_64-linux-gnu"
 # ---- 2. what this machine is (kept beside the results) -------------------------------------------
 {
   echo "date: $(date -u +%FT%TZ)"
-  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "commit: ${KBX_TREE_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
   nvidia-smi --query-gpu=name,uuid,driver_version,memory.total --format=csv,noheader
   "$PY" -c 'import sys, torch, triton, numpy; print("python", sys.version.split()[0], "torch", torch.__version__,
 "cuda", torch.version.cuda, "triton", triton.__version__, "numpy", numpy.__version__)'
@@ -68,7 +70,8 @@ cmake -S . -B "$BUILD" -G "$GEN" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTI
   -DKBX_PYTHON="$PY" ${PYBIND:+-Dpybind11_DIR="$PYBIND"} -DOPENSSL_ROOT_DIR="$PREFIX/usr" \
   -DCMAKE_PREFIX_PATH="$PREFIX/usr;$LIBDIR/cmake;$PREFIX/usr/share/cmake" \
   -DCMAKE_BUILD_RPATH="$LIBDIR" > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 4; }
-cmake --build "$BUILD" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
+# shellcheck disable=SC2086
+cmake --build "$BUILD" -j"$(nproc)" ${TARGETS:+--target $TARGETS} > "$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
 say "build: $(( $(date +%s) - t0 )) s ($BUILD/bin: $(ls "$BUILD/bin" | paste -sd' ' -))"
 ((BUILD_ONLY)) && exit 0
 
