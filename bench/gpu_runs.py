@@ -24,12 +24,11 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
                                                     (corpus.md), the protocol table, the stage's s/kernel
   bench/gpu_runs.py exploits OUT                    the exploit and fault suite (scripts/exploit_table.py
                                                     run): exploits-DEVICE.md, every case and canary
-  bench/gpu_runs.py repeat DIR --run R [--runs 3] [--archive FILE]
-                                                    one run of the perf repeat (bench/perf_repeat.py), one
+  bench/gpu_runs.py repeat DIR --run R [--runs 3]   one run of the perf repeat (bench/perf_repeat.py), one
                                                     device call per run on a warm machine: DIR (e.g.
                                                     .bench-state/repeat) stays there between the calls,
-                                                    --archive FILE (under the call's $OUT) brings it back
-                                                    each time. The last run writes the report, the first
+                                                    --archive brings it back each time. The last run writes
+                                                    the report, the first
                                                     run's verdicts against the adjudication and its
                                                     protocol table. With --runs 3 run 2 replays run 0's
                                                     autotune choices
@@ -39,7 +38,9 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
 
 Common options: --kbx (default build-gpu/bin/kbx, else build/bin/kbx), --device (cuda), --jobs
 (default: kbx picks), --gpus (verdicts, check: e.g. all), --time-limit S (each kbx run is stopped
-after S seconds; what it committed stays in its database). On cuda, one known-good kernel is judged
+after S seconds; what it committed stays in its database), --archive FILE (afterwards OUT as one
+.tar.xz: a device call brings back at most 8 files, so keep OUT outside the call's $OUT and the
+archive under it). On cuda, one known-good kernel is judged
 first: where the namespace sandbox cannot run on the machine, the run says so in environment.txt
 and goes on under the rlimit sandbox (KBX_SANDBOX_NO_NAMESPACES=1). KBX_TREE_COMMIT names the tree
 in environment.txt where the machine's copy of .git lags behind the tree it was sent.
@@ -220,11 +221,12 @@ def cmd_smoke(a):
 def sandbox_probe(a):
     """One known-good kernel under the default sandbox; where it does not pass, the rest of this run
     uses the rlimit sandbox (KBX_SANDBOX_NO_NAMESPACES=1) and environment.txt says why."""
-    src = os.path.join(a.out, "probe-src", "Activation")
+    probe = os.path.join(a.out, "probe")
+    src = os.path.join(probe, "src", "Activation")
     os.makedirs(src, exist_ok=True)
     shutil.copy(os.path.join(GOOD, "Activation", "relu.py"), os.path.join(src, "relu.py"))
-    jsonl, log = os.path.join(a.out, "probe.jsonl"), os.path.join(a.out, "probe.log")
-    run([a.kbx, "eval", os.path.dirname(src), "--device", a.device, "--json", "--db", os.path.join(a.out, "probe.sqlite")],
+    jsonl, log = os.path.join(probe, "probe.jsonl"), os.path.join(probe, "probe.log")
+    run([a.kbx, "eval", os.path.dirname(src), "--device", a.device, "--json", "--db", os.path.join(probe, "probe.sqlite")],
         jsonl, log, 300)
     with open(jsonl) as f:
         verdicts = [json.loads(l) for l in f if l.strip()]
@@ -289,9 +291,6 @@ def cmd_repeat(a):
     if a.run == a.runs - 1 and os.path.exists(os.path.join(a.out, "repeat.md")):
         adjudication_table(a, os.path.join(a.out, "run-0.jsonl"), os.path.join(a.out, "corpus.md"))
         protocol_table(a, os.path.join(a.out, "run-0.sqlite"), os.path.join(a.out, "protocol.txt"))
-    if a.archive:
-        os.makedirs(os.path.dirname(os.path.abspath(a.archive)), exist_ok=True)
-        subprocess.run(["tar", "-C", a.out, "-cJf", a.archive, "."], check=True)
     return rc
 
 
@@ -323,6 +322,7 @@ def main():
         p.add_argument("--jobs", type=int, default=0, help="kbx --jobs (default: kbx picks from the host)")
         p.add_argument("--gpus", default="", help="kbx --gpus on cuda (verdicts, check; default: kbx's, one GPU)")
         p.add_argument("--time-limit", type=float, default=0, help="stop each kbx run after this many seconds")
+        p.add_argument("--archive", default="", help="afterwards, OUT as one .tar.xz here (a device call brings back at most 8 files)")
     subs["verdicts"].add_argument("--variants-only", action="store_true")
     subs["check"].add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     subs["check"].add_argument("--perf", action="store_true")
@@ -334,7 +334,6 @@ def main():
                                 help="their separate-process adjudication (default: .bench-carry/adjudicated.json)")
     subs["repeat"].add_argument("--run", type=int, required=True, help="which run (0 .. RUNS-1)")
     subs["repeat"].add_argument("--runs", type=int, default=3, help="runs in all (3: run 2 replays run 0's autotune choices)")
-    subs["repeat"].add_argument("--archive", default="", help="afterwards, DIR as a .tar.xz here (e.g. under the call's $OUT)")
     subs["gputests"].add_argument("--build-dir", default=os.path.join(ROOT, "build-gpu"))
     subs["gputests"].add_argument("--tests", default="", help="only the gpu tests matching this ctest -R expression")
     a = ap.parse_args()
@@ -351,8 +350,12 @@ def main():
     a.env = write_environment(a.out)
     if a.device == "cuda" and a.cmd != "gputests":
         sandbox_probe(a)
-    return {"verdicts": cmd_verdicts, "check": cmd_check, "scale": cmd_scale, "smoke": cmd_smoke, "corpus": cmd_corpus,
-            "exploits": cmd_exploits, "repeat": cmd_repeat, "gputests": cmd_gputests}[a.cmd](a)
+    rc = {"verdicts": cmd_verdicts, "check": cmd_check, "scale": cmd_scale, "smoke": cmd_smoke, "corpus": cmd_corpus,
+          "exploits": cmd_exploits, "repeat": cmd_repeat, "gputests": cmd_gputests}[a.cmd](a)
+    if a.archive:
+        os.makedirs(os.path.dirname(os.path.abspath(a.archive)), exist_ok=True)
+        subprocess.run(["tar", "-C", a.out, "-cJf", a.archive, "."], check=True)
+    return rc
 
 
 if __name__ == "__main__":
