@@ -32,9 +32,12 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
                                                     run's verdicts against the adjudication and its
                                                     protocol table. With --runs 3 run 2 replays run 0's
                                                     autotune choices
-  bench/gpu_runs.py gputests OUT [--tests REGEX]    builds the integration tests in --build-dir and runs
-                                                    the gpu-labelled ones but the two that the runs above
-                                                    make in full (the self-check, the exploit suite)
+  bench/gpu_runs.py gputests OUT [--tests REGEX] [--part K/N]
+                                                    builds the integration tests in --build-dir and runs
+                                                    the gpu-labelled ones but those the runs above make
+                                                    in full (the fixture set's two suites, the self-check,
+                                                    the exploit suite); --part 1/2 then 2/2 splits them
+                                                    over two device calls
 
 Common options: --kbx (default build-gpu/bin/kbx, else build/bin/kbx), --device (cuda), --jobs
 (default: kbx picks), --gpus (verdicts, check: e.g. all), --time-limit S (each kbx run is stopped
@@ -51,6 +54,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -294,6 +298,28 @@ def cmd_repeat(a):
     return rc
 
 
+# The gpu-labelled tests that other subcommands make in full: the self-check (`check`), the exploit
+# suite (`exploits`) and the fixture set's two suites (`verdicts`; each alone outlasts a device call).
+GPUTESTS_MADE_ELSEWHERE = "self_check_all|Exploits|EveryKnownGoodFixture|EveryKnownBadFixture"
+
+
+def gpu_test_names(build_dir, regex):
+    """The gpu-labelled tests that gputests would run, in ctest's order."""
+    cmd = ["ctest", "--test-dir", build_dir, "-N", "-L", "gpu", "-E", GPUTESTS_MADE_ELSEWHERE]
+    if regex:
+        cmd += ["-R", regex]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return [m.group(1) for m in re.finditer(r"Test\s+#\d+: (\S+)", out)]
+
+
+def part_of(names, part):
+    """Every N-th name from the K-th (part "K/N", K from 1): the tests split over device calls."""
+    k, n = (int(x) for x in part.split("/"))
+    if not 1 <= k <= n:
+        raise ValueError(f"--part {part}: K must lie in 1..N")
+    return names[k - 1::n]
+
+
 def cmd_gputests(a):
     t0 = time.time()
     b = subprocess.run(["cmake", "--build", a.build_dir, "-j", str(os.cpu_count() or 2), "--target", "integration_tests"],
@@ -302,9 +328,19 @@ def cmd_gputests(a):
     if b.returncode:
         print("\n".join(l for l in (b.stdout + b.stderr).splitlines() if "error" in l)[:4000])
         return b.returncode
-    cmd = ["ctest", "--test-dir", a.build_dir, "-L", "gpu", "-E", "self_check_all|Exploits", "--output-on-failure"]
-    if a.tests:
-        cmd += ["-R", a.tests]
+    names = gpu_test_names(a.build_dir, a.tests)
+    if a.part:
+        try:
+            names = part_of(names, a.part)
+        except ValueError as e:
+            print(e)
+            return 2
+    if not names:
+        print("no gpu test selected")
+        return 1
+    print(f"{len(names)} gpu test(s): " + " ".join(names))
+    cmd = ["ctest", "--test-dir", a.build_dir, "-L", "gpu", "--output-on-failure",
+           "-R", "^(" + "|".join(re.escape(n) for n in names) + ")$"]
     rc, wall = run(cmd, os.path.join(a.out, "gputests.txt"), os.path.join(a.out, "gputests.err"), a.time_limit)
     print(f"ctest rc={rc} wall {wall:.0f} s")
     print(tail(os.path.join(a.out, "gputests.txt"), 30))
@@ -336,6 +372,9 @@ def main():
     subs["repeat"].add_argument("--runs", type=int, default=3, help="runs in all (3: run 2 replays run 0's autotune choices)")
     subs["gputests"].add_argument("--build-dir", default=os.path.join(ROOT, "build-gpu"))
     subs["gputests"].add_argument("--tests", default="", help="only the gpu tests matching this ctest -R expression")
+    subs["gputests"].add_argument("--part", default="", metavar="K/N",
+                                  help="every N-th selected test from the K-th (the tests take ~20-90 s each: "
+                                       "about six fit one device call)")
     a = ap.parse_args()
     if not os.path.exists(a.kbx):
         ap.error(f"{a.kbx} does not exist: build first (scripts/gpu-run.sh --build-only, or --kbx PATH)")
