@@ -3,6 +3,7 @@
 // categories, failure classes, rounds and timings; exports carry provenance; tables are exact.
 #include "analysis.h"
 #include "chartpanel.h"
+#include "chartparts.h"
 #include "figureexport.h"
 #include "figurestyle.h"
 #include "seed_import.h"
@@ -1015,4 +1016,83 @@ TEST_F(Charts, HiddenPanelLoadsWhenShown)
     panel->setDatabase(*small);
     EXPECT_TRUE(panel->isLoading());
     ASSERT_TRUE(ready.wait(20000));
+}
+
+// GPU names as torch reports them are long ("NVIDIA A100-SXM4-80GB"); in a category label they left
+// no room at paper sizes (method-summary's "method · GPU · rN (n=...)" was cut at 3.5 in). A figure
+// names each GPU as briefly as its set of GPUs allows ("A100" beside "H800"; "A100 80GB" beside
+// "A100 40GB"; the whole name where only that tells them apart), and every label stays whole.
+TEST(ChartsGpuNames, AsShortAsTheFiguresGpusAllow)
+{
+    using kbx::gui::qtcharts::GpuLabels;
+    const GpuLabels three({"NVIDIA A100-SXM4-80GB", "NVIDIA H800", "NVIDIA GeForce RTX 4090", "CPU (Triton interpreter)"});
+    EXPECT_EQ(three("NVIDIA A100-SXM4-80GB"), QStringLiteral("A100"));
+    EXPECT_EQ(three("NVIDIA H800"), QStringLiteral("H800"));
+    EXPECT_EQ(three("NVIDIA GeForce RTX 4090"), QStringLiteral("RTX 4090"));
+    EXPECT_EQ(three("CPU (Triton interpreter)"), QStringLiteral("CPU"));
+    const GpuLabels memory({"NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-40GB"});
+    EXPECT_EQ(memory("NVIDIA A100-SXM4-80GB"), QStringLiteral("A100 80GB"));
+    EXPECT_EQ(memory("NVIDIA A100-SXM4-40GB"), QStringLiteral("A100 40GB"));
+    // Same model and memory, another form factor: only the whole name tells them apart.
+    const GpuLabels form({"NVIDIA A100-SXM4-40GB", "NVIDIA A100-PCIE-40GB", "NVIDIA H200"});
+    EXPECT_EQ(form("NVIDIA A100-SXM4-40GB"), QStringLiteral("A100-SXM4-40GB"));
+    EXPECT_EQ(form("NVIDIA A100-PCIE-40GB"), QStringLiteral("A100-PCIE-40GB"));
+    EXPECT_EQ(form("NVIDIA H200"), QStringLiteral("H200"));
+    EXPECT_EQ(GpuLabels({"NVIDIA H100 80GB HBM3"})("NVIDIA H100 80GB HBM3"), QStringLiteral("H100"));
+    // A name the set does not hold gets the whole name without the vendor.
+    EXPECT_EQ(three("NVIDIA L20"), QStringLiteral("L20"));
+    EXPECT_EQ(GpuLabels({})("NVIDIA A100-SXM4-80GB"), QStringLiteral("A100-SXM4-80GB"));
+}
+
+TEST(ChartsGpuNames, LongGpuNamesKeepEveryAxisLabelWholeAtPaperSizes)
+{
+    // Three methods x two rounds x three GPUs with torch's long names, five categories x two tasks.
+    const QString path = tempDbPath(QStringLiteral("gpunames"));
+    {
+        kbx::Store s(path.toStdString());
+        std::vector<std::int64_t> runs;
+        for (const char* g : {"NVIDIA A100-SXM4-80GB", "NVIDIA H800", "NVIDIA GeForce RTX 4090"})
+            runs.push_back(s.beginRun("cuda", {{"devices", {{{"name", g}}}}}, {0}, 1, {}));
+        std::mt19937 rng(7);
+        for (const std::string method : {"zero-shot", "reflexion", "kbx-agent"}) {
+            const auto m = s.ensureMethod(method);
+            for (int round = 0; round < 2; ++round)
+                for (int c = 0; c < 5; ++c)
+                    for (int t = 0; t < 2; ++t) {
+                        const std::string task = "Category" + std::to_string(c) + "/task" + std::to_string(t);
+                        const auto sub = s.ensureSubmission(s.ensureCandidate(task, method + task + std::to_string(round)).first, m, round, "t");
+                        for (const auto run : runs) {
+                            const bool pass = rng() % 2 == 0;
+                            const auto e = addEval(s, run, sub, task, pass ? "pass" : "value_mismatch");
+                            if (pass)
+                                addTiming(s, e, "a", 1.0, std::lognormal_distribution<double>(0.0, 0.5)(rng));
+                        }
+                    }
+        }
+    }
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    for (const QString name : {"method-summary", "slow-fraction", "deviance", "compile_vs_correct"}) {
+        const auto plain = figureInput(name, path);
+        for (const auto& [width, font] : {std::pair{QStringLiteral("7in"), 11.0}, std::pair{QStringLiteral("3.5in"), 7.0}}) {
+            SCOPED_TRACE((name + QLatin1Char(' ') + width).toStdString());
+            auto in = plain;
+            in.options.widthPx = kbx::gui::parseLength(width);
+            in.options.aspect = 1.25;
+            in.options.fontPt = font;
+            const QSize size = in.options.resolve(renderer->preferredSize(in));
+            QList<kbx::gui::TextBox> axis;
+            for (const auto& t : renderer->textBoxes(in, size))
+                if (t.role == QLatin1String("axis"))
+                    axis << t;
+            expectTextsInside(axis, size);
+            for (const auto& t : axis)
+                EXPECT_FALSE(t.text.contains(QStringLiteral("SXM4"))) << "a GPU's whole name where a short one tells them apart: "
+                                                                      << t.text.toStdString();
+            QString error;
+            ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/gpunames_%1_%2.png").arg(name, width), &error))
+                << error.toStdString();
+        }
+    }
+    for (const char* x : {"", "-wal", "-shm"})
+        QFile::remove(path + QLatin1String(x));
 }

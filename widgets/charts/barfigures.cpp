@@ -20,11 +20,11 @@
 namespace kbx::gui::qtcharts {
 namespace {
 
-QString groupLabel(const std::string& gpu, const std::string& method, int round, bool withGpu, bool withRound)
+QString groupLabel(const GpuLabels& gpuLabel, const std::string& gpu, const std::string& method, int round, bool withGpu, bool withRound)
 {
     QString s = q(method);
     if (withGpu)
-        s += QStringLiteral(" · ") + shortGpu(gpu);
+        s += QStringLiteral(" · ") + gpuLabel(gpu);
     if (withRound)
         s += QStringLiteral(" · r%1").arg(round);
     return s;
@@ -248,12 +248,13 @@ void methodSummaryBars(FigureChart* c, const std::vector<kbx::stats::MethodSumma
         gpus.insert(m.gpu);
         rounds.insert(m.round);
     }
+    const GpuLabels gpuLabel(gpus);
     QStringList cats;
     std::vector<std::vector<an::Rate>> rates;
     std::vector<QVariantMap> filters;
     for (const auto& m : ms) {
         // With the last round of each, its round is in the label whenever the methods' last rounds differ.
-        cats << QStringLiteral("%1 (n=%2)").arg(groupLabel(m.gpu, m.method, m.round, gpus.size() > 1, rounds.size() > 1)).arg(m.n);
+        cats << QStringLiteral("%1 (n=%2)").arg(groupLabel(gpuLabel, m.gpu, m.method, m.round, gpus.size() > 1, rounds.size() > 1)).arg(m.n);
         rates.push_back({m.call, m.exe, m.exeGivenCall});
         filters.push_back({{QStringLiteral("figure"), c->figureName()},
                            {QStringLiteral("method"), q(m.method)},
@@ -275,14 +276,18 @@ void slowFractionBars(FigureChart* c, const std::vector<kbx::stats::SlowFraction
     std::vector<std::vector<an::Rate>> rates;
     std::vector<QVariantMap> filters;
     std::map<std::string, int> methodsPerGpu;
-    for (const auto& s : slow)
+    std::set<std::string> gpus;
+    for (const auto& s : slow) {
+        gpus.insert(s.gpu);
         if (s.method != "all methods")
             methodsPerGpu[s.gpu]++;
+    }
+    const GpuLabels gpuLabel(gpus);
     for (const auto& s : slow) {
         const bool pooled = s.method == "all methods";
         if (!pooled && methodsPerGpu[s.gpu] > 1)
             continue;
-        cats << QStringLiteral("%1 (%2 timed)").arg(shortGpu(s.gpu)).arg(s.slower.n);
+        cats << QStringLiteral("%1 (%2 timed)").arg(gpuLabel(s.gpu)).arg(s.slower.n);
         rates.push_back({s.slower});
         QVariantMap f{{QStringLiteral("figure"), c->figureName()}, {QStringLiteral("gpu"), q(s.gpu)}};
         if (!pooled)
@@ -303,11 +308,15 @@ void devianceBars(FigureChart* c, const std::vector<kbx::stats::DevianceGroup>& 
     style::applyBar(cat, 0);
     style::applyBar(met, 1);
     style::applyBar(joint, 2);
+    std::set<std::string> gpus;
+    for (const auto& g : groups)
+        gpus.insert(g.gpu);
+    const GpuLabels gpuLabel(gpus);
     QStringList cats;
     double top = 0;
     for (const auto& g : groups) {
         const auto& a = g.analysis;
-        cats << QStringLiteral("%1 · r%2 (n=%3)").arg(shortGpu(g.gpu)).arg(g.round).arg(a.n);
+        cats << QStringLiteral("%1 · r%2 (n=%3)").arg(gpuLabel(g.gpu)).arg(g.round).arg(a.n);
         const double sc = a.alone.size() > 0 ? 100 * a.alone[0].share : 0;
         const double sm = a.alone.size() > 1 ? 100 * a.alone[1].share : 0;
         cat->append(sc);
@@ -357,8 +366,12 @@ void rescuedBars(FigureChart* c, const kbx::stats::Rescued& r)
 {
     // Geometric-mean speedup per (GPU, method) and cohort, with the bootstrap CI.
     std::vector<std::pair<QString, std::array<const kbx::stats::CohortStats*, 2>>> groups;
+    std::set<std::string> gpus;
+    for (const auto& cs : r.cohorts)
+        gpus.insert(cs.gpu);
+    const GpuLabels gpuLabel(gpus);
     for (const auto& cs : r.cohorts) {
-        const QString label = QStringLiteral("%1 · %2").arg(q(cs.method), shortGpu(cs.gpu));
+        const QString label = QStringLiteral("%1 · %2").arg(q(cs.method), gpuLabel(cs.gpu));
         if (groups.empty() || groups.back().first != label)
             groups.push_back({label, {nullptr, nullptr}});
         groups.back().second[cs.cohort == "rescued" ? 0 : 1] = &cs;

@@ -233,4 +233,56 @@ QString shortGpu(const std::string& gpu)
     return g;
 }
 
+namespace {
+
+/// gpu at a level of GpuLabels: 0 the model, 1 the model and memory, 2 shortGpu, 3 the whole name.
+QString gpuAtLevel(const std::string& gpu, int level)
+{
+    if (level >= 3)
+        return q(gpu);
+    const QString s = shortGpu(gpu);
+    if (level == 2 || s == QLatin1String("CPU"))
+        return s;
+    // "A100-SXM4-80GB", "GeForce RTX 4090", "H100 80GB HBM3", "AMD Instinct MI300X": the model is
+    // the words before the first form factor or memory size.
+    static const QRegularExpression split(QStringLiteral("[-\\s]+"));
+    static const QRegularExpression memory(QStringLiteral("^\\d+GB$"), QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression qualifier(QStringLiteral("^(\\d+GB|SXM\\d*|PCIE|NVL\\d*|HBM\\d*E?|MIG.*)$"),
+                                              QRegularExpression::CaseInsensitiveOption);
+    static const QStringList brands = {QStringLiteral("AMD"), QStringLiteral("GeForce"), QStringLiteral("Instinct"), QStringLiteral("Radeon")};
+    QStringList model;
+    QString mem;
+    bool qualified = false;
+    for (const auto& w : s.split(split, Qt::SkipEmptyParts)) {
+        if (qualifier.match(w).hasMatch())
+            qualified = true;
+        if (memory.match(w).hasMatch() && mem.isEmpty())
+            mem = w;
+        if (!qualified && !(model.isEmpty() && brands.contains(w)))
+            model << w;
+    }
+    if (model.isEmpty())
+        return s;
+    const QString m = model.join(QLatin1Char(' '));
+    return level == 1 && !mem.isEmpty() ? m + QLatin1Char(' ') + mem : m;
+}
+
+}  // namespace
+
+GpuLabels::GpuLabels(const std::set<std::string>& gpus) : m_gpus(gpus)
+{
+    for (m_level = 0; m_level < 3; ++m_level) {
+        std::set<QString> labels;
+        for (const auto& g : gpus)
+            labels.insert(gpuAtLevel(g, m_level));
+        if (labels.size() == gpus.size())
+            break;
+    }
+}
+
+QString GpuLabels::operator()(const std::string& gpu) const
+{
+    return gpuAtLevel(gpu, m_gpus.count(gpu) ? m_level : 2);
+}
+
 }  // namespace kbx::gui::qtcharts

@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <QVariantMap>
 
+#include <set>
 #include <string>
 #include <utility>
 
@@ -61,5 +62,21 @@ void turnLabels(QBarCategoryAxis* x, int count, int from = 5);
 int turnedLabelsExtent(const QStringList& labels);
 /// A GPU name short enough for a category label ("CPU (Triton interpreter)" -> "CPU", "NVIDIA H200" -> "H200").
 QString shortGpu(const std::string& gpu);
+
+/// GPU names in a figure's category labels and legends, as short as the figure's set of GPUs allows,
+/// one level for all of them: the model ("A100", "RTX 4090", "H200", "CPU"), else the model and its
+/// memory ("A100 80GB" beside "A100 40GB"), else shortGpu ("A100-SXM4-40GB" beside "A100-PCIE-40GB"),
+/// else the whole name. Torch's names are long ("NVIDIA A100-SXM4-80GB") and left no room for the
+/// rest of a label at paper sizes. Tooltips keep shortGpu's names, the provenance the whole ones.
+class GpuLabels {
+public:
+    explicit GpuLabels(const std::set<std::string>& gpus);
+    /// The label of gpu; one outside the set gets shortGpu's.
+    QString operator()(const std::string& gpu) const;
+
+private:
+    std::set<std::string> m_gpus;
+    int m_level = 2;
+};
 
 }  // namespace kbx::gui::qtcharts

@@ -116,6 +116,29 @@ QGraphicsSimpleTextItem* FigureChart::annotate(QAbstractSeries* s, QPointF at, c
     return item;
 }
 
+namespace {
+
+/// t in lines no wider than width, broken at spaces (a word wider than width gets a line of its own).
+QStringList wrappedLines(const QString& t, const QFontMetricsF& fm, qreal width)
+{
+    QStringList lines;
+    QString line;
+    for (const auto& w : t.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString next = line.isEmpty() ? w : line + QLatin1Char(' ') + w;
+        if (!line.isEmpty() && fm.horizontalAdvance(next) > width) {
+            lines << line;
+            line = w;
+        } else {
+            line = next;
+        }
+    }
+    if (!line.isEmpty())
+        lines << line;
+    return lines;
+}
+
+}  // namespace
+
 void FigureChart::annotateCell(QAbstractSeries* s, const QRectF& box, const QStringList& texts, const QColor& colour, const QFont& font)
 {
     auto* item = annotate(s, box.center(), texts.value(0), colour, font);
@@ -149,8 +172,22 @@ void FigureChart::setMessage(const QString& text)
     m_message->setData(kRoleKey, QStringLiteral("annotation"));
 }
 
+qreal FigureChart::placeDetachedTitle()
+{
+    if (!m_xTitle)
+        return 0;
+    m_xTitle->setTextWidth(-1);
+    m_xTitle->setTextWidth(std::ceil(m_xTitle->document()->idealWidth()));  // lines centred on each other
+    // Under the chart's content (the axis and its labels end there), centred on the plot.
+    const QRectF r = m_xTitle->boundingRect();
+    const qreal contentBottom = size().height() - margins().bottom();
+    m_xTitle->setPos(plotArea().center().x() - r.width() / 2, contentBottom + 2);
+    return r.height() + 4;
+}
+
 void FigureChart::place()
 {
+    placeDetachedTitle();
     fitGroup(true);
     fitGroup(false);
     for (auto& a : m_annotations)
@@ -192,9 +229,10 @@ void FigureChart::fit()
     std::vector<QRectF> staleHidden;
     for (int pass = 0; pass < 8; ++pass) {
         const qreal legendH = layoutLegend();
+        const qreal xTitleH = placeDetachedTitle();
         setMargins(QMargins(kMargin + int(std::ceil(extra.left())), kMargin + int(std::ceil(extra.top() + titleH)),
                             kMargin + int(std::ceil(extra.right())),
-                            kMargin + int(std::ceil(extra.bottom())) + (legendH > 0 ? int(std::ceil(legendH)) + kLegendGap : 0)));
+                            kMargin + int(std::ceil(extra.bottom() + xTitleH)) + (legendH > 0 ? int(std::ceil(legendH)) + kLegendGap : 0)));
         if (layout())
             layout()->activate();
         if (((m_hook && m_hook(this)) | fitAxisTitles()) && layout())
@@ -275,10 +313,14 @@ QList<TextBox> FigureChart::texts(bool withHidden) const
 bool FigureChart::relieveCrowding()
 {
     QList<QRectF> boxes;
-    for (const auto& t : texts())
-        if (t.role == QLatin1String("axis") || t.role == QLatin1String("legend"))
-            boxes << t.rect.adjusted(1, 1, -1, -1);
+    // Qt also elides category labels ("kbx-...") where the bottom axis would take more than its
+    // share of the chart's height (long upright labels in a short export): the same remedies.
     bool crowded = false;
+    for (const auto& t : texts())
+        if (t.role == QLatin1String("axis") || t.role == QLatin1String("legend")) {
+            boxes << t.rect.adjusted(1, 1, -1, -1);
+            crowded = crowded || (t.role == QLatin1String("axis") && (t.text.contains(QChar(0x2026)) || t.text.contains(QLatin1String("..."))));
+        }
     for (int i = 0; i < boxes.size() && !crowded; ++i)
         for (int j = i + 1; j < boxes.size() && !crowded; ++j)
             crowded = boxes[i].intersects(boxes[j]);
@@ -315,6 +357,20 @@ bool FigureChart::relieveCrowding()
         if (f.pixelSize() > 7) {
             f.setPixelSize(std::max(7, int(std::floor(f.pixelSize() * 0.85))));
             a->setLabelsFont(f);
+        } else if (!m_xTitle && a->alignment() == Qt::AlignBottom && a->isTitleVisible() && !a->titleText().isEmpty()) {
+            m_xTitleAxis = a;
+            m_xTitle = new QGraphicsTextItem(this);
+            m_xTitle->setDefaultTextColor(style::textColour());
+            m_xTitle->setData(kRoleKey, QStringLiteral("axis"));
+            m_xTitle->setZValue(22);
+            QTextOption centred(Qt::AlignHCenter);
+            centred.setWrapMode(QTextOption::NoWrap);
+            m_xTitle->document()->setDefaultTextOption(centred);
+            m_xTitle->document()->setDocumentMargin(0);
+            m_xTitle->setFont(a->titleFont());
+            m_xTitle->setHtml(a->titleText());
+            a->setTitleText(QString());
+            a->setTitleVisible(false);
         } else {
             a->setTruncateLabels(true);
         }
@@ -340,14 +396,35 @@ bool FigureChart::fitAxisTitles()
         QString text = t.toHtmlEscaped();
         if (w > room && room > 20) {
             f.setPixelSize(std::max(int(std::ceil(f.pixelSize() * 0.7)), int(std::floor(f.pixelSize() * room / w))));
-            if (QFontMetricsF(f).horizontalAdvance(t) > room) {
+            const QFontMetricsF fm(f);
+            if (fm.horizontalAdvance(t) > room) {
+                // Two lines cut at the space nearest the middle; three where two are still too wide.
                 int cut = -1;
                 for (int i = 0; i < t.size(); ++i)
                     if (t[i] == QLatin1Char(' ') && (cut < 0 || std::abs(i - t.size() / 2) < std::abs(cut - t.size() / 2)))
                         cut = i;
                 if (cut > 0)
                     text = t.left(cut).toHtmlEscaped() + QStringLiteral("<br>") + t.mid(cut + 1).toHtmlEscaped();
+                if (cut > 0 && std::max(fm.horizontalAdvance(t.left(cut)), fm.horizontalAdvance(t.mid(cut + 1))) > room) {
+                    const QStringList lines = wrappedLines(t, fm, std::max(room, fm.horizontalAdvance(t) / 3));
+                    if (lines.size() <= 3) {
+                        QStringList escaped;
+                        for (const auto& l : lines)
+                            escaped << l.toHtmlEscaped();
+                        text = escaped.join(QStringLiteral("<br>"));
+                    }
+                }
             }
+        }
+        if (a == m_xTitleAxis) {
+            // Out of the axis (relieveCrowding): the same text and type, under it.
+            if (m_xTitle->font() != f || m_xTitle->property("kbxHtml").toString() != text) {
+                m_xTitle->setFont(f);
+                m_xTitle->setHtml(text);
+                m_xTitle->setProperty("kbxHtml", text);
+                changed = true;
+            }
+            continue;
         }
         if (a->titleFont() != f) {
             a->setTitleFont(f);

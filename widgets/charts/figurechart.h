@@ -148,11 +148,17 @@ private:
     static constexpr int kLegendBelow = 14;  ///< white under the legend, as under the axis title
 
     /// Turned tick labels that Qt could not give their room (it then gives them one line's) run into
-    /// the axis title or the legend: their type shrinks (to 7 px), and then Qt may shorten them
-    /// ("…"), which reads better than text over text. True when it changed something.
+    /// the axis title or the legend: their type shrinks (to 7 px); then the bottom axis's title
+    /// leaves the axis for the margin under it (Qt gives an axis at most 40 % of the chart's height,
+    /// its title included: a short export elided long upright labels); only then may Qt shorten
+    /// them ("…"), which reads better than text over text. True when it changed something.
     bool relieveCrowding();
-    /// Axis titles longer than their axis: smaller type (to 70 %), then two lines, never elided.
+    /// Axis titles longer than their axis: smaller type (to 70 %), then in lines (up to three),
+    /// never elided.
     bool fitAxisTitles();
+    /// The bottom axis's title once it left the axis: its text and type follow the axis's, under
+    /// the axis labels and above the legend. Returns its height (0: none).
+    qreal placeDetachedTitle();
     /// The title in one line, its type up to a quarter smaller where the figure is narrow; two lines
     /// where that is not enough (Qt would elide it).
     qreal fitTitle();
@@ -182,6 +188,8 @@ private:
     QString m_figure;
     QString m_title;
     QGraphicsTextItem* m_titleItem = nullptr;
+    QGraphicsTextItem* m_xTitle = nullptr;  ///< the bottom axis's title, out of the axis (relieveCrowding)
+    QAbstractAxis* m_xTitleAxis = nullptr;
     ActivationHandler m_activate;
     QGraphicsSimpleTextItem* m_message = nullptr;
 };

@@ -176,9 +176,14 @@ public:
             const int per = groups > 12 ? 100 : 150;
             int extent = 120;
             if (kind == QLatin1String("method-summary")) {
+                const auto ms = summaryGroups(d.stats->methods);
+                std::set<std::string> gpus;
+                for (const auto& m : ms)
+                    gpus.insert(m.gpu);
+                const GpuLabels gpuLabel(gpus);
                 QStringList cats;
-                for (const auto& m : summaryGroups(d.stats->methods))
-                    cats << q(m.method) + QStringLiteral(" · ") + shortGpu(m.gpu) + QStringLiteral(" · r10 (n=1000)");
+                for (const auto& m : ms)
+                    cats << q(m.method) + QStringLiteral(" · ") + gpuLabel(m.gpu) + QStringLiteral(" · r10 (n=1000)");
                 extent = turnedLabelsExtent(cats);
             }
             return {std::clamp(int(260 + per * groups), 800, 4000), groups > 4 ? 480 + extent : 520};

@@ -37,6 +37,7 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
     std::set<std::string> gpus;
     for (const auto& m : t)
         gpus.insert(m.gpu);
+    const GpuLabels gpuLabel(gpus);
     const double jitterStep = t.size() > 1 ? 0.12 / double(t.size() - 1) : 0.0;
     // n and speedup under each point where there are few methods; with more they would pile up (the
     // tooltip of each point has them).
@@ -47,7 +48,7 @@ void roundTrajectories(FigureChart* c, const std::vector<an::Trajectory>& t)
     for (const auto& m : t) {
         const double dx = t.size() > 1 ? -0.06 + jitterStep * idx : 0.0;  // keep intervals apart
         // Named with its GPU where the methods ran on different ones.
-        const QString name = gpus.size() > 1 && !m.gpu.empty() ? QStringLiteral("%1 · %2").arg(q(m.method), shortGpu(m.gpu)) : q(m.method);
+        const QString name = gpus.size() > 1 && !m.gpu.empty() ? QStringLiteral("%1 · %2").arg(q(m.method), gpuLabel(m.gpu)) : q(m.method);
         QPen pen = style::linePen(idx);
         pen.setStyle(Qt::SolidLine);  // solid: pass; dashed: compile. Beyond the palette the marker differs.
         const int shape = style::variant(idx);
