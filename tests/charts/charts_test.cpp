@@ -1071,7 +1071,7 @@ TEST(ChartsGpuNames, LongGpuNamesKeepEveryAxisLabelWholeAtPaperSizes)
         }
     }
     auto renderer = kbx::gui::makeDefaultRenderer();
-    for (const QString name : {"method-summary", "slow-fraction", "deviance", "compile_vs_correct"}) {
+    for (const QString name : {"method-summary", "slow-fraction", "deviance", "rescued", "compile_vs_correct"}) {
         const auto plain = figureInput(name, path);
         for (const auto& [width, font] : {std::pair{QStringLiteral("7in"), 11.0}, std::pair{QStringLiteral("3.5in"), 7.0}}) {
             SCOPED_TRACE((name + QLatin1Char(' ') + width).toStdString());

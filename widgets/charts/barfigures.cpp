@@ -392,7 +392,7 @@ void rescuedBars(FigureChart* c, const kbx::stats::Rescued& r)
             if (cs && cs->speedup.geomeanCI)
                 top = std::max(top, cs->speedup.geomeanCI->hi);
         }
-        l += QStringLiteral(" (%1 / %2 timed)").arg(pair[0] ? pair[0]->speedup.n : 0).arg(pair[1] ? pair[1]->speedup.n : 0);
+        l += QStringLiteral(" (%1 / %2)").arg(pair[0] ? pair[0]->speedup.n : 0).arg(pair[1] ? pair[1]->speedup.n : 0);
         cats << l;
     }
     series->append(resc);
