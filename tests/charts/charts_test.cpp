@@ -612,6 +612,18 @@ void expectTextsInside(const QList<kbx::gui::TextBox>& texts, const QSize& size)
     }
 }
 
+/// The export dialog's options for a paper figure: width, font, aspect 1.25.
+kbx::gui::FigureInput atExportSize(kbx::gui::FigureInput in, const QString& width, double fontPt)
+{
+    in.options.widthPx = kbx::gui::parseLength(width);
+    in.options.aspect = 1.25;
+    in.options.fontPt = fontPt;
+    return in;
+}
+
+/// A double-column figure at a larger font, and a one-column one.
+const std::pair<QString, double> kPaperSizes[] = {{QStringLiteral("7in"), 11.0}, {QStringLiteral("3.5in"), 7.0}};
+
 }  // namespace
 
 TEST(ChartsStyle, TwelveDistinctColoursThenHatchesAndDashes)
@@ -909,12 +921,9 @@ TEST_F(Charts, LargerFontsAndNarrowerExportsKeepEveryAxisLabelApart)
     for (const QString name : {"compile_vs_correct", "method-summary", "slow-fraction", "speedup_box"}) {
         const auto plain = figureInput(name, *rich);
         const auto shown = axisTexts(plain, renderer->preferredSize(plain)).size();
-        for (const auto& [width, font] : {std::pair{QStringLiteral("7in"), 11.0}, std::pair{QStringLiteral("3.5in"), 7.0}}) {
+        for (const auto& [width, font] : kPaperSizes) {
             SCOPED_TRACE((name + QLatin1Char(' ') + width).toStdString());
-            auto in = plain;
-            in.options.widthPx = kbx::gui::parseLength(width);
-            in.options.aspect = 1.25;
-            in.options.fontPt = font;
+            const auto in = atExportSize(plain, width, font);
             const QSize size = in.options.resolve(renderer->preferredSize(in));
             const auto texts = axisTexts(in, size);
             expectTextsInside(texts, size);
@@ -1073,12 +1082,9 @@ TEST(ChartsGpuNames, LongGpuNamesKeepEveryAxisLabelWholeAtPaperSizes)
     auto renderer = kbx::gui::makeDefaultRenderer();
     for (const QString name : {"method-summary", "slow-fraction", "deviance", "rescued", "compile_vs_correct"}) {
         const auto plain = figureInput(name, path);
-        for (const auto& [width, font] : {std::pair{QStringLiteral("7in"), 11.0}, std::pair{QStringLiteral("3.5in"), 7.0}}) {
+        for (const auto& [width, font] : kPaperSizes) {
             SCOPED_TRACE((name + QLatin1Char(' ') + width).toStdString());
-            auto in = plain;
-            in.options.widthPx = kbx::gui::parseLength(width);
-            in.options.aspect = 1.25;
-            in.options.fontPt = font;
+            const auto in = atExportSize(plain, width, font);
             const QSize size = in.options.resolve(renderer->preferredSize(in));
             QList<kbx::gui::TextBox> axis;
             for (const auto& t : renderer->textBoxes(in, size))

@@ -137,6 +137,20 @@ QStringList wrappedLines(const QString& t, const QFontMetricsF& fm, qreal width)
     return lines;
 }
 
+/// A text item of the figure (its title, a detached axis title): centred lines, no margin, above the plot.
+QGraphicsTextItem* centredText(QGraphicsItem* parent, const QString& role, QTextOption::WrapMode wrap)
+{
+    auto* item = new QGraphicsTextItem(parent);
+    item->setDefaultTextColor(style::textColour());
+    item->setData(kRoleKey, role);
+    item->setZValue(22);
+    QTextOption centred(Qt::AlignHCenter);
+    centred.setWrapMode(wrap);
+    item->document()->setDefaultTextOption(centred);
+    item->document()->setDocumentMargin(0);
+    return item;
+}
+
 }  // namespace
 
 void FigureChart::annotateCell(QAbstractSeries* s, const QRectF& box, const QStringList& texts, const QColor& colour, const QFont& font)
@@ -211,15 +225,8 @@ void FigureChart::place()
 void FigureChart::setFigureTitle(const QString& t)
 {
     m_title = t;
-    m_titleItem = new QGraphicsTextItem(this);
+    m_titleItem = centredText(this, QStringLiteral("title"), QTextOption::WordWrap);
     m_titleItem->setPlainText(t);
-    m_titleItem->setDefaultTextColor(style::textColour());
-    m_titleItem->setData(kRoleKey, QStringLiteral("title"));
-    m_titleItem->setZValue(22);
-    QTextOption centred(Qt::AlignHCenter);
-    centred.setWrapMode(QTextOption::WordWrap);
-    m_titleItem->document()->setDefaultTextOption(centred);
-    m_titleItem->document()->setDocumentMargin(0);
 }
 
 void FigureChart::fit()
@@ -359,14 +366,7 @@ bool FigureChart::relieveCrowding()
             a->setLabelsFont(f);
         } else if (!m_xTitle && a->alignment() == Qt::AlignBottom && a->isTitleVisible() && !a->titleText().isEmpty()) {
             m_xTitleAxis = a;
-            m_xTitle = new QGraphicsTextItem(this);
-            m_xTitle->setDefaultTextColor(style::textColour());
-            m_xTitle->setData(kRoleKey, QStringLiteral("axis"));
-            m_xTitle->setZValue(22);
-            QTextOption centred(Qt::AlignHCenter);
-            centred.setWrapMode(QTextOption::NoWrap);
-            m_xTitle->document()->setDefaultTextOption(centred);
-            m_xTitle->document()->setDocumentMargin(0);
+            m_xTitle = centredText(this, QStringLiteral("axis"), QTextOption::NoWrap);
             m_xTitle->setFont(a->titleFont());
             m_xTitle->setHtml(a->titleText());
             a->setTitleText(QString());
