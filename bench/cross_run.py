@@ -14,25 +14,23 @@ group's own figures follow.
 Prints Markdown. Shapes >= 50 us and below are reported apart (the precision targets: <= 0.5 % and
 <= 2 %); the self-speedup target is [0.98, 1.02]."""
 import argparse
-import json
-import sqlite3
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+import kbxdb  # noqa: E402
 
 
 def load(path):
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     t, sp = {}, {}
-    for task, meth, shape, cms, smp in con.execute(
-            """SELECT e.task_id, m.name, t.shape, t.candidate_ms, t.samples FROM timings t
-               JOIN evaluations e ON e.id = t.evaluation_id JOIN submissions s ON s.id = e.submission_id
-               JOIN methods m ON m.id = s.method_id WHERE t.candidate_ms IS NOT NULL"""):
-        t[(task, meth, shape)] = cms
-    for task, ev in con.execute(
-            """SELECT e.task_id, e.evidence FROM evaluations e JOIN submissions s ON s.id = e.submission_id
-               JOIN methods m ON m.id = s.method_id WHERE m.name = 'reference'"""):
-        g = json.loads(ev).get("perf", {}).get("geomean_speedup")
+    for e in kbxdb.evaluations(path):
+        for row in e["timings"]:
+            if row["candidate_ms"] is not None:
+                t[(e["task"], e["method"], row["shape"])] = row["candidate_ms"]
+        g = ((e["evidence"] or {}).get("perf") or {}).get("geomean_speedup") if e["method"] == "reference" else None
         if g:
-            sp[task] = g["estimate"]
+            sp[e["task"]] = g["estimate"]
     return t, sp
 
 

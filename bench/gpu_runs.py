@@ -48,15 +48,15 @@ first: where the namespace sandbox cannot run on the machine, the run says so in
 and goes on under the rlimit sandbox (KBX_SANDBOX_NO_NAMESPACES=1). KBX_TREE_COMMIT names the tree
 in environment.txt where the machine's copy of .git lags behind the tree it was sent.
 
-On a GPU machine, first `scripts/gpu-run.sh --build-only --targets "kbx kbx-worker"` (about a
-minute; gputests builds the tests itself). Timing precision and cost: bench/perf_bench.py."""
+On a GPU machine, first `scripts/gpu-run.sh --build-only --targets "kbx kbx-worker kbx_python"` (about
+a minute; gputests builds the tests itself; the tables read the databases through the kbx_python
+module, scripts/kbxdb.py). Timing precision and cost: bench/perf_bench.py."""
 import argparse
 import datetime
 import json
 import os
 import re
 import shutil
-import sqlite3
 import subprocess
 import sys
 import time
@@ -68,6 +68,8 @@ ADJUDICATE = os.path.join(ROOT, "scripts", "corpus_adjudicate.py")
 EXPLOITS = os.path.join(ROOT, "scripts", "exploit_table.py")
 PERF_REPEAT = os.path.join(ROOT, "bench", "perf_repeat.py")
 CARRY = os.path.join(ROOT, ".bench-carry")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import kbxdb  # noqa: E402
 # The libraries that scripts/gpu-run.sh unpacks from the carried .debs (the build's RPATH names them
 # too; the worker's children find them through this).
 DEPS_LIB = os.path.join(ROOT, ".deps", "prefix", "usr", "lib", "x86_64-linux-gnu")
@@ -158,14 +160,10 @@ def cmd_verdicts(a):
 
 def perf_table(db):
     """Per evaluation of a `kbx tasks --check --perf` database: verdict, Triton share, speedup, worker start."""
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     out = ["| task | kernel | verdict | failure | Triton share | geomean speedup | worker (perf/correctness) |",
            "|---|---|---|---|---|---|---|"]
-    for tid, kind, verdict, fc, ev in con.execute(
-            "SELECT e.task_id, m.name, e.verdict, e.failure_class, e.evidence FROM evaluations e "
-            "JOIN submissions s ON s.id = e.submission_id JOIN methods m ON m.id = s.method_id "
-            "ORDER BY e.task_id, m.name"):
-        ev = json.loads(ev or "{}")
+    for e in sorted(kbxdb.evaluations(db), key=lambda e: (e["task"], e["method"])):
+        tid, kind, verdict, fc, ev = e["task"], e["method"], e["verdict"], e["failure_class"], e["evidence"] or {}
         perf = ev.get("perf", {})
         share = perf.get("attribution", {}).get("triton_share")
         g = (perf.get("geomean_speedup") or {}).get("estimate")

@@ -33,12 +33,14 @@ import json
 import os
 import re
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tarfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+import kbxdb  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD = os.path.join(ROOT, "tests", "fixtures", "good")
@@ -70,6 +72,27 @@ def restore_state(archive, out):
             t.extractall(out)
     n = len([f for f in os.listdir(out) if f.endswith(".done")])
     print(f"restored {n} finished runs/parts from {archive}", file=sys.stderr)
+
+
+def load_rows(dbs, method):
+    """What the report reads, through kbxdb: (id, task, round, verdict, stage seconds JSON, evidence
+    JSON) per evaluation sorted by round and task, (task, shape, round, candidate ms, baseline ms) per
+    timed shape, and the samples JSON of round 0's timings. With a method (the self-check runs), repeat
+    r is dbs[r] and only that method's evaluations count; without, the rounds are the submissions'."""
+    rows, timing_rows, samples0 = [], [], []
+    evs = [(r, e) for r, db in enumerate(dbs) for e in kbxdb.evaluations(db, method=method)]
+    first = min((e["round"] for _, e in evs), default=0)
+    for r, e in evs:
+        rnd = r if method else e["round"]
+        rows.append((e["id"] + r * 10000000, e["task"], rnd, e["verdict"], json.dumps(e["stage_seconds"] or {}),
+                     json.dumps(e["evidence"] or {})))
+        for t in e["timings"]:
+            if t["candidate_ms"] is not None:
+                timing_rows.append((e["task"], t["shape"], rnd, t["candidate_ms"], t["baseline_ms"]))
+            if (r == 0) if method else (e["round"] == first):
+                samples0.append(json.dumps(t["samples"]) if t["samples"] is not None else None)
+    rows.sort(key=lambda x: (x[2], x[1]))
+    return rows, timing_rows, samples0
 
 
 def archive_state(archive, out):
@@ -233,35 +256,15 @@ def main():
 
     if a.self_check_only:
         # The known-good solutions of the self-check runs stand in for the eval repeats: repeat r is
-        # self-check r, attached as schema "r<r>" and seen through one view with the same columns.
-        con = sqlite3.connect(":memory:")
-        parts_e, parts_t = [], []
-        for r in range(a.repeats):
-            con.execute("ATTACH DATABASE ? AS r%d" % r, (os.path.join(a.out, f"self-check-{r}.sqlite"),))
-            parts_e.append(f"""SELECT e.id + {r} * 10000000 AS id, e.task_id, {r} AS round, e.verdict, e.stage_seconds, e.evidence
-                               FROM r{r}.evaluations e JOIN r{r}.submissions s ON s.id = e.submission_id
-                               JOIN r{r}.methods m ON m.id = s.method_id WHERE m.name = 'known-good'""")
-            parts_t.append(f"""SELECT e.task_id, t.shape, {r} AS round, t.candidate_ms, t.baseline_ms FROM r{r}.timings t
-                               JOIN r{r}.evaluations e ON e.id = t.evaluation_id JOIN r{r}.submissions s ON s.id = e.submission_id
-                               JOIN r{r}.methods m ON m.id = s.method_id WHERE m.name = 'known-good' AND t.candidate_ms IS NOT NULL""")
-        rows = con.execute(" UNION ALL ".join(parts_e) + " ORDER BY round, task_id").fetchall()
-        prov = json.loads(con.execute("SELECT provenance FROM r0.runs ORDER BY id LIMIT 1").fetchone()[0])
-        timing_rows = con.execute(" UNION ALL ".join(parts_t)).fetchall()
+        # self-check r.
+        dbs = [os.path.join(a.out, f"self-check-{r}.sqlite") for r in range(a.repeats)]
+        rows, timing_rows, samples0 = load_rows(dbs, "known-good")
+        prov = kbxdb.provenance(dbs[0])
         walls = self_walls[:]
-        n_all0 = con.execute("SELECT count(*) FROM r0.evaluations").fetchone()[0]
-        samples0 = [r[0] for r in con.execute("""SELECT t.samples FROM r0.timings t JOIN r0.evaluations e ON e.id = t.evaluation_id
-                    JOIN r0.submissions s ON s.id = e.submission_id JOIN r0.methods m ON m.id = s.method_id
-                    WHERE m.name = 'known-good'""")]
+        n_all0 = len(kbxdb.open_db(dbs[0]).evaluations())
     else:
-        con = sqlite3.connect(db)
-        rows = con.execute("""SELECT e.id, e.task_id, s.round, e.verdict, e.stage_seconds, e.evidence
-                              FROM evaluations e JOIN submissions s ON s.id = e.submission_id ORDER BY s.round, e.task_id""").fetchall()
-        prov = json.loads(con.execute("SELECT provenance FROM runs ORDER BY id LIMIT 1").fetchone()[0])
-        timing_rows = con.execute("""SELECT e.task_id, t.shape, s.round, t.candidate_ms, t.baseline_ms FROM timings t
-                           JOIN evaluations e ON e.id = t.evaluation_id JOIN submissions s ON s.id = e.submission_id
-                           WHERE t.candidate_ms IS NOT NULL""").fetchall()
-        samples0 = [r[0] for r in con.execute("""SELECT t.samples FROM timings t JOIN evaluations e ON e.id = t.evaluation_id
-                    JOIN submissions s ON s.id = e.submission_id WHERE s.round = (SELECT min(round) FROM submissions)""")]
+        rows, timing_rows, samples0 = load_rows([db], None)
+        prov = kbxdb.provenance(db)
     lines = [f"# kbx evaluation cost and timing precision ({time.strftime('%Y-%m-%d', time.gmtime())})", ""]
     dev = (prov.get("devices") or [{}])[0]
     v = prov.get("versions", {})
@@ -308,9 +311,10 @@ def main():
     lines += ["", f"Totals over {n0} kernels (process seconds, summed over parallel jobs): candidate {tot['candidate']:.0f} s, "
               f"compare {tot['compare']:.0f} s, precompile (perf shapes' Triton kernels, in the correctness stage) "
               f"{tot['precompile']:.0f} s, perf {tot['perf']:.0f} s.",
-              f"Wall time per repeat: {', '.join(f'{w:.0f} s' for w in walls)}; amortised "
-              + (f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf)." if not a.self_check_only else
-                 f"{walls[0] / max(1, n_all0):.2f} s per evaluated kernel ({n_all0} references and known-good solutions in run 0, correctness + perf)."), ""]
+              ("Wall time per repeat: not recorded (the runs were not made by this call)." if not walls else
+               f"Wall time per repeat: {', '.join(f'{w:.0f} s' for w in walls)}; amortised "
+               + (f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf)." if not a.self_check_only else
+                  f"{walls[0] / max(1, n_all0):.2f} s per evaluated kernel ({n_all0} references and known-good solutions in run 0, correctness + perf).")), ""]
     if cphases:
         lines += ["## Correctness stage: the candidate process by phase (repeat 0, seconds per kernel)", "",
                   "Reported by the worker (interpreter start, `import torch` and the harness, inputs and static checks, "
@@ -401,9 +405,8 @@ def main():
     if a.self_check:
         sp = {}
         for r in range(a.repeats):
-            c2 = sqlite3.connect(os.path.join(a.out, f"self-check-{r}.sqlite"))
-            for task, evj in c2.execute("""SELECT e.task_id, e.evidence FROM evaluations e JOIN submissions s ON s.id = e.submission_id
-                                           JOIN methods m ON m.id = s.method_id WHERE m.name = 'reference'"""):
+            for e in kbxdb.evaluations(os.path.join(a.out, f"self-check-{r}.sqlite"), method="reference"):
+                task, evj = e["task"], json.dumps(e["evidence"] or {})
                 g = json.loads(evj).get("perf", {}).get("geomean_speedup")
                 if g:
                     sp.setdefault(task, []).append(g["estimate"])

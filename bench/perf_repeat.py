@@ -22,7 +22,6 @@ A kernel is the (task, code hash) pair, so the same code in two records is one k
 import argparse
 import json
 import os
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,8 @@ import time
 # perf::repeatInterval's formula, kept once for the bench scripts (bench/prior_sim.py).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from prior_sim import repeat_interval  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+import kbxdb  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -61,25 +62,22 @@ def run_once(kbx, source, r, out, extra, device="cuda", replay_from=None):
 
 
 def load(db):
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    n = con.execute("SELECT count(*) FROM evaluations").fetchone()[0]
+    evs = kbxdb.evaluations(db)
+    n = len(evs)
     kern, shapes = {}, {}
-    for eid, task, code, ev in con.execute(
-            """SELECT e.id, e.task_id, c.code_hash, e.evidence FROM evaluations e JOIN submissions s ON s.id = e.submission_id
-               JOIN candidates c ON c.id = s.candidate_id"""):
-        p = json.loads(ev).get("perf") or {}
-        kern[(task, code)] = p
-        for shape, cms, bms, smp in con.execute(
-                "SELECT shape, candidate_ms, baseline_ms, samples FROM timings WHERE evaluation_id = ?", (eid,)):
-            if cms and bms:
-                shapes[(task, code, shape)] = (cms, bms, json.loads(smp or "{}"))
-    prov = json.loads(con.execute("SELECT provenance FROM runs ORDER BY id LIMIT 1").fetchone()[0])
+    for e in evs:
+        task, code = e["task"], e["code_hash"]
+        kern[(task, code)] = (e["evidence"] or {}).get("perf") or {}
+        for t in e["timings"]:
+            if t["candidate_ms"] and t["baseline_ms"]:
+                shapes[(task, code, t["shape"])] = (t["candidate_ms"], t["baseline_ms"], t["samples"] or {})
+    prov = dict(kbxdb.provenance(db))
     # The correctness stage's phases (issue 22): each task's reference once (shared by its
     # candidates), every candidate's own stages.
     phases = {"reference (per task)": 0.0, "candidate": 0.0, "compare": 0.0}
     ref_phases, seen = {}, set()
-    for task, st in con.execute("SELECT task_id, stage_seconds FROM evaluations"):
-        st = json.loads(st or "{}")
+    for e in evs:
+        task, st = e["task"], e["stage_seconds"] or {}
         for k in ("candidate", "compare"):
             phases[k] += float(st.get(k) or 0)
         if task not in seen:

@@ -25,12 +25,14 @@ choice still has to hold in runs that did not inform it (bench/perf_repeat.py).
 from __future__ import annotations
 
 import argparse
-import json
 import math
+import os
 import random
-import sqlite3
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+import kbxdb  # noqa: E402
 
 Z = 1.959964
 DEFAULT_CONFIGS = ["2,4,0.01,0.005,4", "2,4,0.01,0.007,4", "3,4,0.01,0.005,4", "3,4,0.01,0.006,4",
@@ -39,12 +41,10 @@ DEFAULT_CONFIGS = ["2,4,0.01,0.005,4", "2,4,0.01,0.007,4", "3,4,0.01,0.005,4", "
 
 def load(db: str) -> dict:
     """{gpu uuid: {(task, code hash): [process estimates]}} of one run database."""
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     out: dict = {}
-    for task, code, ev in con.execute(
-            """SELECT e.task_id, c.code_hash, e.evidence FROM evaluations e JOIN submissions s ON s.id = e.submission_id
-               JOIN candidates c ON c.id = s.candidate_id"""):
-        perf = (json.loads(ev or "{}") or {}).get("perf") or {}
+    for e in kbxdb.evaluations(db):
+        task, code = e["task"], e["code_hash"]
+        perf = (e["evidence"] or {}).get("perf") or {}
         pp = perf.get("geomean_speedup_per_process") or []
         pp = [p for p in pp if all(isinstance(p.get(k), (int, float)) and p[k] > 0 for k in ("estimate", "lo", "hi"))]
         if not pp:
@@ -146,8 +146,8 @@ def main() -> int:
     for db in a.dbs:
         try:
             runs.append(load(db))
-        except sqlite3.Error as e:
-            print(f"prior_sim.py: {db}: not a kbx database ({e})", file=sys.stderr)
+        except kbxdb.NotADatabase as e:
+            print(f"prior_sim.py: {e}", file=sys.stderr)
             return 2
     by_gpu = pools(runs)
     if not by_gpu:

@@ -16,7 +16,7 @@
 # then `ctest -L "unit|gpu"` without the long GPU runs (the whole-benchmark self-check and the
 # fixture-set tests, which take most of a 10-minute device call on their own; --long keeps them).
 # --tests REGEX runs only the tests matching REGEX (ctest -R) instead. --targets builds only those
-# CMake targets (e.g. "kbx kbx-worker", about a minute on a 16-core machine, for bench/gpu_runs.py).
+# CMake targets (e.g. "kbx kbx-worker kbx_python", about a minute on a 16-core machine, for bench/gpu_runs.py; the bench scripts read databases through the kbx_python module).
 # OUTDIR (default DIR/gpu-run) receives environment.txt and ctest.log.
 # Benchmarks, verdict tables and the acceptance runs on the same build: bench/README.md.
 set -uo pipefail

@@ -11,8 +11,11 @@ import json
 import lzma
 import os
 import shutil
-import sqlite3
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kbxdb  # noqa: E402
 
 
 def main():
@@ -27,13 +30,11 @@ def main():
             path = os.path.join(tmp, "db.sqlite")
             with lzma.open(a.db) as src, open(path, "wb") as dst:
                 shutil.copyfileobj(src, dst)
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         seconds = {}
-        for task, st in con.execute("SELECT task_id, stage_seconds FROM evaluations"):
-            w = json.loads(st or "{}").get("evaluation")
+        for e in kbxdb.evaluations(path):
+            w = (e["stage_seconds"] or {}).get("evaluation")
             if isinstance(w, (int, float)):
-                seconds[task] = round(max(seconds.get(task, 0.0), float(w)), 1)
-        con.close()
+                seconds[e["task"]] = round(max(seconds.get(e["task"], 0.0), float(w)), 1)
     if not seconds:
         raise SystemExit(f"{a.db}: no evaluation wall times (stage_seconds.evaluation)")
     doc = {"about": "Per task, the longest evaluation (seconds) of its own reference and known-good solution in "

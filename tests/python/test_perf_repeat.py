@@ -6,13 +6,14 @@ with their causes, and databases found beside runs.json when the paths it names 
 machine) do not exist here."""
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import unittest
 
 BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_db  # noqa: E402
 
 
 def iv(e, lo, hi):
@@ -20,28 +21,19 @@ def iv(e, lo, hi):
 
 
 def make_db(path, kernels):
-    """kernels: {(task, code): (geomean interval, flags)}; one shape each, 10 us candidate, 12 us eager."""
-    con = sqlite3.connect(path)
-    con.executescript("""CREATE TABLE candidates (id INTEGER PRIMARY KEY, code_hash TEXT);
-                         CREATE TABLE submissions (id INTEGER PRIMARY KEY, candidate_id INTEGER);
-                         CREATE TABLE evaluations (id INTEGER PRIMARY KEY, submission_id INTEGER, task_id TEXT,
-                                                   evidence TEXT, stage_seconds TEXT);
-                         CREATE TABLE timings (evaluation_id INTEGER, shape TEXT, candidate_ms REAL, baseline_ms REAL,
-                                               samples TEXT);
-                         CREATE TABLE runs (id INTEGER PRIMARY KEY, provenance TEXT);""")
-    for i, ((task, code), (g, flags)) in enumerate(sorted(kernels.items()), 1):
+    """kernels: {(task, code): (geomean interval, flags)}; one shape each, 10 us candidate, 12 us eager.
+    Returns {code: its stored hash}."""
+    evs = []
+    for (task, code), (g, flags) in sorted(kernels.items()):
         g = dict(g, interval="repeat", processes=3, prior_rel=0.0065, prior_df=4, between_process_rel=0.005)
         per = [iv(g["estimate"], g["estimate"] * 0.998, g["estimate"] * 1.002)] * 3
         perf = {"geomean_speedup": g, "flags": flags, "geomean_speedup_per_process": per}
-        con.execute("INSERT INTO candidates VALUES (?, ?)", (i, code))
-        con.execute("INSERT INTO submissions VALUES (?, ?)", (i, i))
-        con.execute("INSERT INTO evaluations VALUES (?, ?, ?, ?, ?)",
-                    (i, i, task, json.dumps({"perf": perf}), json.dumps({"candidate": 1.0, "compare": 0.1, "reference": 0.5})))
         samples = {"per_process": [{"candidate_ms": 0.010}] * 3, "roofline": {"peak_dtype": "float32"}}
-        con.execute("INSERT INTO timings VALUES (?, '1M_f32', 0.010, 0.012, ?)", (i, json.dumps(samples)))
-    con.execute("INSERT INTO runs VALUES (1, ?)", (json.dumps({"devices": [{"name": "Test GPU"}], "versions": {"torch": "x"}}),))
-    con.commit()
-    con.close()
+        evs.append({"task": task, "code": code, "evidence": {"perf": perf},
+                    "stage_seconds": {"candidate": 1.0, "compare": 0.1, "reference": 0.5},
+                    "timings": [{"shape": "1M_f32", "candidate_ms": 0.010, "baseline_ms": 0.012, "samples": samples}]})
+    return fixture_db.write(path, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}], "versions": {"torch": "x"}},
+                                    "evaluations": evs}])
 
 
 class PerfRepeatReport(unittest.TestCase):
@@ -55,8 +47,9 @@ class PerfRepeatReport(unittest.TestCase):
                 ("Activation/relu", "c" * 40): (iv(1.030, 1.020, 1.040), []),
                 ("Math/exp", "d" * 40): (iv(1.020, 1.015, 1.025), [])}
         with tempfile.TemporaryDirectory() as out:
-            make_db(os.path.join(out, "run-0.sqlite"), run0)
-            make_db(os.path.join(out, "run-1.sqlite"), run1)
+            h = make_db(os.path.join(out, "run-0.sqlite"), run0)
+            self.assertEqual(make_db(os.path.join(out, "run-1.sqlite"), run1), h)
+            b, c, d = (h[x * 40][:12] for x in "bcd")
             # As the GPU machine wrote it: paths relative to another working directory.
             runs = [{"rc": 0, "wall": 100.0, "correct_wall": 20.0, "first": "kbx: evaluating 4", "db": f".bench-state/repeat/run-{r}.sqlite"}
                     for r in (0, 1)]
@@ -72,13 +65,13 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn("of them with no flagged cause (see the causes above): 3; inside 2 and 1 (the two directions)", md)
         forward = md.split("Run 1's estimate outside run 0's interval:")[1].split("\n\n")[0]
         back = md.split("Run 0's estimate outside run 1's interval:")[1].split("\n\n")[0]
-        self.assertIn("Math/i0 bbbbbbbbbbbb: run 0 2.120 [2.100, 2.140], run 1 2.088; causes: none", forward)
-        self.assertIn("Activation/relu cccccccccccc: run 0 1.000 [0.980, 1.020], run 1 1.030; causes: host_in_timing:1M_f32", forward)
+        self.assertIn(f"Math/i0 {b}: run 0 2.120 [2.100, 2.140], run 1 2.088; causes: none", forward)
+        self.assertIn(f"Activation/relu {c}: run 0 1.000 [0.980, 1.020], run 1 1.030; causes: host_in_timing:1M_f32", forward)
         self.assertNotIn("Math/exp", forward)
         self.assertNotIn("Math/abs", forward + back)
-        self.assertIn("Math/exp dddddddddddd: run 1 1.020 [1.015, 1.025], run 0 1.000; causes: none", back)
-        self.assertIn("Math/i0 bbbbbbbbbbbb: run 1 2.088 [2.070, 2.106], run 0 2.120; causes: none", back)
-        self.assertEqual([l[:17] for l in back.strip().splitlines()], ["- Activation/relu", "- Math/exp dddddd", "- Math/i0 bbbbbbb"])
+        self.assertIn(f"Math/exp {d}: run 1 1.020 [1.015, 1.025], run 0 1.000; causes: none", back)
+        self.assertIn(f"Math/i0 {b}: run 1 2.088 [2.070, 2.106], run 0 2.120; causes: none", back)
+        self.assertEqual([l[:17] for l in back.strip().splitlines()], ["- Activation/relu", f"- Math/exp {d[:6]}", f"- Math/i0 {b[:7]}"])
         self.assertIn("| 0 | 0 | 20 s | 5.00 s | 80 s | 100 s |", md)
 
 

@@ -3,16 +3,17 @@
 """bench/prior_sim.py: its repeat interval is perf::repeatInterval's (the numbers of
 tests/core/perfstats_test.cpp), it reads the per-process estimates kbx stores, pools runs per GPU,
 and a kernel with two levels per process is covered more often with more processes."""
-import json
 import math
 import os
-import sqlite3
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 import prior_sim  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_db  # noqa: E402
 
 Z = 1.959964
 
@@ -22,20 +23,13 @@ def iv(e, lo=None, hi=None):
 
 
 def make_db(path, gpu, kernels):
-    """A database with the tables and evidence shape prior_sim reads: {(task, code): [estimates]}."""
-    con = sqlite3.connect(path)
-    con.executescript("""CREATE TABLE candidates (id INTEGER PRIMARY KEY, code_hash TEXT);
-                         CREATE TABLE submissions (id INTEGER PRIMARY KEY, candidate_id INTEGER);
-                         CREATE TABLE evaluations (id INTEGER PRIMARY KEY, submission_id INTEGER, task_id TEXT, evidence TEXT);""")
-    for i, ((task, code), ests) in enumerate(sorted(kernels.items()), 1):
-        con.execute("INSERT INTO candidates VALUES (?, ?)", (i, code))
-        con.execute("INSERT INTO submissions VALUES (?, ?)", (i, i))
-        perf = {"nvml_before": {"uuid": gpu}, "geomean_speedup_per_process": [iv(e, e * 0.999, e * 1.001) for e in ests]}
-        con.execute("INSERT INTO evaluations VALUES (?, ?, ?, ?)", (i, i, task, json.dumps({"perf": perf})))
-    # a failing kernel: no perf, not read
-    con.execute("INSERT INTO evaluations VALUES (99, 99, 'Math/abs', ?)", (json.dumps({"perf": None}),))
-    con.commit()
-    con.close()
+    """A run database with the evidence prior_sim reads: {(task, code): [estimates]}, and a failing
+    kernel without perf (not read). Returns {code: its stored hash}."""
+    evs = [{"task": task, "code": code, "evidence": {"perf": {
+               "nvml_before": {"uuid": gpu}, "geomean_speedup_per_process": [iv(e, e * 0.999, e * 1.001) for e in ests]}}}
+           for (task, code), ests in sorted(kernels.items())]
+    evs.append({"task": "Math/abs", "code": "broken", "failure_class": "value_mismatch"})
+    return fixture_db.write(path, [{"device": "cuda", "evaluations": evs}])
 
 
 class PriorSim(unittest.TestCase):
@@ -54,15 +48,15 @@ class PriorSim(unittest.TestCase):
     def test_runs_pool_per_gpu_and_kernels_of_one_run_are_left_out(self):
         with tempfile.TemporaryDirectory() as d:
             a, b, c = (os.path.join(d, f"{n}.sqlite") for n in "abc")
-            make_db(a, "GPU-1", {("Math/i0", "k1"): [2.10, 2.13, 2.09], ("Math/abs", "k2"): [1.0, 1.0]})
+            h = make_db(a, "GPU-1", {("Math/i0", "k1"): [2.10, 2.13, 2.09], ("Math/abs", "k2"): [1.0, 1.0]})
             make_db(b, "GPU-1", {("Math/i0", "k1"): [2.12, 2.08]})
             make_db(c, "GPU-2", {("Math/i0", "k1"): [2.0, 2.0]})
             by_gpu = prior_sim.pools([prior_sim.load(p) for p in (a, b, c)])
             self.assertEqual(set(by_gpu), {"GPU-1"})  # GPU-2 has one run only
             kernels, nruns = by_gpu["GPU-1"]
             self.assertEqual(nruns, 2)
-            self.assertEqual(set(kernels), {("Math/i0", "k1")})  # k2: one run
-            pool = kernels[("Math/i0", "k1")]
+            self.assertEqual(set(kernels), {("Math/i0", h["k1"])})  # k2: one run
+            pool = kernels[("Math/i0", h["k1"])]
             self.assertEqual(len(pool), 5)
             # widened about the pool's mean by sqrt(n/(n-1)), the mean kept
             logs = [math.log(x["estimate"]) for x in pool]
