@@ -172,6 +172,25 @@ def perf_table(db):
     return "\n".join(out) + "\n"
 
 
+def not_ok_entries(listing):
+    """The `[i/n] STATUS kind task` blocks of a `kbx tasks --check` listing whose status is not ok,
+    each with the indented lines that follow it (the reason)."""
+    out, keep = [], False
+    with open(listing, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"\[\d+/\d+\] (\S+)", line)
+            if m or line.startswith("[perf "):
+                keep = bool(m) and m.group(1) != "ok"
+                if keep:
+                    out.append(line.rstrip())
+            elif keep and line.strip() and not line.startswith("self-check:"):
+                out.append(line.rstrip())
+            elif not line.strip() or line.startswith("self-check:"):
+                keep = False
+    return out
+
+
 def cmd_check(a):
     db = os.path.join(a.out, "self-check.sqlite")
     cmd = [a.kbx, "tasks", "--check", "--device", a.device, "--db", db] + gpu_args(a)
@@ -182,6 +201,12 @@ def cmd_check(a):
     rc, wall = run(cmd, os.path.join(a.out, "self-check.txt"), os.path.join(a.out, "self-check.log"), a.time_limit)
     print(f"kbx tasks --check rc={rc} wall {wall:.0f} s")  # 6: some task failed its check
     print(tail(os.path.join(a.out, "self-check.txt"), 3))
+    # Every entry that is not ok, with the lines kbx printed under it, into this output too: the
+    # listing itself may not come back from a device machine, the failures must.
+    bad = not_ok_entries(os.path.join(a.out, "self-check.txt"))
+    if bad:
+        print(f"entries not ok ({len(bad)}):")
+        print("\n".join(bad))
     if a.perf:
         with open(os.path.join(a.out, "check-perf.md"), "w") as f:
             f.write(perf_table(db))

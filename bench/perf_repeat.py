@@ -86,6 +86,15 @@ def load(db):
             for k, v in (st.get("reference_phases") or {}).items():
                 ref_phases[k] = ref_phases.get(k, 0.0) + float(v or 0)
     prov["_phases"] = (phases, ref_phases, len(seen))
+    # The GPUs the perf workers ran on (NVML uuid in each kernel's evidence): a repeat on another
+    # GPU measures the spread between machines too, not the run-to-run spread of one.
+    gpus = {}
+    for p in kern.values():
+        for side in ("nvml_before", "nvml_after"):
+            u = (p.get(side) or {}).get("uuid")
+            if u:
+                gpus[u] = gpus.get(u, 0) + 1
+    prov["_gpus"] = sorted(gpus)
     return n, kern, shapes, prov
 
 
@@ -190,7 +199,18 @@ def main():
     L = [f"# Repeat of a real generated set with --perf ({time.strftime('%Y-%m-%d', time.gmtime())})", "",
          f"- device: {dev.get('name', '?')}; python {v.get('python')}, torch {v.get('torch')}, CUDA {v.get('cuda')}, "
          f"triton {v.get('triton')}", f"- source: `{a.source}`, {n0} kernels evaluated; kbx options: "
-         f"`{' '.join(extra) or '(defaults)'}`", f"- first progress line: `{runs[0]['first']}`", "",
+         f"`{' '.join(extra) or '(defaults)'}`", f"- first progress line: `{runs[0]['first']}`"]
+    gpus = [d[3]["_gpus"] for d in data]
+    L.append("- GPUs (NVML uuid of the perf workers): " + "; ".join(
+        f"run {i} {', '.join(g) or 'not recorded'}" for i, g in enumerate(gpus)))
+    same = all(g and g == gpus[0] for g in gpus)
+    cross = len(gpus) > 1 and any(g and gpus[0] and g != gpus[0] for g in gpus[1:])
+    if cross:
+        L.append("- **a cross-machine repeat: the runs were timed on different GPUs.** Run-to-run and coverage "
+                 "below include the spread between machines; the repeat interval is meant for a repeat on the same GPU")
+    elif not same and len(gpus) > 1:
+        L.append("- whether the runs shared a GPU is not known (a run recorded no NVML uuid)")
+    L += ["",
          "## Stage cost", "", "| run | rc | correctness wall | per kernel (amortised) | perf stage wall | total |",
          "|---|---|---|---|---|---|"]
     for i, r in enumerate(runs):
@@ -322,7 +342,7 @@ def main():
             if w:
                 widths_within.append((w["hi"] - w["lo"]) / w["estimate"])
                 cover_within += w["lo"] <= g1["estimate"] <= w["hi"]
-        L += ["", "## CI coverage", "",
+        L += ["", "## CI coverage" + (" (across GPUs)" if cross else ""), "",
               f"- interval: {'; '.join(sorted(kinds)) or '?'}",
               f"- kernels timed in both runs: {n_both}; second run's geomean speedup inside the first run's 95 % interval: "
               f"{cover} ({100 * cover / max(1, n_both):.0f} %); the other way (run 1's interval holds run 0): "
@@ -349,6 +369,8 @@ def main():
         L += ["", "## Coverage against the prior (recomputed from the stored per-process estimates)", ""]
         for r in range(1, len(data)):
             replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""
+            if gpus[r] and gpus[0] and gpus[r] != gpus[0]:
+                replay += " (on another GPU)"
             L += coverage_table(k0, data[r][1], f"run 0 and run {r}{replay}")
     fast = []
     for key, (c, b, m) in s0.items():

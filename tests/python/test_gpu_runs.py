@@ -5,6 +5,7 @@ order, and the suites other subcommands run in full are left out of the selectio
 import os
 import re
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
@@ -38,6 +39,26 @@ class PartOf(unittest.TestCase):
             self.assertTrue(made.search(name), name)
         for name in ("gpu.Perf.CorrectKernelGetsTimingsSpeedupAndProvenance", "gpu.Eval.SameSubmissionTwiceIsStoredOnceWithTwoEvaluations"):
             self.assertFalse(made.search(name), name)
+
+
+class NotOkEntries(unittest.TestCase):
+    def test_only_entries_that_failed_come_back_with_their_reason(self):
+        listing = ("[1/4] ok   reference   Activation/relu                    \n"
+                   "[2/4] FAIL known-good  Math/floor                         output 3 of 16M differs\n"
+                   "  max |a-b| 1.0 at 17\n"
+                   "[perf 1/2] reference   Math/abs                           self-speedup 1.001x [0.99, 1.01]\n"
+                   "[3/4] ok   known-good  Math/abs                           \n"
+                   "[4/4] FAIL reference   Math/exp                           timed out\n"
+                   "self-check: 2 of 4 ok in 9s\n")
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write(listing)
+        try:
+            self.assertEqual(gpu_runs.not_ok_entries(f.name), [
+                "[2/4] FAIL known-good  Math/floor                         output 3 of 16M differs",
+                "  max |a-b| 1.0 at 17",
+                "[4/4] FAIL reference   Math/exp                           timed out"])
+        finally:
+            os.unlink(f.name)
 
 
 if __name__ == "__main__":

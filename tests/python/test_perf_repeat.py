@@ -20,14 +20,15 @@ def iv(e, lo, hi):
     return {"estimate": e, "lo": lo, "hi": hi}
 
 
-def make_db(path, kernels):
+def make_db(path, kernels, gpu="GPU-aaaa"):
     """kernels: {(task, code): (geomean interval, flags)}; one shape each, 10 us candidate, 12 us eager.
     Returns {code: its stored hash}."""
     evs = []
     for (task, code), (g, flags) in sorted(kernels.items()):
         g = dict(g, interval="repeat", processes=3, prior_rel=0.0065, prior_df=4, between_process_rel=0.005)
         per = [iv(g["estimate"], g["estimate"] * 0.998, g["estimate"] * 1.002)] * 3
-        perf = {"geomean_speedup": g, "flags": flags, "geomean_speedup_per_process": per}
+        perf = {"geomean_speedup": g, "flags": flags, "geomean_speedup_per_process": per,
+                "nvml_before": {"uuid": gpu}, "nvml_after": {"uuid": gpu}}
         samples = {"per_process": [{"candidate_ms": 0.010}] * 3, "roofline": {"peak_dtype": "float32"}}
         evs.append({"task": task, "code": code, "evidence": {"perf": perf},
                     "stage_seconds": {"candidate": 1.0, "compare": 0.1, "reference": 0.5},
@@ -73,6 +74,27 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn(f"Math/i0 {b}: run 1 2.088 [2.070, 2.106], run 0 2.120; causes: none", back)
         self.assertEqual([l[:17] for l in back.strip().splitlines()], ["- Activation/relu", f"- Math/exp {d[:6]}", f"- Math/i0 {b[:7]}"])
         self.assertIn("| 0 | 0 | 20 s | 5.00 s | 80 s | 100 s |", md)
+        self.assertIn("- GPUs (NVML uuid of the perf workers): run 0 GPU-aaaa; run 1 GPU-aaaa", md)
+        self.assertNotIn("cross-machine", md)
+        self.assertIn("## CI coverage\n", md)
+
+    def test_a_repeat_on_another_gpu_says_so(self):
+        k = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), [])}
+        with tempfile.TemporaryDirectory() as out:
+            make_db(os.path.join(out, "run-0.sqlite"), k, gpu="GPU-f880")
+            make_db(os.path.join(out, "run-1.sqlite"), k, gpu="GPU-7fbb")
+            runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "", "db": f"run-{r}.sqlite"} for r in (0, 1)]
+            with open(os.path.join(out, "runs.json"), "w") as f:
+                json.dump(runs, f)
+            p = subprocess.run([sys.executable, os.path.join(BENCH, "perf_repeat.py"), "v.jsonl", "--out", out, "--no-run"],
+                               capture_output=True, text=True, cwd=out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(out, "repeat.md")) as f:
+                md = f.read()
+        self.assertIn("- GPUs (NVML uuid of the perf workers): run 0 GPU-f880; run 1 GPU-7fbb", md)
+        self.assertIn("**a cross-machine repeat: the runs were timed on different GPUs.**", md)
+        self.assertIn("## CI coverage (across GPUs)", md)
+        self.assertIn("### run 0 and run 1 (on another GPU)", md)
 
 
 if __name__ == "__main__":
