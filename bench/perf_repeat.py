@@ -18,6 +18,8 @@ its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md
    the same for the first process's within-process CI alone, and the between-process spread measured;
 4. autotune: shapes whose chosen config differs between the runs;
 5. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.
+The header names each run's GPU (the NVML uuid its perf workers recorded): runs on different GPUs
+make a cross-machine repeat, which the report says, since the repeat interval is for the same GPU.
 A kernel is the (task, code hash) pair, so the same code in two records is one kernel."""
 import argparse
 import json

@@ -152,14 +152,41 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
         autotuneSweep(sub, *task, contractTier->second, dir, rec, slot);
     if (!rec.exeOk)
         extRun.abandon = true;  // a sweep config's outputs were wrong
+    // The precompile of the perf shapes (--perf on a GPU, after a pass). The verdict is known once
+    // the contract tier and its sweep are done, except under --protocol strict, where the extended
+    // tier can still fail it: so, but for strict, it runs now, beside the extended tier's process,
+    // instead of after it (issue 22: one after the other they were the correctness stage's tail, a
+    // 31 s extended tier then a 12 s precompile on the H200). It reads the candidate's directory,
+    // which nothing else uses by then (the sweep ran in directories under it and is done; the
+    // extended tier has a directory of its own), and writes no record until it is joined.
+    const bool wantPrecompile = m_opt.perf && m_opt.device == Device::Cuda && m_perf.config().precompile;
+    PerfStage::Precompiled pre;
+    std::thread preThread;
+    struct PreJoiner {  // an exception below must not leave a running thread behind
+        std::thread& t;
+        ~PreJoiner()
+        {
+            if (t.joinable())
+                t.join();
+        }
+    } preJoiner{preThread};
+    auto startPrecompile = [&] {
+        preThread = std::thread([&, entry = evalutil::entryPoint(rec, *task)] { pre = m_perf.precompile(entry, *task, dir, slot.device); });
+    };
+    if (wantPrecompile && rec.pass && m_opt.protocol != "strict")
+        startPrecompile();
     rec.evidence["tiers"]["contract"] = tierJson(rec);
     if (extThread.joinable())
         extThread.join();
     if (ext != ref.tiers.end())
         mergeExtended(ref, ext->second, extRun, rec);
     std::sort(rec.cases.begin(), rec.cases.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-    if (rec.pass && m_opt.perf && m_opt.device == Device::Cuda && m_perf.config().precompile)
-        m_perf.precompile(rec, *task, dir, slot.device);
+    if (wantPrecompile && rec.pass && !preThread.joinable())
+        startPrecompile();  // strict: once the extended tier has decided
+    if (preThread.joinable()) {
+        preThread.join();
+        pre.applyTo(rec);
+    }
     rec.stageSeconds["evaluation"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return finish(out, sub, methodId, true, t0);
 }

@@ -27,7 +27,8 @@ PerfStage::PerfStage(const TaskCatalogue& catalogue, const EvalOptions& opt, con
 {
 }
 
-void PerfStage::precompile(EvaluationRecord& rec, const TaskInfo& task, const fs::path& dir, const DeviceSlot& slot) const
+PerfStage::Precompiled PerfStage::precompile(const std::string& entry, const TaskInfo& task, const fs::path& dir,
+                                             const DeviceSlot& slot) const
 {
     // The perf shapes' Triton specialisations, compiled now (beside other correctness work) instead
     // of in the perf stage's exclusive window (kbx_harness/precompile.py). Best effort: whatever
@@ -35,17 +36,18 @@ void PerfStage::precompile(EvaluationRecord& rec, const TaskInfo& task, const fs
     nlohmann::json req = {{"task_id", task.id},
                           {"task_file", m_catalogue.taskFile(task).string()},
                           {"source_file", (dir / "candidate.py").string()},
-                          {"entry", evalutil::entryPoint(rec, task)},
+                          {"entry", entry},
                           {"device", m_opt.device},
                           {"config", m_perf.toJson()}};
+    Precompiled out;
     ProcessResult res;
     try {
         res = m_launcher.run("precompile", req, dir, m_opt.candidateTimeout, slot);
     } catch (const std::exception& e) {
-        rec.evidence["precompile"] = {{"error", e.what()}};
-        return;
+        out.evidence = {{"error", e.what()}};
+        return out;
     }
-    rec.stageSeconds["precompile"] = res.seconds;
+    out.seconds = res.seconds;
     nlohmann::json ev = {{"seconds", res.seconds}};
     const auto* r = findFrame(res, "result");
     if (r && r->value("ok", false)) {
@@ -57,7 +59,16 @@ void PerfStage::precompile(EvaluationRecord& rec, const TaskInfo& task, const fs
                         : fmt::format("precompile worker ended without a result (exit {}, signal {}{})", res.exitCode, res.signal,
                                       res.timedOut ? ", timed out" : "");
     }
-    rec.evidence["precompile"] = ev;
+    out.evidence = std::move(ev);
+    return out;
+}
+
+void PerfStage::Precompiled::applyTo(EvaluationRecord& rec) const
+{
+    if (seconds)
+        rec.stageSeconds["precompile"] = *seconds;
+    if (!evidence.is_null())
+        rec.evidence["precompile"] = evidence;
 }
 
 void PerfStage::loadAutotuneReplay()

@@ -41,9 +41,17 @@ public:
               ResultSink& sink);
     const PerfConfig& config() const { return m_perf; }
 
-    /// After a pass, with --perf on a GPU: the perf shapes' Triton kernels compiled into the
-    /// candidate's cache (kbx_harness/precompile.py); evidence "precompile", stage "precompile".
-    void precompile(EvaluationRecord& rec, const TaskInfo& task, const std::filesystem::path& dir, const DeviceSlot& slot) const;
+    /// What a precompile left: its seconds (absent when no process ran) and its evidence.
+    struct Precompiled {
+        std::optional<double> seconds;
+        nlohmann::json evidence;
+        /// Into the record: evidence "precompile", stage "precompile".
+        void applyTo(EvaluationRecord& rec) const;
+    };
+    /// After a pass, with --perf on a GPU: the perf shapes' Triton kernels of entry point `entry`
+    /// compiled into the candidate's cache in `dir` (kbx_harness/precompile.py). Touches no record,
+    /// so it may run beside other work on the same candidate (the correctness stage's extended tier).
+    Precompiled precompile(const std::string& entry, const TaskInfo& task, const std::filesystem::path& dir, const DeviceSlot& slot) const;
     /// EvalOptions::autotuneReplay, read once per run. Throws std::runtime_error when it cannot be read.
     void loadAutotuneReplay();
     /// Times a stored, correct candidate (submission `index` of run `runId`) on `slot`; stores its

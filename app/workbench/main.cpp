@@ -161,10 +161,13 @@ int exportHeadless(const QCommandLineParser& p, const Options& o)
     kbx::gui::FigureOptions figure;
     if (!readFigureOptions(p, o, figure))
         return 2;
-    if (!kbx::gui::exportFigure(name, db, out, filters, p.isSet(o.provenance), figure, &error)) {
+    QString warning;
+    if (!kbx::gui::exportFigure(name, db, out, filters, p.isSet(o.provenance), figure, &error, &warning)) {
         std::fprintf(stderr, "kbx-workbench: %s\n", qPrintable(error));
         return 1;
     }
+    if (!warning.isEmpty())
+        std::fprintf(stderr, "kbx-workbench: warning: %s: %s\n", qPrintable(out), qPrintable(warning));
     std::fprintf(stderr, "kbx-workbench: wrote %s\n", qPrintable(out));
     return 0;
 }

@@ -733,6 +733,78 @@ TEST_F(ChartsScale, TaxonomyOfSeventeenClassesHasAWholeLegend)
             EXPECT_FALSE(rects[i].intersects(rects[j])) << legend[i].toStdString() << " overlaps " << legend[j].toStdString();
 }
 
+// Issue 24: bar figures of many groups at paper sizes. Upright labels need a line of at least 7 px
+// per group and per line: at 3.5 in (7 pt) more than about a dozen groups do not fit, and Qt elides
+// them. The figure is still written, and the export says how many labels it could not show and what
+// would show them; where every label shows, it warns of nothing. 16 groups at 7 in (11 pt) keep every
+// label whole and apart.
+TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
+{
+    const QString sixteen = makeScaleDb(QStringLiteral("sixteen"), 16, 1, 2);
+    const QString many = makeScaleDb(QStringLiteral("twentyeight"), 28, 1, 2);
+    struct RemoveOnExit {
+        QStringList paths;
+        ~RemoveOnExit()
+        {
+            for (const QString& p : paths)
+                for (const char* s : {"", "-wal", "-shm"})
+                    QFile::remove(p + QLatin1String(s));
+        }
+    } cleanup{{sixteen, many}};
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    auto methodLabels = [&](const kbx::gui::FigureInput& in, const QSize& size, QList<kbx::gui::TextBox>* boxes) {
+        QStringList out;
+        for (const auto& t : renderer->textBoxes(in, size))
+            if (t.role == QLatin1String("axis") && t.text.contains(QStringLiteral("method-")) && !t.text.contains(QChar(0x2026))) {
+                if (boxes)
+                    *boxes << t;
+                out << QString(t.text).remove(QLatin1Char('\n')).remove(QChar(0x2028)).remove(QLatin1Char(' '));
+            }
+        return out;
+    };
+    int warned = 0;
+    for (const auto& [db, groups] : {std::pair{sixteen, 16}, std::pair{many, 28}})
+        for (const QString name : {"method-summary", "speedup_box", "compile_vs_correct"}) {
+            const auto plain = figureInput(name, db);
+            const QStringList wanted = methodLabels(plain, renderer->preferredSize(plain), nullptr);
+            ASSERT_EQ(wanted.size(), groups) << name.toStdString();
+            for (const auto& [width, font] : kPaperSizes) {
+                SCOPED_TRACE((name + QStringLiteral(" %1 groups at ").arg(groups) + width).toStdString());
+                const auto in = atExportSize(plain, width, font);
+                const QSize size = in.options.resolve(renderer->preferredSize(in));
+                QList<kbx::gui::TextBox> labels;
+                const QStringList shown = methodLabels(in, size, &labels);
+                const int hidden = groups - int(shown.size());
+                QString error, warning;
+                ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/crowd%1_%2_%3.png").arg(groups).arg(name, width),
+                                                        &error, &warning))
+                    << error.toStdString();
+                if (hidden > 0) {
+                    ++warned;
+                    EXPECT_TRUE(warning.startsWith(QStringLiteral("%1 of %2 category labels do not fit").arg(hidden).arg(groups)))
+                        << warning.toStdString();
+                    EXPECT_TRUE(warning.contains(QStringLiteral("a wider figure"))) << warning.toStdString();
+                } else {
+                    EXPECT_EQ(shown, wanted);
+                    EXPECT_TRUE(warning.isEmpty()) << warning.toStdString();
+                }
+                if (groups == 16 && width == kPaperSizes[0].first) {
+                    EXPECT_EQ(hidden, 0) << "shown: " << shown.join(QStringLiteral(" | ")).toStdString();
+                    expectTextsInside(labels, size);
+                    for (int i = 0; i < labels.size(); ++i)
+                        for (int j = i + 1; j < labels.size(); ++j)
+                            EXPECT_FALSE(labels[i].rect.adjusted(1, 1, -1, -1).intersects(labels[j].rect.adjusted(1, 1, -1, -1)))
+                                << "'" << labels[i].text.toStdString() << "' overlaps '" << labels[j].text.toStdString() << "'";
+                }
+                // The figure's table has every group and never warns.
+                ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/crowd%1_%2.csv").arg(groups).arg(name), &error,
+                                                        &warning));
+                EXPECT_TRUE(warning.isEmpty());
+            }
+        }
+    EXPECT_GT(warned, 0) << "the crowded exports this test is about did not happen";
+}
+
 TEST_F(ChartsScale, ManyMethodsHeatmapCellTextFitsOrHides)
 {
     auto renderer = kbx::gui::makeDefaultRenderer();

@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QMessageBox>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -357,9 +358,11 @@ void ChartPanel::exportCurrent(const QString& suffix)
                                                       QStringLiteral("*.") + suffix);
     if (file.isEmpty())
         return;
-    QString error;
-    if (!exportFigureInput(*d->renderer, input, file, &error))
+    QString error, warning;
+    if (!exportFigureInput(*d->renderer, input, file, &error, &warning))
         d->status->setText(error);
+    else if (!warning.isEmpty())
+        QMessageBox::warning(this, tr("Export figure"), tr("Exported %1, but %2.").arg(file, warning));
     else
         d->status->setText(tr("Exported %1").arg(file));
 }
@@ -409,7 +412,7 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
 }
 
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
-                  bool provenanceLine, const FigureOptions& options, QString* error)
+                  bool provenanceLine, const FigureOptions& options, QString* error, QString* warning)
 {
     auto fail = [error](const QString& m) {
         if (error)
@@ -426,7 +429,7 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
     if (!r.ok)
         return fail(r.error);
     auto renderer = makeDefaultRenderer();
-    return exportFigureInput(*renderer, {name, r.data, provenanceFor(dbPath, r.data), provenanceLine, options}, outFile, error);
+    return exportFigureInput(*renderer, {name, r.data, provenanceFor(dbPath, r.data), provenanceLine, options}, outFile, error, warning);
 }
 
 }  // namespace kbx::gui

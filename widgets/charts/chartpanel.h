@@ -85,8 +85,9 @@ bool exportFigure(const QString& name, const QString& dbPath, const QString& out
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
                   bool provenanceLine, QString* error);
 struct FigureOptions;
-/// The same at a size and font size (kbx-workbench --width --height --aspect --font-size --no-title).
+/// The same at a size and font size (kbx-workbench --width --height --aspect --font-size --no-title);
+/// *warning (when given): what the figure could not show at that size (exportFigureInput).
 bool exportFigure(const QString& name, const QString& dbPath, const QString& outFile, const kbx::analysis::Filters& filters,
-                  bool provenanceLine, const FigureOptions& options, QString* error);
+                  bool provenanceLine, const FigureOptions& options, QString* error, QString* warning = nullptr);
 
 }  // namespace kbx::gui

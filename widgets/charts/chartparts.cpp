@@ -208,9 +208,19 @@ void turnLabels(QBarCategoryAxis* x, int count, int from)
     if (count <= from)
         return;
     x->setLabelsAngle(-90);
-    for (const auto& c : x->categories())
-        if (const QString b = brokenLabel(c); b != c)
+    breakLabels(x);
+}
+
+bool breakLabels(QBarCategoryAxis* x)
+{
+    const QStringList whole = x->categories();
+    bool changed = false;
+    for (const auto& c : whole)
+        if (const QString b = brokenLabel(c); b != c) {
             x->replace(c, b);
+            changed = true;
+        }
+    return changed;
 }
 
 /// The room (pixels) upright labels take below a bar axis: the longest line of their broken form.

@@ -8,7 +8,10 @@
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QPainter>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTextDocument>
+#include <QTextDocumentFragment>
 #include <QTextOption>
 
 #include <algorithm>
@@ -317,6 +320,40 @@ QList<TextBox> FigureChart::texts(bool withHidden) const
     return out;
 }
 
+QString FigureChart::crowdingWarning() const
+{
+    // A category label is shown when a visible text of the figure is that label, whole (line breaks
+    // and spaces aside): elided ("met…") and hidden ones are not.
+    auto plain = [](const QString& t) {
+        QString s = t.contains(QLatin1Char('<')) || t.contains(QLatin1Char('&')) ? QTextDocumentFragment::fromHtml(t).toPlainText() : t;
+        s.remove(QChar(0x2028)).remove(QChar(0x2029));
+        s.remove(QRegularExpression(QStringLiteral("\\s")));
+        return s;
+    };
+    QSet<QString> visible;
+    for (const auto& t : texts())
+        if (t.role == QLatin1String("axis"))
+            visible.insert(plain(t.text));
+    int total = 0, missing = 0;
+    for (auto* a : axes()) {
+        auto* bar = qobject_cast<QBarCategoryAxis*>(a);
+        if (!bar || a->orientation() != Qt::Horizontal || !a->isVisible() || !a->labelsVisible())
+            continue;
+        for (const auto& c : bar->categories()) {
+            ++total;
+            missing += !visible.contains(plain(c));
+        }
+    }
+    if (missing == 0)
+        return {};
+    return QStringLiteral("%1 of %2 category labels do not fit at %3 x %4 px and were elided or hidden: a wider figure, "
+                          "a smaller font or fewer groups (a filter) shows them")
+        .arg(missing)
+        .arg(total)
+        .arg(int(size().width()))
+        .arg(int(size().height()));
+}
+
 bool FigureChart::relieveCrowding()
 {
     QList<QRectF> boxes;
@@ -345,13 +382,7 @@ bool FigureChart::relieveCrowding()
                 continue;
             if (!bar->property("kbxBroken").toBool()) {
                 bar->setProperty("kbxBroken", true);
-                bool broke = false;
-                for (const auto& c : bar->categories())
-                    if (const QString b = brokenLabel(c); b != c) {
-                        bar->replace(c, b);
-                        broke = true;
-                    }
-                if (broke) {
+                if (breakLabels(bar)) {
                     changed = true;
                     continue;
                 }

@@ -141,6 +141,9 @@ public:
 
     /// Every visible text item with its role, in chart coordinates.
     QList<TextBox> texts(bool withHidden = false) const;
+    /// After fit(): empty, or what the figure could not show at its size, e.g. "9 of 28 category
+    /// labels do not fit ..." (upright labels of more groups than the width holds at the smallest font).
+    QString crowdingWarning() const;
 
 private:
     static constexpr int kMargin = 8;

@@ -355,8 +355,10 @@ void paintFigure(FigureRenderer& renderer, QPainter* p, const QRectF& target, co
 
 }  // namespace
 
-bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QString& file, QString* error)
+bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QString& file, QString* error, QString* warning)
 {
+    if (warning)
+        warning->clear();
     const QString suffix = QFileInfo(file).suffix().toLower();
     const QString title = figureTitle(in.name);
     const QString prov = in.provenance.text();
@@ -367,6 +369,8 @@ bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QS
 
     const QSize size = in.options.resolve(renderer.preferredSize(in));
     const QRectF target(QPointF(0, 0), QSizeF(size));
+    if (warning && (suffix == QLatin1String("svg") || suffix == QLatin1String("pdf") || suffix == QLatin1String("png")))
+        *warning = renderer.crowdingWarning(in, size);
     if (suffix == QLatin1String("svg")) {
         QSvgGenerator gen;
         gen.setFileName(file);

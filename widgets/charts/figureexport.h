@@ -26,8 +26,11 @@ QString toLatex(const FigureInput& in);
 
 /// Writes in to file, the format by suffix (.svg .pdf .png .csv .tex). False + *error on failure.
 /// Figures take their size from in.options (FigureOptions::resolve of the preferred size): the SVG's
-/// viewBox and the PDF page (at 72 pt per 96 px) are exactly that size, the PNG twice it.
-bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QString& file, QString* error);
+/// viewBox and the PDF page (at 72 pt per 96 px) are exactly that size, the PNG twice it. A figure
+/// written with something it could not show at that size (FigureRenderer::crowdingWarning) says so in
+/// *warning (else empty).
+bool exportFigureInput(FigureRenderer& renderer, const FigureInput& in, const QString& file, QString* error,
+                       QString* warning = nullptr);
 
 /// A length for --width/--height: a number with an optional unit, px (the default, 96 per inch),
 /// pt, in, cm or mm ("3.5in", "88mm", "640"). Returns logical pixels, or -1 (and *error) when invalid.

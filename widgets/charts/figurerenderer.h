@@ -101,6 +101,9 @@ public:
     virtual void setActivationHandler(QWidget* view, ActivationHandler handler) = 0;
     /// Every visible text of the figure drawn at size, with its box; for tests and layout checks.
     virtual QList<TextBox> textBoxes(const FigureInput& in, const QSize& size) = 0;
+    /// What the figure drawn at size cannot show (labels elided for want of room), for the person
+    /// exporting it; empty when everything shows.
+    virtual QString crowdingWarning(const FigureInput& in, const QSize& size) = 0;
 };
 
 /// The Qt Charts implementation.

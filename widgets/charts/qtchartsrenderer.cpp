@@ -241,6 +241,15 @@ public:
         return chart->texts();
     }
 
+    QString crowdingWarning(const FigureInput& in, const QSize& size) override
+    {
+        style::FontSizeGuard fonts(in.options.fontPt);
+        QGraphicsScene scene;
+        auto* chart = buildChart(in);
+        layOut(chart, scene, QSizeF(size));
+        return chart->crowdingWarning();
+    }
+
     QWidget* createView(QWidget* parent) override { return new ChartsView(parent); }
 
     void show(QWidget* view, const FigureInput& in) override
