@@ -540,7 +540,7 @@ namespace {
 
 /// methods methods (names of different lengths) x rounds rounds x cats categories x 2 tasks on one
 /// GPU, every failure class of the taxonomy, timings for the correct kernels.
-QString makeScaleDb(const QString& name, int methods, int rounds, int cats)
+QString makeScaleDb(const QString& name, int methods, int rounds, int cats, bool shortNames = false)
 {
     const QString path = tempDbPath(name);
     kbx::Store s(path.toStdString());
@@ -552,7 +552,7 @@ QString makeScaleDb(const QString& name, int methods, int rounds, int cats)
     const auto gpu = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 1, {});
     int k = 0;
     for (int mi = 0; mi < methods; ++mi) {
-        const std::string method = "method-" + std::to_string(mi) + (mi % 3 == 0 ? "-with-a-longer-name" : "");
+        const std::string method = "method-" + std::to_string(mi) + (mi % 3 == 0 && !shortNames ? "-with-a-longer-name" : "");
         const auto m = s.ensureMethod(method);
         for (int round = 0; round < rounds; ++round)
             for (int c = 0; c < cats; ++c)
@@ -737,11 +737,12 @@ TEST_F(ChartsScale, TaxonomyOfSeventeenClassesHasAWholeLegend)
 // per group and per line: at 3.5 in (7 pt) more than about a dozen groups do not fit, and Qt elides
 // them. The figure is still written, and the export says how many labels it could not show and what
 // would show them; where every label shows, it warns of nothing. 16 groups at 7 in (11 pt) keep every
-// label whole and apart.
+// label whole and apart; 16 groups of short names keep them at 3.5 in too, one line each.
 TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
 {
     const QString sixteen = makeScaleDb(QStringLiteral("sixteen"), 16, 1, 2);
     const QString many = makeScaleDb(QStringLiteral("twentyeight"), 28, 1, 2);
+    const QString shortNames = makeScaleDb(QStringLiteral("sixteenshort"), 16, 1, 2, true);
     struct RemoveOnExit {
         QStringList paths;
         ~RemoveOnExit()
@@ -750,7 +751,7 @@ TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
                 for (const char* s : {"", "-wal", "-shm"})
                     QFile::remove(p + QLatin1String(s));
         }
-    } cleanup{{sixteen, many}};
+    } cleanup{{sixteen, many, shortNames}};
     auto renderer = kbx::gui::makeDefaultRenderer();
     auto methodLabels = [&](const kbx::gui::FigureInput& in, const QSize& size, QList<kbx::gui::TextBox>* boxes) {
         QStringList out;
@@ -763,7 +764,7 @@ TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
         return out;
     };
     int warned = 0;
-    for (const auto& [db, groups] : {std::pair{sixteen, 16}, std::pair{many, 28}})
+    for (const auto& [db, groups] : {std::pair{sixteen, 16}, std::pair{many, 28}, std::pair{shortNames, 16}})
         for (const QString name : {"method-summary", "speedup_box", "compile_vs_correct"}) {
             const auto plain = figureInput(name, db);
             const QStringList wanted = methodLabels(plain, renderer->preferredSize(plain), nullptr);
@@ -776,7 +777,8 @@ TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
                 const QStringList shown = methodLabels(in, size, &labels);
                 const int hidden = groups - int(shown.size());
                 QString error, warning;
-                ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/crowd%1_%2_%3.png").arg(groups).arg(name, width),
+                ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in,
+                                                        outDir() + QStringLiteral("/crowd%1%4_%2_%3.png").arg(groups).arg(name, width, db == shortNames ? QStringLiteral("s") : QString()),
                                                         &error, &warning))
                     << error.toStdString();
                 if (hidden > 0) {
@@ -788,7 +790,8 @@ TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
                     EXPECT_EQ(shown, wanted);
                     EXPECT_TRUE(warning.isEmpty()) << warning.toStdString();
                 }
-                if (groups == 16 && width == kPaperSizes[0].first) {
+                // 16 groups fit 7 in; 16 short names ("method-12 (n=4)") fit 3.5 in too, one line each.
+                if (groups == 16 && (width == kPaperSizes[0].first || db == shortNames)) {
                     EXPECT_EQ(hidden, 0) << "shown: " << shown.join(QStringLiteral(" | ")).toStdString();
                     expectTextsInside(labels, size);
                     for (int i = 0; i < labels.size(); ++i)
@@ -796,6 +799,15 @@ TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
                             EXPECT_FALSE(labels[i].rect.adjusted(1, 1, -1, -1).intersects(labels[j].rect.adjusted(1, 1, -1, -1)))
                                 << "'" << labels[i].text.toStdString() << "' overlaps '" << labels[j].text.toStdString() << "'";
                 }
+                // Texts over the plot ("no data: no timed correct kernel" in an empty group) stay in
+                // their group's slot: shortened or left out, never over each other.
+                QList<QRectF> notes;
+                for (const auto& t : renderer->textBoxes(in, size))
+                    if (t.role == QLatin1String("annotation"))
+                        notes << t.rect;
+                for (int i = 0; i < notes.size(); ++i)
+                    for (int j = i + 1; j < notes.size(); ++j)
+                        EXPECT_FALSE(notes[i].adjusted(0.5, 0.5, -0.5, -0.5).intersects(notes[j])) << "annotations overlap: " << i << ", " << j;
                 // The figure's table has every group and never warns.
                 ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/crowd%1_%2.csv").arg(groups).arg(name), &error,
                                                         &warning));

@@ -220,6 +220,23 @@ bool breakLabels(QBarCategoryAxis* x)
             x->replace(c, b);
             changed = true;
         }
+    if (changed && !x->property("kbxWhole").isValid())
+        x->setProperty("kbxWhole", whole);
+    return changed;
+}
+
+bool joinLabels(QBarCategoryAxis* x)
+{
+    const QStringList whole = x->property("kbxWhole").toStringList();
+    const QStringList now = x->categories();
+    if (whole.size() != now.size())
+        return false;
+    bool changed = false;
+    for (int i = 0; i < now.size(); ++i)
+        if (now[i] != whole[i]) {
+            x->replace(now[i], whole[i]);
+            changed = true;
+        }
     return changed;
 }
 

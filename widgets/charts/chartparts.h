@@ -58,8 +58,12 @@ QString brokenLabel(const QString& label);
 /// Upright, not slanted: Qt centres a turned label's box on its tick and hides the first one when
 /// the box leaves the axis at the left, which a slanted long label always does.
 void turnLabels(QBarCategoryAxis* x, int count, int from = 5);
-/// Each category label of x in its broken form (brokenLabel). Returns whether any label changed.
+/// Each category label of x in its broken form (brokenLabel), the whole ones kept for joinLabels.
+/// Returns whether any label changed.
 bool breakLabels(QBarCategoryAxis* x);
+/// The whole labels back, one line each (after breakLabels): upright labels of many groups need a
+/// line of width per group and line. Returns whether any label changed.
+bool joinLabels(QBarCategoryAxis* x);
 /// The room (pixels) upright labels take below a bar axis: the longest line of their broken form.
 int turnedLabelsExtent(const QStringList& labels);
 /// A GPU name short enough for a category label ("CPU (Triton interpreter)" -> "CPU", "NVIDIA H200" -> "H200").

@@ -122,8 +122,9 @@ void speedupBox(FigureChart* c, const std::vector<an::SpeedupSeries>& s)
         } else {
             for (int k = 0; k < 5; ++k)  // an invisible box at 1x keeps the category; the words say why
                 set->setValue(k, 1.0);
-            c->annotate(box, {double(i), std::sqrt(lo * hi) * 1.6}, QStringLiteral("no data: no timed correct kernel"),
-                        style::textColour(), style::labelFont());
+            c->annotateInSlot(box, {double(i), std::sqrt(lo * hi) * 1.6},
+                              {QStringLiteral("no data: no timed correct kernel"), QStringLiteral("no timed kernel"), QStringLiteral("no data")},
+                              0.95, style::textColour(), style::labelFont());
         }
         box->append(set);
         if (s[i].speedups.empty()) {  // after append, which gives the set the series' pen

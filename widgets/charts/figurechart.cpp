@@ -172,6 +172,14 @@ void FigureChart::annotateValue(QAbstractSeries* s, QPointF at, const QString& t
     m_annotations.back().slotWidth = slotWidth;
 }
 
+void FigureChart::annotateInSlot(QAbstractSeries* s, QPointF at, const QStringList& texts, double slotWidth, const QColor& colour,
+                                 const QFont& font)
+{
+    annotate(s, at, texts.value(0), colour, font);
+    m_annotations.back().alternatives = texts;
+    m_annotations.back().slotWidth = slotWidth;
+}
+
 void FigureChart::addHit(QAbstractSeries* s, const QRectF& value, const QString& tip, const QVariantMap& filter)
 {
     if (!m_interactive)
@@ -370,6 +378,16 @@ bool FigureChart::relieveCrowding()
             crowded = boxes[i].intersects(boxes[j]);
     if (!crowded)
         return false;
+    // Upright labels (taller than wide) that collide with each other, not with a title or a legend:
+    // the groups are narrower than the labels' lines.
+    QList<QRectF> upright;
+    for (const auto& t : texts())
+        if (t.role == QLatin1String("axis") && t.rect.height() > t.rect.width() && t.rect.top() >= plotArea().bottom() - 1)
+            upright << t.rect.adjusted(1, 1, -1, -1);
+    bool uprightCollide = false;
+    for (int i = 0; i < upright.size() && !uprightCollide; ++i)
+        for (int j = i + 1; j < upright.size() && !uprightCollide; ++j)
+            uprightCollide = upright[i].intersects(upright[j]);
     bool changed = false;
     for (auto* a : axes()) {
         if (a->orientation() != Qt::Horizontal || a->truncateLabels())
@@ -392,6 +410,16 @@ bool FigureChart::relieveCrowding()
             continue;
         }
         QFont f = a->labelsFont();
+        // Upright labels of many groups at the smallest font (a one-column export of 16 methods): two
+        // lines each need two lines of width per group; one line each is taller but half as wide.
+        if (auto* bar = qobject_cast<QBarCategoryAxis*>(a);
+            bar && uprightCollide && f.pixelSize() <= 7 && !bar->property("kbxJoined").toBool()) {
+            bar->setProperty("kbxJoined", true);
+            if (joinLabels(bar)) {
+                changed = true;
+                continue;
+            }
+        }
         if (f.pixelSize() > 7) {
             f.setPixelSize(std::max(7, int(std::floor(f.pixelSize() * 0.85))));
             a->setLabelsFont(f);

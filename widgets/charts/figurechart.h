@@ -120,6 +120,10 @@ public:
     void annotateCell(QAbstractSeries* s, const QRectF& box, const QStringList& texts, const QColor& colour, const QFont& font);
     /// A value over a bar (above the point at), no wider than the bar's slot (series x units).
     void annotateValue(QAbstractSeries* s, QPointF at, const QString& text, double slotWidth);
+    /// A text centred on at, no wider than a category's slot (series x units): the first of texts
+    /// (longest first) that fits, at up to 30 % smaller type, else none (many groups in a narrow figure).
+    void annotateInSlot(QAbstractSeries* s, QPointF at, const QStringList& texts, double slotWidth, const QColor& colour,
+                        const QFont& font);
     void addHit(QAbstractSeries* s, const QRectF& value, const QString& tip, const QVariantMap& filter);
     void addLegend(const LegendEntry& e) { m_legend.push_back(e); }
     bool hasLegend() const { return !m_legend.empty(); }
