@@ -58,6 +58,50 @@ Outcome& CorrectnessStage::finish(Outcome& out, const Submission& sub, std::int6
     return out;
 }
 
+namespace {
+/// A passing candidate's precompile (PerfStage::precompile) in a thread of its own, so that it runs
+/// beside the extended tier's process instead of after it (issue 22: one after the other they were
+/// the correctness stage's tail, a 31 s extended tier then a 12 s precompile on the H200). It uses
+/// the candidate's directory, which nothing else uses by then (the autotune sweep ran in directories
+/// under it and is done; the extended tier has a directory of its own), and writes the record only
+/// in finish().
+class BackgroundPrecompile {
+public:
+    BackgroundPrecompile(const PerfStage& perf, const TaskInfo& task, const fs::path& dir, const DeviceSlot& slot)
+        : m_perf(perf), m_task(task), m_dir(dir), m_slot(slot)
+    {
+    }
+    BackgroundPrecompile(const BackgroundPrecompile&) = delete;
+    BackgroundPrecompile& operator=(const BackgroundPrecompile&) = delete;
+    ~BackgroundPrecompile()
+    {
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+    void start(const EvaluationRecord& rec)
+    {
+        m_thread = std::thread([this, entry = evalutil::entryPoint(rec, m_task)] { m_result = m_perf.precompile(entry, m_task, m_dir, m_slot); });
+    }
+    bool started() const { return m_thread.joinable(); }
+    /// Waits for a started precompile and stores its evidence and seconds in rec.
+    void finish(EvaluationRecord& rec)
+    {
+        if (!m_thread.joinable())
+            return;
+        m_thread.join();
+        m_result.applyTo(rec);
+    }
+
+private:
+    const PerfStage& m_perf;
+    const TaskInfo& m_task;
+    const fs::path& m_dir;
+    const DeviceSlot& m_slot;
+    PerfStage::Precompiled m_result;
+    std::thread m_thread;
+};
+}  // namespace
+
 Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index, const Slot& slot)
 {
     const auto t0 = std::chrono::steady_clock::now();
@@ -152,41 +196,22 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
         autotuneSweep(sub, *task, contractTier->second, dir, rec, slot);
     if (!rec.exeOk)
         extRun.abandon = true;  // a sweep config's outputs were wrong
-    // The precompile of the perf shapes (--perf on a GPU, after a pass). The verdict is known once
-    // the contract tier and its sweep are done, except under --protocol strict, where the extended
-    // tier can still fail it: so, but for strict, it runs now, beside the extended tier's process,
-    // instead of after it (issue 22: one after the other they were the correctness stage's tail, a
-    // 31 s extended tier then a 12 s precompile on the H200). It reads the candidate's directory,
-    // which nothing else uses by then (the sweep ran in directories under it and is done; the
-    // extended tier has a directory of its own), and writes no record until it is joined.
+    // The precompile of the perf shapes (--perf on a GPU, after a pass): beside the extended tier's
+    // process once the contract tier and its sweep have passed; under --protocol strict only once the
+    // extended tier, which can still fail the verdict there, has decided.
     const bool wantPrecompile = m_opt.perf && m_opt.device == Device::Cuda && m_perf.config().precompile;
-    PerfStage::Precompiled pre;
-    std::thread preThread;
-    struct PreJoiner {  // an exception below must not leave a running thread behind
-        std::thread& t;
-        ~PreJoiner()
-        {
-            if (t.joinable())
-                t.join();
-        }
-    } preJoiner{preThread};
-    auto startPrecompile = [&] {
-        preThread = std::thread([&, entry = evalutil::entryPoint(rec, *task)] { pre = m_perf.precompile(entry, *task, dir, slot.device); });
-    };
+    BackgroundPrecompile pre(m_perf, *task, dir, slot.device);
     if (wantPrecompile && rec.pass && m_opt.protocol != "strict")
-        startPrecompile();
+        pre.start(rec);
     rec.evidence["tiers"]["contract"] = tierJson(rec);
     if (extThread.joinable())
         extThread.join();
     if (ext != ref.tiers.end())
         mergeExtended(ref, ext->second, extRun, rec);
     std::sort(rec.cases.begin(), rec.cases.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-    if (wantPrecompile && rec.pass && !preThread.joinable())
-        startPrecompile();  // strict: once the extended tier has decided
-    if (preThread.joinable()) {
-        preThread.join();
-        pre.applyTo(rec);
-    }
+    if (wantPrecompile && rec.pass && !pre.started())
+        pre.start(rec);
+    pre.finish(rec);
     rec.stageSeconds["evaluation"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return finish(out, sub, methodId, true, t0);
 }
