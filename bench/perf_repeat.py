@@ -9,7 +9,8 @@ Runs `kbx eval SOURCE --device cuda --perf --json` --runs times with kbx's defau
 its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md:
 
 1. stage cost per run: the correctness stage's wall (start to its last progress line) per kernel,
-   amortised, and the perf stage's wall; the first progress line (the jobs kbx picked and why);
+   amortised, and the perf stage's wall; the first progress line (the jobs kbx picked and why); the
+   five longest evaluations with their phases;
 2. run-to-run: for every (kernel, shape) timed in both runs, |m2 - m1| / mean(m1, m2) of the
    per-shape medians, candidate and eager side apart, p50/p90/max for shapes >= 50 us and below;
    the kernels behind the candidate side's p90 and above, with their flags and autotune choices;
@@ -88,6 +89,17 @@ def load(db):
             for k, v in (st.get("reference_phases") or {}).items():
                 ref_phases[k] = ref_phases.get(k, 0.0) + float(v or 0)
     prov["_phases"] = (phases, ref_phases, len(seen))
+    # The longest evaluations of the correctness stage (their own wall, `evaluation`): the stage's
+    # wall cannot be shorter than the longest, and their phases say what made it long.
+    longest = []
+    for e in evs:
+        st = e["stage_seconds"] or {}
+        if isinstance(st.get("evaluation"), (int, float)):
+            parts = {k: float(st[k]) for k in ("reference", "candidate", "autotune_sweep", "candidate_extended",
+                                               "extended_started_after", "precompile") if isinstance(st.get(k), (int, float))}
+            longest.append((float(st["evaluation"]), e["task"], e["code_hash"][:8], parts))
+    longest.sort(key=lambda x: -x[0])
+    prov["_longest"] = longest[:5]
     # The GPUs the perf workers ran on (NVML uuid in each kernel's evidence): a repeat on another
     # GPU measures the spread between machines too, not the run-to-run spread of one.
     gpus = {}
@@ -225,6 +237,11 @@ def main():
         ph, rph, ntask = data[i][3]["_phases"]
         L.append(f"| {i} | " + " | ".join(f"{v:.0f}" for v in ph.values()) + f" | {ntask} tasks: " +
                  (", ".join(f"{k} {v:.1f}" for k, v in rph.items()) or "not recorded") + " |")
+    L += ["", "Longest evaluations of the correctness stage (their own wall; the stage's wall is at least the longest; "
+          "autotune_sweep is summed over its parallel processes, the extended tier runs beside the rest):", ""]
+    for i in range(len(data)):
+        for ev_s, task, code, parts in data[i][3].get("_longest", []):
+            L.append(f"- run {i}: {task} {code} {ev_s:.1f} s (" + ", ".join(f"{k} {v:.1f}" for k, v in parts.items()) + ")")
     L.append("")
     if len(data) < 2:
         L += ["(one run only: no run-to-run figures)"]

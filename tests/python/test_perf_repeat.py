@@ -31,7 +31,8 @@ def make_db(path, kernels, gpu="GPU-aaaa"):
                 "nvml_before": {"uuid": gpu}, "nvml_after": {"uuid": gpu}}
         samples = {"per_process": [{"candidate_ms": 0.010}] * 3, "roofline": {"peak_dtype": "float32"}}
         evs.append({"task": task, "code": code, "evidence": {"perf": perf},
-                    "stage_seconds": {"candidate": 1.0, "compare": 0.1, "reference": 0.5},
+                    "stage_seconds": {"candidate": 1.0, "compare": 0.1, "reference": 0.5, "evaluation": 1.5 + len(evs),
+                                      "precompile": 0.25},
                     "timings": [{"shape": "1M_f32", "candidate_ms": 0.010, "baseline_ms": 0.012, "samples": samples}]})
     return fixture_db.write(path, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}], "versions": {"torch": "x"}},
                                     "evaluations": evs}])
@@ -74,6 +75,10 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn(f"Math/i0 {b}: run 1 2.088 [2.070, 2.106], run 0 2.120; causes: none", back)
         self.assertEqual([l[:17] for l in back.strip().splitlines()], ["- Activation/relu", f"- Math/exp {d[:6]}", f"- Math/i0 {b[:7]}"])
         self.assertIn("| 0 | 0 | 20 s | 5.00 s | 80 s | 100 s |", md)
+        # The longest evaluations first, with their phases (Math/i0 was stored fourth: 4.5 s).
+        longest = md.split("Longest evaluations of the correctness stage")[1].split("\n\n")[1].splitlines()
+        self.assertEqual(longest[0], f"- run 0: Math/i0 {h['b' * 40][:8]} 4.5 s (reference 0.5, candidate 1.0, precompile 0.2)")
+        self.assertEqual(len(longest), 8)  # four per run
         self.assertIn("- GPUs (NVML uuid of the perf workers): run 0 GPU-aaaa; run 1 GPU-aaaa", md)
         self.assertNotIn("cross-machine", md)
         self.assertIn("## CI coverage\n", md)
