@@ -733,6 +733,54 @@ TEST_F(ChartsScale, TaxonomyOfSeventeenClassesHasAWholeLegend)
             EXPECT_FALSE(rects[i].intersects(rects[j])) << legend[i].toStdString() << " overlaps " << legend[j].toStdString();
 }
 
+// Three methods, one without a timed kernel ("default (3 timed)", "fixtures (0 timed)", "known-good
+// (17 timed)", as in the demo): at 3.5 in the third label overlapped the second and Qt hid it, and no
+// test saw it (a hidden label is no visible text). Hidden category labels count as crowding now: every
+// label shows, broken in two lines, and the export warns of nothing.
+TEST(ChartsCrowd, ALabelQtWouldHideBesideItsNeighbourIsShown)
+{
+    const QString path = tempDbPath(QStringLiteral("threemethods"));
+    {
+        kbx::Store s(path.toStdString());
+        const auto run = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 1, {});
+        for (const auto& [method, timed] : {std::pair{std::string("default"), 3}, std::pair{std::string("fixtures"), 0},
+                                            std::pair{std::string("known-good"), 17}}) {
+            const auto m = s.ensureMethod(method);
+            for (int i = 0; i < std::max(timed, 4); ++i) {
+                const std::string task = "Math/task" + std::to_string(i);
+                const auto sub = s.ensureSubmission(s.ensureCandidate(task, method + task).first, m, 0, "t");
+                const auto e = addEval(s, run, sub, task, i < timed ? "pass" : "value_mismatch");
+                if (i < timed)
+                    addTiming(s, e, "a", 1.0, 0.5 + 0.1 * i);
+            }
+        }
+    }
+    struct RemoveOnExit {
+        QString p;
+        ~RemoveOnExit()
+        {
+            for (const char* x : {"", "-wal", "-shm"})
+                QFile::remove(p + QLatin1String(x));
+        }
+    } cleanup{path};
+    auto renderer = kbx::gui::makeDefaultRenderer();
+    for (const QString name : {"speedup_box", "compile_vs_correct"}) {
+        SCOPED_TRACE(name.toStdString());
+        const auto in = atExportSize(figureInput(name, path), kPaperSizes[1].first, kPaperSizes[1].second);
+        const QSize size = in.options.resolve(renderer->preferredSize(in));
+        QStringList shown;
+        for (const auto& t : renderer->textBoxes(in, size))
+            if (t.role == QLatin1String("axis") && (t.text.startsWith(QStringLiteral("default")) || t.text.startsWith(QStringLiteral("fixtures")) ||
+                                                    t.text.startsWith(QStringLiteral("known-good"))))
+                shown << t.text.section(QLatin1Char('\n'), 0, 0).section(QLatin1Char(' '), 0, 0);
+        EXPECT_EQ(shown, (QStringList{QStringLiteral("default"), QStringLiteral("fixtures"), QStringLiteral("known-good")}));
+        QString error, warning;
+        ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/three_%1_3.5in.png").arg(name), &error, &warning))
+            << error.toStdString();
+        EXPECT_TRUE(warning.isEmpty()) << warning.toStdString();
+    }
+}
+
 // Issue 24: bar figures of many groups at paper sizes. Upright labels need a line of at least 7 px
 // per group and per line: at 3.5 in (7 pt) more than about a dozen groups do not fit, and Qt elides
 // them. The figure is still written, and the export says how many labels it could not show and what
@@ -982,9 +1030,12 @@ TEST_F(Charts, OneColumnFigureKeepsEveryTextInside)
         in.options.fontPt = 7;
         const QSize size = in.options.resolve(renderer->preferredSize(in));
         expectTextsInside(renderer->textBoxes(in, size), size);
-        QString error;
-        ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/onecol_%1.png").arg(name), &error))
+        QString error, warning;
+        ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/onecol_%1.png").arg(name), &error, &warning))
             << error.toStdString();
+        // No category label hidden either (Qt hides one that would overlap its neighbour: the third
+        // method of speedup_box and compile_vs_correct was missing here).
+        EXPECT_TRUE(warning.isEmpty()) << warning.toStdString();
     }
 }
 

@@ -328,20 +328,42 @@ QList<TextBox> FigureChart::texts(bool withHidden) const
     return out;
 }
 
+QString FigureChart::plainLabel(const QString& text)
+{
+    // A label's text without markup, line breaks and spaces: the category "a<br>(n=4)" and the
+    // drawn text "a\n(n=4)" are the same label.
+    QString s = text.contains(QLatin1Char('<')) || text.contains(QLatin1Char('&')) ? QTextDocumentFragment::fromHtml(text).toPlainText() : text;
+    s.remove(QChar(0x2028)).remove(QChar(0x2029));
+    s.remove(QRegularExpression(QStringLiteral("\\s")));
+    return s;
+}
+
+QSet<QString> FigureChart::categoryLabels(int* count) const
+{
+    QSet<QString> out;
+    int n = 0;
+    for (auto* a : axes()) {
+        auto* bar = qobject_cast<QBarCategoryAxis*>(a);
+        if (!bar || a->orientation() != Qt::Horizontal || !a->isVisible() || !a->labelsVisible())
+            continue;
+        for (const auto& c : bar->categories()) {
+            ++n;
+            out.insert(plainLabel(c));
+        }
+    }
+    if (count)
+        *count = n;
+    return out;
+}
+
 QString FigureChart::crowdingWarning() const
 {
-    // A category label is shown when a visible text of the figure is that label, whole (line breaks
-    // and spaces aside): elided ("met…") and hidden ones are not.
-    auto plain = [](const QString& t) {
-        QString s = t.contains(QLatin1Char('<')) || t.contains(QLatin1Char('&')) ? QTextDocumentFragment::fromHtml(t).toPlainText() : t;
-        s.remove(QChar(0x2028)).remove(QChar(0x2029));
-        s.remove(QRegularExpression(QStringLiteral("\\s")));
-        return s;
-    };
+    // A category label is shown when a visible text of the figure is that label, whole: elided
+    // ("met…") and hidden ones are not.
     QSet<QString> visible;
     for (const auto& t : texts())
         if (t.role == QLatin1String("axis"))
-            visible.insert(plain(t.text));
+            visible.insert(plainLabel(t.text));
     int total = 0, missing = 0;
     for (auto* a : axes()) {
         auto* bar = qobject_cast<QBarCategoryAxis*>(a);
@@ -349,7 +371,7 @@ QString FigureChart::crowdingWarning() const
             continue;
         for (const auto& c : bar->categories()) {
             ++total;
-            missing += !visible.contains(plain(c));
+            missing += !visible.contains(plainLabel(c));
         }
     }
     if (missing == 0)
@@ -376,6 +398,13 @@ bool FigureChart::relieveCrowding()
     for (int i = 0; i < boxes.size() && !crowded; ++i)
         for (int j = i + 1; j < boxes.size() && !crowded; ++j)
             crowded = boxes[i].intersects(boxes[j]);
+    // Qt hides a category label that would overlap its neighbour: one hidden inside the chart's
+    // content (not one sticking out of it, which fit() makes room for) is crowding too.
+    const QRectF content = rect().marginsRemoved(QMarginsF(margins())).adjusted(-1, -1, 1, 1);
+    const QSet<QString> categories = categoryLabels();
+    for (const auto& t : texts(true))
+        crowded = crowded || (t.role == QLatin1String("hidden") && t.rect.left() >= content.left() && t.rect.right() <= content.right() &&
+                              categories.contains(plainLabel(t.text)));
     if (!crowded)
         return false;
     // Upright labels (taller than wide) that collide with each other, not with a title or a legend:

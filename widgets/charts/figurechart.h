@@ -17,6 +17,7 @@
 #include <QGraphicsTextItem>
 #include <QPen>
 #include <QScatterSeries>
+#include <QSet>
 #include <QStringList>
 #include <QVariantMap>
 
@@ -148,6 +149,10 @@ public:
     /// After fit(): empty, or what the figure could not show at its size, e.g. "9 of 28 category
     /// labels do not fit ..." (upright labels of more groups than the width holds at the smallest font).
     QString crowdingWarning() const;
+    /// A label's text without markup, line breaks and spaces (a category and its drawn text compare equal).
+    static QString plainLabel(const QString& text);
+    /// The category labels (plainLabel) of the horizontal category axes; *count: how many there are.
+    QSet<QString> categoryLabels(int* count = nullptr) const;
 
 private:
     static constexpr int kMargin = 8;
