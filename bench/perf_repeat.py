@@ -39,6 +39,23 @@ import kbxdb  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def gpu_uuids():
+    """The NVML uuids of this machine's GPUs (nvidia-smi), or [] where there is none."""
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=uuid", "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [l.strip() for l in p.stdout.splitlines() if l.strip()] if p.returncode == 0 else []
+
+
+def cross_machine_warning(first, here, run):
+    """The warning for run `run` on a machine whose GPUs (here) share none with run 0's (first), else None."""
+    if not first or not here or set(first) & set(here):
+        return None
+    return (f"perf_repeat.py: warning: run 0 ran on {', '.join(first)}, this machine has {', '.join(here)}: run {run} "
+            f"makes a cross-machine repeat; for a repeat on one GPU start again at --run 0")
+
+
 def run_once(kbx, source, r, out, extra, device="cuda", replay_from=None):
     db = os.path.join(out, f"run-{r}.sqlite")
     if replay_from is not None:
@@ -61,7 +78,8 @@ def run_once(kbx, source, r, out, extra, device="cuda", replay_from=None):
                 last_correct = t
             lines.append(line)
         rc = p.wait()
-    return {"rc": rc, "wall": time.time() - t0, "correct_wall": last_correct or 0.0, "first": first or "", "db": db}
+    return {"rc": rc, "wall": time.time() - t0, "correct_wall": last_correct or 0.0, "first": first or "", "db": db,
+            "gpus": gpu_uuids()}
 
 
 def load(db):
@@ -183,6 +201,10 @@ def main():
             with open(meta_file) as f:
                 runs = json.load(f)
         runs = (runs + [None] * (a.run + 1))[:max(len(runs), a.run + 1)]
+        # One run per device call: a machine that went cold between the calls may be another GPU.
+        # Say so before spending the call (the report calls such a repeat cross-machine).
+        if a.run > 0 and (warning := cross_machine_warning((runs[0] or {}).get("gpus"), gpu_uuids(), a.run)):
+            print(warning, file=sys.stderr)
         runs[a.run] = run_once(a.kbx, a.source, a.run, a.out, extra, a.device,
                                0 if a.replay_run is not None and a.run == a.replay_run else None)
         print(f"run {a.run}: rc={runs[a.run]['rc']} wall {runs[a.run]['wall']:.0f} s", file=sys.stderr)

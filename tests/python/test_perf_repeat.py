@@ -102,5 +102,37 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn("### run 0 and run 1 (on another GPU)", md)
 
 
+class CrossMachine(unittest.TestCase):
+    def setUp(self):
+        sys.path.insert(0, BENCH)
+        import perf_repeat
+        self.pr = perf_repeat
+
+    def test_a_run_on_another_gpu_is_warned_before_it_starts(self):
+        w = self.pr.cross_machine_warning(["GPU-aaaa"], ["GPU-bbbb"], 1)
+        self.assertIn("run 0 ran on GPU-aaaa, this machine has GPU-bbbb: run 1 makes a cross-machine repeat", w)
+        self.assertIsNone(self.pr.cross_machine_warning(["GPU-aaaa"], ["GPU-bbbb", "GPU-aaaa"], 1))
+        self.assertIsNone(self.pr.cross_machine_warning([], ["GPU-bbbb"], 1))   # run 0 recorded none
+        self.assertIsNone(self.pr.cross_machine_warning(["GPU-aaaa"], [], 1))   # no nvidia-smi here
+
+    def test_the_gpus_come_from_nvidia_smi(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "nvidia-smi")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\necho GPU-1111\necho GPU-2222\n")
+            os.chmod(fake, 0o755)
+            old = os.environ["PATH"]
+            os.environ["PATH"] = d + os.pathsep + old
+            try:
+                self.assertEqual(self.pr.gpu_uuids(), ["GPU-1111", "GPU-2222"])
+            finally:
+                os.environ["PATH"] = old
+        os.environ["PATH"], saved = "/nonexistent", os.environ["PATH"]
+        try:
+            self.assertEqual(self.pr.gpu_uuids(), [])
+        finally:
+            os.environ["PATH"] = saved
+
+
 if __name__ == "__main__":
     unittest.main()
