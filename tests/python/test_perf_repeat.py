@@ -39,6 +39,16 @@ def make_db(path, kernels, gpu="GPU-aaaa"):
 
 
 class PerfRepeatReport(unittest.TestCase):
+    def report(self, out, runs):
+        """runs.json written into out, then perf_repeat.py --no-run there; returns repeat.md."""
+        with open(os.path.join(out, "runs.json"), "w") as f:
+            json.dump(runs, f)
+        p = subprocess.run([sys.executable, os.path.join(BENCH, "perf_repeat.py"), "versions.jsonl", "--out", out, "--no-run"],
+                           capture_output=True, text=True, cwd=out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "repeat.md")) as f:
+            return f.read()
+
     def test_both_directions_their_misses_and_the_unflagged_split(self):
         run0 = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), []),              # held both ways
                 ("Math/i0", "b" * 40): (iv(2.120, 2.100, 2.140), []),               # missed both ways, no cause
@@ -55,13 +65,7 @@ class PerfRepeatReport(unittest.TestCase):
             # As the GPU machine wrote it: paths relative to another working directory.
             runs = [{"rc": 0, "wall": 100.0, "correct_wall": 20.0, "first": "kbx: evaluating 4", "db": f".bench-state/repeat/run-{r}.sqlite"}
                     for r in (0, 1)]
-            with open(os.path.join(out, "runs.json"), "w") as f:
-                json.dump(runs, f)
-            p = subprocess.run([sys.executable, os.path.join(BENCH, "perf_repeat.py"), "versions.jsonl", "--out", out, "--no-run"],
-                               capture_output=True, text=True, cwd=out)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            with open(os.path.join(out, "repeat.md")) as f:
-                md = f.read()
+            md = self.report(out, runs)
         self.assertIn("kernels timed in both runs: 4; second run's geomean speedup inside the first run's 95 % interval: "
                       "2 (50 %); the other way (run 1's interval holds run 0): 1 (25 %)", md)
         self.assertIn("of them with no flagged cause (see the causes above): 3; inside 2 and 1 (the two directions)", md)
@@ -89,13 +93,7 @@ class PerfRepeatReport(unittest.TestCase):
             make_db(os.path.join(out, "run-0.sqlite"), k, gpu="GPU-f880")
             make_db(os.path.join(out, "run-1.sqlite"), k, gpu="GPU-7fbb")
             runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "", "db": f"run-{r}.sqlite"} for r in (0, 1)]
-            with open(os.path.join(out, "runs.json"), "w") as f:
-                json.dump(runs, f)
-            p = subprocess.run([sys.executable, os.path.join(BENCH, "perf_repeat.py"), "v.jsonl", "--out", out, "--no-run"],
-                               capture_output=True, text=True, cwd=out)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            with open(os.path.join(out, "repeat.md")) as f:
-                md = f.read()
+            md = self.report(out, runs)
         self.assertIn("- GPUs (NVML uuid of the perf workers): run 0 GPU-f880; run 1 GPU-7fbb", md)
         self.assertIn("**a cross-machine repeat: the runs were timed on different GPUs.**", md)
         self.assertIn("## CI coverage (across GPUs)", md)

@@ -338,21 +338,14 @@ QString FigureChart::plainLabel(const QString& text)
     return s;
 }
 
-QSet<QString> FigureChart::categoryLabels(int* count) const
+QStringList FigureChart::categoryLabels() const
 {
-    QSet<QString> out;
-    int n = 0;
-    for (auto* a : axes()) {
-        auto* bar = qobject_cast<QBarCategoryAxis*>(a);
-        if (!bar || a->orientation() != Qt::Horizontal || !a->isVisible() || !a->labelsVisible())
-            continue;
-        for (const auto& c : bar->categories()) {
-            ++n;
-            out.insert(plainLabel(c));
-        }
-    }
-    if (count)
-        *count = n;
+    QStringList out;
+    for (auto* a : axes())
+        if (auto* bar = qobject_cast<QBarCategoryAxis*>(a);
+            bar && a->orientation() == Qt::Horizontal && a->isVisible() && a->labelsVisible())
+            for (const auto& c : bar->categories())
+                out << plainLabel(c);
     return out;
 }
 
@@ -364,16 +357,9 @@ QString FigureChart::crowdingWarning() const
     for (const auto& t : texts())
         if (t.role == QLatin1String("axis"))
             visible.insert(plainLabel(t.text));
-    int total = 0, missing = 0;
-    for (auto* a : axes()) {
-        auto* bar = qobject_cast<QBarCategoryAxis*>(a);
-        if (!bar || a->orientation() != Qt::Horizontal || !a->isVisible() || !a->labelsVisible())
-            continue;
-        for (const auto& c : bar->categories()) {
-            ++total;
-            missing += !visible.contains(plainLabel(c));
-        }
-    }
+    const QStringList categories = categoryLabels();
+    const auto total = categories.size();
+    const auto missing = std::count_if(categories.begin(), categories.end(), [&](const QString& c) { return !visible.contains(c); });
     if (missing == 0)
         return {};
     return QStringLiteral("%1 of %2 category labels do not fit at %3 x %4 px and were elided or hidden: a wider figure, "
@@ -401,7 +387,7 @@ bool FigureChart::relieveCrowding()
     // Qt hides a category label that would overlap its neighbour: one hidden inside the chart's
     // content (not one sticking out of it, which fit() makes room for) is crowding too.
     const QRectF content = rect().marginsRemoved(QMarginsF(margins())).adjusted(-1, -1, 1, 1);
-    const QSet<QString> categories = categoryLabels();
+    const QStringList categories = categoryLabels();
     for (const auto& t : texts(true))
         crowded = crowded || (t.role == QLatin1String("hidden") && t.rect.left() >= content.left() && t.rect.right() <= content.right() &&
                               categories.contains(plainLabel(t.text)));

@@ -17,7 +17,6 @@
 #include <QGraphicsTextItem>
 #include <QPen>
 #include <QScatterSeries>
-#include <QSet>
 #include <QStringList>
 #include <QVariantMap>
 
@@ -151,8 +150,8 @@ public:
     QString crowdingWarning() const;
     /// A label's text without markup, line breaks and spaces (a category and its drawn text compare equal).
     static QString plainLabel(const QString& text);
-    /// The category labels (plainLabel) of the horizontal category axes; *count: how many there are.
-    QSet<QString> categoryLabels(int* count = nullptr) const;
+    /// The category labels (plainLabel) of the horizontal category axes, in order.
+    QStringList categoryLabels() const;
 
 private:
     static constexpr int kMargin = 8;
