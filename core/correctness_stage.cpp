@@ -158,10 +158,13 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     // was the stage's tail, e.g. 26 s after a 12 s contract tier on the H200). What is stored does
     // not depend on when it ran: its result is used only when the contract tier's outputs were
     // right (after the autotune sweep too), exactly as when it ran afterwards.
-    //   - on a GPU, and on the CPU at the run's tail (the queue is empty: worker threads are about
-    //     to idle; a run of one candidate), it starts with the contract tier, speculatively;
-    //   - otherwise (the CPU: Triton's interpreter, every job already a busy core) it starts once
-    //     the contract tier was right, beside the autotune sweep.
+    //   - at the run's tail (the queue is empty: worker threads are about to idle; a run of one
+    //     candidate), or always with --extended-start early, it starts with the contract tier,
+    //     speculatively;
+    //   - otherwise it starts once the contract tier was right, beside the autotune sweep: while
+    //     the queue is full every job is busy and the stage is bound by its total work (on the
+    //     H200, 14 jobs ran ~19 processes at once on 16 cores), so a speculative process beside a
+    //     contract tier that then fails (19 of 50 real generated kernels) would be work thrown away.
     // A speculative run whose premise fails (wrong contract outputs, a failing sweep config) is
     // abandoned: its processes are killed, not waited for, and nothing of it is read.
     const auto ext = ref.tiers.find("extended");
@@ -182,7 +185,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
             }
         }
     } joiner{extThread, extRun.abandon};
-    if (ext != ref.tiers.end() && (m_opt.device == Device::Cuda || slot.queueDrained.load()))
+    if (ext != ref.tiers.end() && (m_opt.extendedStart == "early" || slot.queueDrained.load()))
         startExtended();
     if (!m_judge.judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out, slot.device))
         return finish(out, sub, methodId, false, t0);

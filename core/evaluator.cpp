@@ -153,6 +153,7 @@ nlohmann::json Evaluator::provenance(const std::string& coldWhy, bool multi)
     prov["kbx_version"] = "0.1.0";
     prov["taxonomy_version"] = kTaxonomyVersion;
     prov["protocol"] = m_opt.protocol;  // which tier decided the verdicts (issue 21)
+    prov["extended_start"] = m_opt.extendedStart;  // when the extended tier's process started (what is stored does not depend on it)
     prov["worker_start"] = m_launcher->warm() ? nlohmann::json{{"mode", "warm"}} : nlohmann::json{{"mode", "cold"}, {"why", coldWhy}};
     // Every slot is probed through its own environment before work starts: its GPU's name and UUID
     // go into the provenance, and a slot that cannot run anything is out of the pool from the start.

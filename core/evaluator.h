@@ -121,6 +121,13 @@ struct EvalOptions {
     /// their own after a correct contract tier and are stored beside the verdict. "strict" = every
     /// case decides. Recorded per evaluation and in the run's provenance.
     std::string protocol = "contract";
+    /// When the extended tier's process starts (issue 22). "auto": with the contract tier only at the
+    /// run's tail (the correctness queue is empty, so slots are about to idle: the extended tier is
+    /// then the evaluation's latency); before that, once the contract tier's outputs were right,
+    /// beside the autotune sweep: while the queue is full the stage is bound by its total work, and
+    /// a speculative process beside a contract tier that then fails is work thrown away. "early":
+    /// always with the contract tier. What is stored does not depend on it (CorrectnessStage).
+    std::string extendedStart = "auto";
 };
 
 /// What one evaluation produced (also printed by `kbx eval --json`).

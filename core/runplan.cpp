@@ -83,6 +83,7 @@ void checkRequest(const PlanRequest& r)
     requireOneOf("--sandbox", r.sandbox, {"auto", "bwrap", "rlimit", "none"});
     requireOneOf("--warm-workers", r.warmWorkers, {"auto", "on", "off"});
     requireOneOf("--protocol", r.protocol, {"contract", "strict"});
+    requireOneOf("--extended-start", r.extendedStart, {"auto", "early"});
     if (r.jobs < 0)
         throw RunPlanError(Code::BadValue, fmt::format("--jobs: {} is not a number of candidates", r.jobs));
     if (r.referenceServers < -1)
@@ -163,6 +164,7 @@ RunPlan resolvePlan(const PlanRequest& r, const HostFacts& host)
     p.warmWorkers = r.warmWorkers;
     p.referenceServers = r.referenceServers;
     p.protocol = r.protocol;
+    p.extendedStart = r.extendedStart;
     p.perf = r.perf;
     p.perfWorkers = r.perfWorkers;
     p.perfOverrides = perfOverrides(r.perfConfig, r.perfBaselines);
@@ -185,6 +187,7 @@ EvalOptions toEvalOptions(const RunPlan& p)
     o.warmWorkers = p.warmWorkers;
     o.referenceServers = p.referenceServers;
     o.protocol = p.protocol;
+    o.extendedStart = p.extendedStart;
     o.perf = p.perf;
     o.perfPipeline = p.perfWorkers;
     o.perfConfig = p.perfOverrides;

@@ -45,6 +45,7 @@ struct PlanRequest {
     std::string warmWorkers = "auto";        ///< auto | on | off (core/warm.h)
     int referenceServers = -1;               ///< per GPU slot (EvalOptions::referenceServers); -1: from the jobs
     std::string protocol = "contract";       ///< contract | strict
+    std::string extendedStart = "auto";      ///< auto | early (EvalOptions::extendedStart)
     bool perf = false;
     int perfWorkers = 0;                     ///< perf workers per GPU; 0: the Evaluator's default
     std::string perfConfig;                  ///< --perf-config: JSON text of PerfConfig overrides ("" = none)
@@ -81,6 +82,7 @@ struct RunPlan {
     std::string warmWorkers = "auto";
     int referenceServers = -1;
     std::string protocol = "contract";
+    std::string extendedStart = "auto";
     bool perf = false;
     int perfWorkers = 0;
     /// The --perf-config overrides as given (a JSON object of known keys; "baselines" from
@@ -98,7 +100,7 @@ struct RunPlan {
 class RunPlanError : public std::runtime_error {
 public:
     enum class Code {
-        BadValue,         ///< a value outside its choices (device, sandbox, warm workers, protocol, jobs, timeout)
+        BadValue,         ///< a value outside its choices (device, sandbox, warm workers, protocol, extended start, jobs, timeout)
         BadPerfConfig,    ///< --perf-config not an object of PerfConfig's keys and types
         ReplayNeedsPerf,  ///< --autotune-replay without --perf
         GpusNeedCuda,     ///< GPUs chosen on a run that is not on CUDA

@@ -102,6 +102,7 @@ kbx::PlanRequest planRequest(const EvalArgs& a)
     r.warmWorkers = a.warmWorkers;
     r.referenceServers = a.referenceServers;
     r.protocol = a.protocol;
+    r.extendedStart = a.extendedStart;
     r.perf = a.perf;
     r.perfWorkers = a.perfWorkers;
     r.perfConfig = a.perfConfig;
@@ -522,6 +523,10 @@ CLI::App* addEvalCommand(CLI::App& app, EvalArgs& ea)
                      "seed's own tests use, tasks/contracts.json; the other cases run as the extended tier beside it) or strict "
                      "(every case)")
         ->check(CLI::IsMember({"contract", "strict"}));
+    eval->add_option("--extended-start", ea.extendedStart, "When the extended tier's process starts: auto (with the contract "
+                     "tier only at the run's tail, when the queue is empty; before that once the contract tier was right) or "
+                     "early (always with the contract tier: less latency per candidate, work thrown away for candidates that fail)")
+        ->check(CLI::IsMember({"auto", "early"}))->capture_default_str();
     eval->add_option("--warm-workers", ea.warmWorkers, "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
         ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
     eval->add_option("--reference-servers", ea.referenceServers, "Reference processes per GPU that compute one task's references "

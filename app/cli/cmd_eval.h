@@ -37,6 +37,7 @@ struct EvalArgs {
     std::string warmWorkers = "auto";
     int referenceServers = -1;  ///< --reference-servers
     std::string protocol = "contract";
+    std::string extendedStart = "auto";  ///< --extended-start
     bool perf = false;
     std::string perfConfig;
     std::vector<std::string> gpus;

@@ -236,7 +236,8 @@ TEST(RunPlan, AutotuneReplayNeedsPerfAndValuesAreChecked)
     EXPECT_EQ(errorOf(r, gpuHost(1)), Code::ReplayNeedsPerf);
     r.perf = true;
     EXPECT_EQ(kbx::resolvePlan(r, gpuHost(1)).autotuneReplay, std::filesystem::path("/some/earlier.sqlite"));
-    for (auto bad : {&PlanRequest::device, &PlanRequest::sandbox, &PlanRequest::warmWorkers, &PlanRequest::protocol}) {
+    for (auto bad : {&PlanRequest::device, &PlanRequest::sandbox, &PlanRequest::warmWorkers, &PlanRequest::protocol,
+                     &PlanRequest::extendedStart}) {
         PlanRequest b;
         b.*bad = "bogus";
         EXPECT_EQ(errorOf(b, gpuHost(1)), Code::BadValue);
@@ -252,6 +253,7 @@ TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
     r.sandbox = "rlimit";
     r.warmWorkers = "off";
     r.protocol = "strict";
+    r.extendedStart = "early";
     r.perf = true;
     r.perfWorkers = 4;
     r.perfConfig = R"({"min_reps": 20})";
@@ -268,6 +270,8 @@ TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
     EXPECT_EQ(o.sandbox, "rlimit");
     EXPECT_EQ(o.warmWorkers, "off");
     EXPECT_EQ(o.protocol, "strict");
+    EXPECT_EQ(o.extendedStart, "early");
+    EXPECT_EQ(kbx::toEvalOptions(kbx::resolvePlan(PlanRequest{}, gpuHost(1))).extendedStart, "auto");
     EXPECT_TRUE(o.perf);
     EXPECT_EQ(o.perfPipeline, 4);
     EXPECT_EQ(o.perfConfig, (nlohmann::json{{"min_reps", 20}}));  // the overrides; the Evaluator applies them

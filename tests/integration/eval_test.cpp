@@ -449,11 +449,11 @@ TEST(Eval, AnAutotunedKernelIsJudgedUnderEveryConfig)
 TEST(Eval, TheExtendedTierStoresTheSameWhenItStartsWithTheContractTier)
 {
     // Issue 22 (the correctness stage's tail): the extended tier starts beside the contract tier's work
-    // (with it on a GPU and at the run's tail; on the CPU otherwise beside the autotune sweep). What is
-    // stored must not depend on when it ran. With one job on the CPU, the first of two identical
-    // submissions runs while the queue still holds the second (the extended tier after the contract
-    // tier); the second is the tail (started with it). A wrong kernel's speculative extended run is
-    // dropped unread.
+    // (with it at the run's tail or under --extended-start early; otherwise once the contract tier was
+    // right, beside the autotune sweep). What is stored must not depend on when it ran. With one job,
+    // the first of two identical submissions runs while the queue still holds the second (the extended
+    // tier after the contract tier, or with it under "early"); the second is the tail (started with
+    // it). A wrong kernel's speculative extended run is dropped unread.
     REQUIRE_DEVICE();
     const auto dir = tempPath("ext-early");
     fs::create_directories(dir);
@@ -461,9 +461,11 @@ TEST(Eval, TheExtendedTierStoresTheSameWhenItStartsWithTheContractTier)
         const char* name;
         fs::path source;
         bool good;
+        bool early;  // --extended-start early
     };
-    for (const auto& c : {Case{"good", kFixtures / "good" / "Activation" / "leaky_relu.py", true},
-                          Case{"bad", kFixtures / "variants" / "value_mismatch.py", false}}) {
+    for (const auto& c : {Case{"good", kFixtures / "good" / "Activation" / "leaky_relu.py", true, false},
+                          Case{"good-early", kFixtures / "good" / "Activation" / "leaky_relu.py", true, true},
+                          Case{"bad", kFixtures / "variants" / "value_mismatch.py", false, false}}) {
         SCOPED_TRACE(c.name);
         const auto jsonl = dir / (std::string(c.name) + ".jsonl");
         {
@@ -472,7 +474,8 @@ TEST(Eval, TheExtendedTierStoresTheSameWhenItStartsWithTheContractTier)
                 out << nlohmann::json{{"predict", readFile(c.source)}, {"file", "Activation/leaky_relu.py"}}.dump() << "\n";
         }
         const auto db = dir / (std::string(c.name) + ".sqlite");
-        auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 1 --device " + device() + " --db " + db.string() + " 2>/dev/null");
+        auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 1 --device " + device() + " --db " + db.string() +
+                     (c.early ? " --extended-start early" : "") + " 2>/dev/null");
         ASSERT_EQ(jsonLines(r.out).size(), 2u) << r.out;
         kbx::Store s(db);
         const auto rows = s.query("SELECT id, verdict, failure_class, evidence, stage_seconds FROM evaluations ORDER BY id");
@@ -502,17 +505,19 @@ TEST(Eval, TheExtendedTierStoresTheSameWhenItStartsWithTheContractTier)
                 ASSERT_TRUE(st[k].contains("extended_started_after")) << st[k].dump();
                 ASSERT_TRUE(st[k].contains("evaluation")) << st[k].dump();
             }
-            // On the CPU the first starts after the contract tier's candidate process, the second (the
-            // tail) before it ended; on a GPU both start with the contract tier. (Seconds after the
-            // evaluation began, which starts with the reference stage: the contract tier's candidate
-            // process ended at reference + candidate.)
+            // The first starts after the contract tier's candidate process (with it under "early"), the
+            // second (the tail) before it ended. (Seconds after the evaluation began, which starts with
+            // the reference stage: the contract tier's candidate process ended at reference + candidate.)
             auto contractEnd = [&](std::size_t k) { return st[k].value("reference", 0.0) + st[k]["candidate"].get<double>(); };
-            if (device() == "cpu") {
-                EXPECT_GE(st[0]["extended_started_after"].get<double>(), contractEnd(0)) << st[0].dump();
-            } else {
+            if (c.early) {
                 EXPECT_LT(st[0]["extended_started_after"].get<double>(), contractEnd(0)) << st[0].dump();
+            } else {
+                EXPECT_GE(st[0]["extended_started_after"].get<double>(), contractEnd(0)) << st[0].dump();
             }
             EXPECT_LT(st[1]["extended_started_after"].get<double>(), contractEnd(1)) << st[1].dump();
+            // the run says when its extended tiers started
+            const auto prov = nlohmann::json::parse(s.query("SELECT provenance FROM runs")[0]["provenance"].get<std::string>());
+            EXPECT_EQ(prov.value("extended_start", ""), c.early ? "early" : "auto");
         } else {
             EXPECT_EQ(rows[0]["verdict"], "fail");
             EXPECT_EQ(ev[1]["extended"], (nlohmann::json{{"cases", ev[1]["extended"]["cases"]}, {"ran", false}, {"why", "the contract tier failed"}}));
@@ -526,8 +531,8 @@ TEST(Eval, TheExtendedTierStoresTheSameWhenItStartsWithTheContractTier)
 
 TEST(Eval, AWrongKernelsSpeculativeExtendedTierIsKilledNotWaitedFor)
 {
-    // Issue 22: the extended tier starts with the contract tier (on a GPU; on the CPU at the run's
-    // tail, as here: one submission). When the contract tier's outputs are wrong its result is dropped
+    // Issue 22: the extended tier starts with the contract tier at the run's tail (as here: one
+    // submission). When the contract tier's outputs are wrong its result is dropped
     // unread, so its processes must be killed, not waited for. This kernel is wrong on every case and
     // sleeps far past the test's bound when it runs in the extended tier's directory (a fixture's
     // trick: the tier's process runs in `<candidate dir>-extended`).
