@@ -174,8 +174,8 @@ def coverage_table(k0, k1, label):
     return L
 
 
-def main():
-    argv = sys.argv[1:]
+def parse_args(argv):
+    """The options, and the kbx eval arguments after `--`."""
     extra = []
     if "--" in argv:
         extra = argv[argv.index("--") + 1:]
@@ -192,11 +192,15 @@ def main():
                     "the report then also holds run 0 against it")
     ap.add_argument("--run", type=int, help="only run number RUN (one device call each), kept in --out's runs.json; "
                     "the report once every run of --runs is there")
-    a = ap.parse_args(argv)
-    os.makedirs(a.out, exist_ok=True)
-    runs = []
-    meta_file = os.path.join(a.out, "runs.json")
+    return ap.parse_args(argv), extra
+
+
+def do_runs(a, extra, meta_file):
+    """The runs this call makes (all of them, one with --run, none with --no-run), kept in
+    runs.json; the runs of the report, or None while --run has not made every run yet."""
+    replay = lambda r: 0 if a.replay_run is not None and r == a.replay_run else None  # noqa: E731
     if a.run is not None:
+        runs = []
         if os.path.exists(meta_file):
             with open(meta_file) as f:
                 runs = json.load(f)
@@ -205,49 +209,50 @@ def main():
         # Say so before spending the call (the report calls such a repeat cross-machine).
         if a.run > 0 and (warning := cross_machine_warning((runs[0] or {}).get("gpus"), gpu_uuids(), a.run)):
             print(warning, file=sys.stderr)
-        runs[a.run] = run_once(a.kbx, a.source, a.run, a.out, extra, a.device,
-                               0 if a.replay_run is not None and a.run == a.replay_run else None)
+        runs[a.run] = run_once(a.kbx, a.source, a.run, a.out, extra, a.device, replay(a.run))
         print(f"run {a.run}: rc={runs[a.run]['rc']} wall {runs[a.run]['wall']:.0f} s", file=sys.stderr)
         with open(meta_file, "w") as f:
             json.dump(runs, f, indent=1)
         if len(runs) < a.runs or any(r is None for r in runs):
             print(f"{sum(r is not None for r in runs)} of {a.runs} runs in {a.out}: no report yet", file=sys.stderr)
-            return
-    elif a.no_run:
+            return None
+        return runs
+    if a.no_run:
         with open(meta_file) as f:
-            runs = json.load(f)
-    else:
-        for r in range(a.runs):
-            if runs and a.deadline and time.time() + runs[0]["wall"] * 1.1 > a.deadline:
-                print(f"run {r}: not started (deadline)", file=sys.stderr)
-                break
-            runs.append(run_once(a.kbx, a.source, r, a.out, extra, a.device,
-                                 0 if a.replay_run is not None and r == a.replay_run else None))
-            print(f"run {r}: rc={runs[-1]['rc']} wall {runs[-1]['wall']:.0f} s", file=sys.stderr)
-            with open(meta_file, "w") as f:
-                json.dump(runs, f, indent=1)
-    # runs.json names each database where it was written; a copied --out holds them beside it
-    data = [load(r["db"] if os.path.exists(r["db"]) else os.path.join(a.out, os.path.basename(r["db"])))
-            for r in runs]
-    n0, k0, s0, prov = data[0]
+            return json.load(f)
+    runs = []
+    for r in range(a.runs):
+        if runs and a.deadline and time.time() + runs[0]["wall"] * 1.1 > a.deadline:
+            print(f"run {r}: not started (deadline)", file=sys.stderr)
+            break
+        runs.append(run_once(a.kbx, a.source, r, a.out, extra, a.device, replay(r)))
+        print(f"run {r}: rc={runs[-1]['rc']} wall {runs[-1]['wall']:.0f} s", file=sys.stderr)
+        with open(meta_file, "w") as f:
+            json.dump(runs, f, indent=1)
+    return runs
+
+
+def header_lines(a, extra, runs, data, gpus, cross):
+    n0, _, _, prov = data[0]
     dev = (prov.get("devices") or [{}])[0]
     v = prov.get("versions", {})
     L = [f"# Repeat of a real generated set with --perf ({time.strftime('%Y-%m-%d', time.gmtime())})", "",
          f"- device: {dev.get('name', '?')}; python {v.get('python')}, torch {v.get('torch')}, CUDA {v.get('cuda')}, "
          f"triton {v.get('triton')}", f"- source: `{a.source}`, {n0} kernels evaluated; kbx options: "
          f"`{' '.join(extra) or '(defaults)'}`", f"- first progress line: `{runs[0]['first']}`"]
-    gpus = [d[3]["_gpus"] for d in data]
     L.append("- GPUs (NVML uuid of the perf workers): " + "; ".join(
         f"run {i} {', '.join(g) or 'not recorded'}" for i, g in enumerate(gpus)))
     same = all(g and g == gpus[0] for g in gpus)
-    cross = len(gpus) > 1 and any(g and gpus[0] and g != gpus[0] for g in gpus[1:])
     if cross:
         L.append("- **a cross-machine repeat: the runs were timed on different GPUs.** Run-to-run and coverage "
                  "below include the spread between machines; the repeat interval is meant for a repeat on the same GPU")
     elif not same and len(gpus) > 1:
         L.append("- whether the runs shared a GPU is not known (a run recorded no NVML uuid)")
-    L += ["",
-         "## Stage cost", "", "| run | rc | correctness wall | per kernel (amortised) | perf stage wall | total |",
+    return L
+
+
+def stage_cost_lines(runs, data):
+    L = ["", "## Stage cost", "", "| run | rc | correctness wall | per kernel (amortised) | perf stage wall | total |",
          "|---|---|---|---|---|---|"]
     for i, r in enumerate(runs):
         n = data[i][0]
@@ -264,169 +269,211 @@ def main():
     for i in range(len(data)):
         for ev_s, task, code, parts in data[i][3].get("_longest", []):
             L.append(f"- run {i}: {task} {code} {ev_s:.1f} s (" + ", ".join(f"{k} {v:.1f}" for k, v in parts.items()) + ")")
-    L.append("")
-    if len(data) < 2:
-        L += ["(one run only: no run-to-run figures)"]
-    else:
-        _, k1, s1, _ = data[1]
-        rows = {"candidate": ([], []), "eager": ([], [])}
-        per_kernel_worst = {}
-        at_diff = []
-        for key in sorted(set(s0) & set(s1)):
-            (c0, b0, m0), (c1, b1, m1) = s0[key], s1[key]
-            for side, x0, x1 in (("candidate", c0, c1), ("eager", b0, b1)):
-                d = abs(x1 - x0) / ((x0 + x1) / 2)
-                rows[side][0 if (x0 + x1) / 2 >= 0.05 else 1].append(d)
-                if side == "candidate":
-                    kk = key[:2]
-                    if d >= per_kernel_worst.get(kk, (0.0, ""))[0]:
-                        per_kernel_worst[kk] = d, key[2]
-            a0, a1 = autotune_of(m0), autotune_of(m1)
+    return L + [""]
+
+
+class RunPair:
+    """Run 0 and run 1 of a repeat: per-kernel evidence (k0, k1) and per-shape timings (s0, s1)."""
+
+    def __init__(self, d0, d1):
+        _, self.k0, self.s0, _ = d0
+        _, self.k1, self.s1, _ = d1
+        self.at_diff = []  # (key, run 0's autotune choices, run 1's) where they differ
+        for key in sorted(set(self.s0) & set(self.s1)):
+            a0, a1 = autotune_of(self.s0[key][2]), autotune_of(self.s1[key][2])
             if a0 and a1 and a0 != a1:
-                at_diff.append((key, a0, a1))
-        L += ["## Run-to-run (|m2 - m1| / mean of the per-shape medians; p50 / p90 / max)", "",
-              "| side | shapes >= 50 us | shapes < 50 us |", "|---|---|---|"]
-        for side in ("eager", "candidate"):
-            L.append(f"| {side} | {dist(rows[side][0])} | {dist(rows[side][1])} |")
-        allc = rows["candidate"][0] + rows["candidate"][1]
-        p90 = pct(allc, .9) if allc else 0
-        # A kernel's causes: its flags in either run, and an autotuner that chose differently between the runs.
-        at_kernels = {key[:2] for key, _, _ in at_diff}
+                self.at_diff.append((key, a0, a1))
+        self.at_kernels = {key[:2] for key, _, _ in self.at_diff}
 
-        def common_mode(kk, shape):
-            # Both sides of the shape moved the same way between the runs and their ratio moved by less
-            # than half as much: the machine's state (clocks, placement) shifted under both, and the
-            # paired speedup cancelled most of it.
-            (c0, b0, _), (c1, b1, _) = s0[kk + (shape,)], s1[kk + (shape,)]
-            dc, db = c1 / c0 - 1, b1 / b0 - 1
-            ds = (b1 / c1) / (b0 / c0) - 1
-            if dc * db > 0 and abs(ds) < abs(dc) / 2:
-                return f"common_mode:{shape} (candidate {100 * dc:+.1f} %, eager {100 * db:+.1f} %, speedup {100 * ds:+.1f} %)"
-            return None
+    def common_mode(self, kk, shape):
+        # Both sides of the shape moved the same way between the runs and their ratio moved by less
+        # than half as much: the machine's state (clocks, placement) shifted under both, and the
+        # paired speedup cancelled most of it.
+        (c0, b0, _), (c1, b1, _) = self.s0[kk + (shape,)], self.s1[kk + (shape,)]
+        dc, db = c1 / c0 - 1, b1 / b0 - 1
+        ds = (b1 / c1) / (b0 / c0) - 1
+        if dc * db > 0 and abs(ds) < abs(dc) / 2:
+            return f"common_mode:{shape} (candidate {100 * dc:+.1f} %, eager {100 * db:+.1f} %, speedup {100 * ds:+.1f} %)"
+        return None
 
-        def process_spread(kk, shape):
-            # The candidate's per-process medians within one run already differ by at least the
-            # run-to-run difference: a process-level effect (where the inputs landed, kbx_harness/perf.py
-            # placement_offset) that each process samples at random and the repeat interval includes.
-            (c0, _, m0), (c1, _, m1) = s0[kk + (shape,)], s1[kk + (shape,)]
-            d = abs(c1 - c0) / ((c0 + c1) / 2)
-            spread = 0.0
-            for m in (m0, m1):
-                pc = [p.get("candidate_ms") or 0 for p in m.get("per_process") or []]
-                pc = [x for x in pc if x > 0]
-                if len(pc) >= 2:
-                    spread = max(spread, (max(pc) - min(pc)) / (sum(pc) / len(pc)))
-            if spread >= d:
-                return f"process_spread:{shape} (one run's processes {100 * spread:.1f} % apart)"
-            return None
+    def process_spread(self, kk, shape):
+        # The candidate's per-process medians within one run already differ by at least the
+        # run-to-run difference: a process-level effect (where the inputs landed, kbx_harness/perf.py
+        # placement_offset) that each process samples at random and the repeat interval includes.
+        (c0, _, m0), (c1, _, m1) = self.s0[kk + (shape,)], self.s1[kk + (shape,)]
+        d = abs(c1 - c0) / ((c0 + c1) / 2)
+        spread = 0.0
+        for m in (m0, m1):
+            pc = [p.get("candidate_ms") or 0 for p in m.get("per_process") or []]
+            pc = [x for x in pc if x > 0]
+            if len(pc) >= 2:
+                spread = max(spread, (max(pc) - min(pc)) / (sum(pc) / len(pc)))
+        if spread >= d:
+            return f"process_spread:{shape} (one run's processes {100 * spread:.1f} % apart)"
+        return None
 
-        def causes(kk, shape=None):
-            out = []
-            for run_k in (k0, k1):
-                for f in (run_k.get(kk) or {}).get("flags") or []:
-                    if f not in out:
-                        out.append(f)
-            if kk in at_kernels:
-                out.append("autotune_choice_differs_between_runs")
-            if shape is not None and not out and (cm := common_mode(kk, shape) or process_spread(kk, shape)):
-                out.append(cm)
-            return out
+    def causes(self, kk, shape=None):
+        """A kernel's causes: its flags in either run, an autotuner that chose differently between
+        the runs, and (for a shape) a common-mode shift or a process-level spread."""
+        out = []
+        for run_k in (self.k0, self.k1):
+            for f in (run_k.get(kk) or {}).get("flags") or []:
+                if f not in out:
+                    out.append(f)
+        if kk in self.at_kernels:
+            out.append("autotune_choice_differs_between_runs")
+        if shape is not None and not out and (cm := self.common_mode(kk, shape) or self.process_spread(kk, shape)):
+            out.append(cm)
+        return out
 
-        L += ["", "Kernels whose worst shape is at or above the candidate side's p90 or 2 %, with their causes "
-              "(flags of either run; an autotuner that chose differently between the runs):", ""]
-        unexplained = []
-        for kk, (d, shape) in sorted(per_kernel_worst.items(), key=lambda x: -x[1][0]):
-            if d < min(p90, 0.02) or d <= 0.02:
-                continue
-            why = causes(kk, shape)
-            if not why:
-                unexplained.append(kk)
-            L.append(f"- {kk[0]} {kk[1][:12]}: {100 * d:.1f} % on {shape}; causes: {', '.join(why) or 'none'}")
-        L += ["", f"- candidate side p90 (all shapes): {100 * p90:.2f} %; kernels over 2 % without a flagged cause: "
-              f"{len(unexplained)}" + (f" ({', '.join(k[0] for k in unexplained)})" if unexplained else "")]
-        cover, widths, n_both = 0, [], 0
-        cover_back = 0                      # the other direction: run 1's interval holds run 0
-        plain, plain_cover, plain_back = 0, 0, 0  # kernels with no flagged cause
-        misses, misses_back = [], []
-        for kk in sorted(set(k0) & set(k1)):
-            g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
-            if not (g0 and g1):
-                continue
-            n_both += 1
-            widths.append((g0["hi"] - g0["lo"]) / g0["estimate"])
-            back = g1["lo"] <= g0["estimate"] <= g1["hi"]
-            cover_back += back
-            if not back:
-                misses_back.append(f"- {kk[0]} {kk[1][:12]}: run 1 {g1['estimate']:.3f} [{g1['lo']:.3f}, "
-                                   f"{g1['hi']:.3f}], run 0 {g0['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}")
-            if not causes(kk):
-                plain += 1
-                plain_cover += g0["lo"] <= g1["estimate"] <= g0["hi"]
-                plain_back += back
-            if g0["lo"] <= g1["estimate"] <= g0["hi"]:
-                cover += 1
-            else:
-                misses.append(f"- {kk[0]} {kk[1][:12]}: run 0 {g0['estimate']:.3f} [{g0['lo']:.3f}, {g0['hi']:.3f}], "
-                              f"run 1 {g1['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}")
-        # The interval kbx reports (kbx-perf-2: the repeat interval over fresh processes) and, for
-        # comparison, the first process's own within-process bootstrap interval.
-        kinds, between, cover_within, widths_within = set(), [], 0, []
-        for kk in sorted(set(k0) & set(k1)):
-            g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
-            if not (g0 and g1):
-                continue
-            kinds.add(f"{g0.get('interval', 'within')} interval, {g0.get('processes', 1)} process(es), prior "
-                      f"{100 * g0.get('prior_rel', 0):.2f} % x {g0.get('prior_df', 0):g} df")
-            if "between_process_rel" in g0 and g0.get("processes", 1) > 1:
-                between.append(g0["between_process_rel"])
-            w = ((k0[kk] or {}).get("geomean_speedup_per_process") or [None])[0]
-            if w:
-                widths_within.append((w["hi"] - w["lo"]) / w["estimate"])
-                cover_within += w["lo"] <= g1["estimate"] <= w["hi"]
-        L += ["", "## CI coverage" + (" (across GPUs)" if cross else ""), "",
-              f"- interval: {'; '.join(sorted(kinds)) or '?'}",
-              f"- kernels timed in both runs: {n_both}; second run's geomean speedup inside the first run's 95 % interval: "
-              f"{cover} ({100 * cover / max(1, n_both):.0f} %); the other way (run 1's interval holds run 0): "
-              f"{cover_back} ({100 * cover_back / max(1, n_both):.0f} %)",
-              f"- of them with no flagged cause (see the causes above): {plain}; inside {plain_cover} and {plain_back} "
-              f"(the two directions)",
-              f"- median relative interval width (hi - lo) / estimate: {100 * statistics.median(widths):.2f} %" if widths else "- no CI"]
-        if widths_within:
-            L.append(f"- the first process's within-process bootstrap CI alone: {cover_within} of {len(widths_within)} "
-                     f"({100 * cover_within / len(widths_within):.0f} %), median width {100 * statistics.median(widths_within):.2f} %")
-        if between:
-            between.sort()
-            L.append(f"- between-process standard deviation of a kernel's log geomean speedup, this run: median "
-                     f"{100 * statistics.median(between):.2f} %, p90 {100 * pct(between, .9):.2f} % (n={len(between)}); "
-                     f"the prior's value should follow the median")
-        if misses:
-            L += ["", "Run 1's estimate outside run 0's interval:"] + misses
-        if misses_back:
-            L += ["", "Run 0's estimate outside run 1's interval:"] + misses_back
-        L += ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(at_diff)}"]
-        for key, x0, x1 in at_diff[:20]:
-            L.append(f"  - {key[0]} {key[1][:12]} {key[2]}: {x0} vs {x1}")
-    if len(data) >= 2:
-        L += ["", "## Coverage against the prior (recomputed from the stored per-process estimates)", ""]
-        for r in range(1, len(data)):
-            replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""
-            if gpus[r] and gpus[0] and gpus[r] != gpus[0]:
-                replay += " (on another GPU)"
-            L += coverage_table(k0, data[r][1], f"run 0 and run {r}{replay}")
-    fast = []
+
+def run_to_run_lines(pair):
+    rows = {"candidate": ([], []), "eager": ([], [])}
+    per_kernel_worst = {}
+    for key in sorted(set(pair.s0) & set(pair.s1)):
+        (c0, b0, _), (c1, b1, _) = pair.s0[key], pair.s1[key]
+        for side, x0, x1 in (("candidate", c0, c1), ("eager", b0, b1)):
+            d = abs(x1 - x0) / ((x0 + x1) / 2)
+            rows[side][0 if (x0 + x1) / 2 >= 0.05 else 1].append(d)
+            if side == "candidate":
+                kk = key[:2]
+                if d >= per_kernel_worst.get(kk, (0.0, ""))[0]:
+                    per_kernel_worst[kk] = d, key[2]
+    L = ["## Run-to-run (|m2 - m1| / mean of the per-shape medians; p50 / p90 / max)", "",
+         "| side | shapes >= 50 us | shapes < 50 us |", "|---|---|---|"]
+    for side in ("eager", "candidate"):
+        L.append(f"| {side} | {dist(rows[side][0])} | {dist(rows[side][1])} |")
+    allc = rows["candidate"][0] + rows["candidate"][1]
+    p90 = pct(allc, .9) if allc else 0
+    L += ["", "Kernels whose worst shape is at or above the candidate side's p90 or 2 %, with their causes "
+          "(flags of either run; an autotuner that chose differently between the runs):", ""]
+    unexplained = []
+    for kk, (d, shape) in sorted(per_kernel_worst.items(), key=lambda x: -x[1][0]):
+        if d < min(p90, 0.02) or d <= 0.02:
+            continue
+        why = pair.causes(kk, shape)
+        if not why:
+            unexplained.append(kk)
+        L.append(f"- {kk[0]} {kk[1][:12]}: {100 * d:.1f} % on {shape}; causes: {', '.join(why) or 'none'}")
+    L += ["", f"- candidate side p90 (all shapes): {100 * p90:.2f} %; kernels over 2 % without a flagged cause: "
+          f"{len(unexplained)}" + (f" ({', '.join(k[0] for k in unexplained)})" if unexplained else "")]
+    return L
+
+
+def ci_coverage_lines(pair, cross):
+    k0, k1, causes = pair.k0, pair.k1, pair.causes
+    cover, widths, n_both = 0, [], 0
+    cover_back = 0                      # the other direction: run 1's interval holds run 0
+    plain, plain_cover, plain_back = 0, 0, 0  # kernels with no flagged cause
+    misses, misses_back = [], []
+    for kk in sorted(set(k0) & set(k1)):
+        g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
+        if not (g0 and g1):
+            continue
+        n_both += 1
+        widths.append((g0["hi"] - g0["lo"]) / g0["estimate"])
+        back = g1["lo"] <= g0["estimate"] <= g1["hi"]
+        cover_back += back
+        if not back:
+            misses_back.append(f"- {kk[0]} {kk[1][:12]}: run 1 {g1['estimate']:.3f} [{g1['lo']:.3f}, "
+                               f"{g1['hi']:.3f}], run 0 {g0['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}")
+        if not causes(kk):
+            plain += 1
+            plain_cover += g0["lo"] <= g1["estimate"] <= g0["hi"]
+            plain_back += back
+        if g0["lo"] <= g1["estimate"] <= g0["hi"]:
+            cover += 1
+        else:
+            misses.append(f"- {kk[0]} {kk[1][:12]}: run 0 {g0['estimate']:.3f} [{g0['lo']:.3f}, {g0['hi']:.3f}], "
+                          f"run 1 {g1['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}")
+    # The interval kbx reports (kbx-perf-2: the repeat interval over fresh processes) and, for
+    # comparison, the first process's own within-process bootstrap interval.
+    kinds, between, cover_within, widths_within = set(), [], 0, []
+    for kk in sorted(set(k0) & set(k1)):
+        g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
+        if not (g0 and g1):
+            continue
+        kinds.add(f"{g0.get('interval', 'within')} interval, {g0.get('processes', 1)} process(es), prior "
+                  f"{100 * g0.get('prior_rel', 0):.2f} % x {g0.get('prior_df', 0):g} df")
+        if "between_process_rel" in g0 and g0.get("processes", 1) > 1:
+            between.append(g0["between_process_rel"])
+        w = ((k0[kk] or {}).get("geomean_speedup_per_process") or [None])[0]
+        if w:
+            widths_within.append((w["hi"] - w["lo"]) / w["estimate"])
+            cover_within += w["lo"] <= g1["estimate"] <= w["hi"]
+    L = ["", "## CI coverage" + (" (across GPUs)" if cross else ""), "",
+         f"- interval: {'; '.join(sorted(kinds)) or '?'}",
+         f"- kernels timed in both runs: {n_both}; second run's geomean speedup inside the first run's 95 % interval: "
+         f"{cover} ({100 * cover / max(1, n_both):.0f} %); the other way (run 1's interval holds run 0): "
+         f"{cover_back} ({100 * cover_back / max(1, n_both):.0f} %)",
+         f"- of them with no flagged cause (see the causes above): {plain}; inside {plain_cover} and {plain_back} "
+         f"(the two directions)",
+         f"- median relative interval width (hi - lo) / estimate: {100 * statistics.median(widths):.2f} %" if widths else "- no CI"]
+    if widths_within:
+        L.append(f"- the first process's within-process bootstrap CI alone: {cover_within} of {len(widths_within)} "
+                 f"({100 * cover_within / len(widths_within):.0f} %), median width {100 * statistics.median(widths_within):.2f} %")
+    if between:
+        between.sort()
+        L.append(f"- between-process standard deviation of a kernel's log geomean speedup, this run: median "
+                 f"{100 * statistics.median(between):.2f} %, p90 {100 * pct(between, .9):.2f} % (n={len(between)}); "
+                 f"the prior's value should follow the median")
+    if misses:
+        L += ["", "Run 1's estimate outside run 0's interval:"] + misses
+    if misses_back:
+        L += ["", "Run 0's estimate outside run 1's interval:"] + misses_back
+    return L
+
+
+def autotune_lines(pair):
+    L = ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(pair.at_diff)}"]
+    for key, x0, x1 in pair.at_diff[:20]:
+        L.append(f"  - {key[0]} {key[1][:12]} {key[2]}: {x0} vs {x1}")
+    return L
+
+
+def roofline_lines(s0):
+    fast, dts = [], {}
     for key, (c, b, m) in s0.items():
         rl = m.get("roofline") or {}
         if rl.get("faster_than_bound"):
             fast.append(f"- {key[0]} {key[1][:12]} {key[2]}: {c:.4f} ms, held against the {rl.get('peak_dtype', '?')} peak "
                         f"({rl.get('peak_tflops', 0):.0f} TFLOP/s)")
-    dts = {}
-    for key, (c, b, m) in s0.items():
-        d = (m.get("roofline") or {}).get("peak_dtype")
-        if d:
-            dts[d] = dts.get(d, 0) + 1
-    L += ["", "## Rooflines (run 0)", "", f"- peak dtypes of the timed shapes: {dts}",
-          f"- shapes faster than their roofline bound: {len(fast)}"] + fast
-    text = "\n".join(L) + "\n"
+        if rl.get("peak_dtype"):
+            dts[rl["peak_dtype"]] = dts.get(rl["peak_dtype"], 0) + 1
+    return ["", "## Rooflines (run 0)", "", f"- peak dtypes of the timed shapes: {dts}",
+            f"- shapes faster than their roofline bound: {len(fast)}"] + fast
+
+
+def report(a, extra, runs):
+    """repeat.md's text for these runs."""
+    # runs.json names each database where it was written; a copied --out holds them beside it
+    data = [load(r["db"] if os.path.exists(r["db"]) else os.path.join(a.out, os.path.basename(r["db"])))
+            for r in runs]
+    gpus = [d[3]["_gpus"] for d in data]
+    cross = len(gpus) > 1 and any(g and gpus[0] and g != gpus[0] for g in gpus[1:])
+    L = header_lines(a, extra, runs, data, gpus, cross) + stage_cost_lines(runs, data)
+    if len(data) < 2:
+        L += ["(one run only: no run-to-run figures)"]
+    else:
+        pair = RunPair(data[0], data[1])
+        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + autotune_lines(pair)
+        L += ["", "## Coverage against the prior (recomputed from the stored per-process estimates)", ""]
+        for r in range(1, len(data)):
+            replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""
+            if gpus[r] and gpus[0] and gpus[r] != gpus[0]:
+                replay += " (on another GPU)"
+            L += coverage_table(data[0][1], data[r][1], f"run 0 and run {r}{replay}")
+    L += roofline_lines(data[0][2])
+    return "\n".join(L) + "\n"
+
+
+def main():
+    a, extra = parse_args(sys.argv[1:])
+    os.makedirs(a.out, exist_ok=True)
+    runs = do_runs(a, extra, os.path.join(a.out, "runs.json"))
+    if runs is None:
+        return
+    text = report(a, extra, runs)
     with open(os.path.join(a.out, "repeat.md"), "w") as f:
         f.write(text)
     print(text)
