@@ -122,7 +122,7 @@ def cv(xs):
     return statistics.pstdev(xs) / statistics.mean(xs) if len(xs) > 1 and statistics.mean(xs) > 0 else 0.0
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("source")
     ap.add_argument("--out", required=True)
@@ -159,17 +159,22 @@ def main():
         if not 1 <= a.offset <= a.every:
             ap.error("--offset must be within 1..--every")
         a.tasks = ",".join(known_good_tasks(a.every, a.offset))
-    os.makedirs(a.out, exist_ok=True)
-    restore_state(a.restore, a.out)
+    if a.source == "-" and not a.self_check_only and not a.tasks:
+        ap.error("SOURCE '-' without --self-check-only needs --every or --tasks (known-good solutions)")
+    return a
+
+
+def prepare_source(a):
+    """SOURCE '-' (without --self-check-only): the chosen tasks' known-good solutions, copied to OUT/src."""
     if a.source == "-" and not a.self_check_only:
-        if not a.tasks:
-            ap.error("SOURCE '-' without --self-check-only needs --every or --tasks (known-good solutions)")
         a.source = os.path.join(a.out, "src")
         for t in a.tasks.split(","):
             os.makedirs(os.path.join(a.source, os.path.dirname(t)), exist_ok=True)
             shutil.copy(os.path.join(GOOD, t + ".py"), os.path.join(a.source, t + ".py"))
-    db = os.path.join(a.out, "bench.sqlite")
-    log = os.path.join(a.out, "bench.log")
+
+
+def eval_repeats(a, db, log):
+    """`kbx eval --perf` --repeats times, each a round of its own in `db`; their walls."""
     walls = []
     for r in range(0 if (a.self_check_only or a.no_run) else a.repeats):
         cmd = [a.kbx, "eval", a.source, "--device", a.device, "--jobs", str(a.jobs), "--perf", "--method", "bench",
@@ -179,92 +184,81 @@ def main():
         rc, wall = sh(cmd, log)
         walls.append(wall)
         print(f"repeat {r}: kbx eval rc={rc} in {wall:.0f} s", file=sys.stderr)
-    self_walls = []
-    if a.self_check and a.no_run:
-        with open(os.path.join(a.out, "self_walls.json")) as f:
-            self_walls = json.load(f)
-    if a.self_check and not a.no_run:
-        # A run may be split into --parts kbx invocations (tasks interleaved), each with its own
-        # database and done-marker, so that a run can be spread over several time-limited calls of a
-        # GPU machine (--resume, --deadline); the parts of a run are then merged (kbx merge) into
-        # self-check-R.sqlite, which is what the report reads.
-        uw_file = os.path.join(a.out, "unit_walls.json")
-        unit_walls = {}
-        if a.resume and os.path.exists(uw_file):
-            with open(uw_file) as f:
-                unit_walls = json.load(f)
-        task_list = [t for t in a.tasks.split(",") if t] if a.tasks else []
-        parts = max(1, min(a.parts, len(task_list))) if task_list else 1
-        stop = False
-        for r in range(a.repeats):
-            run_done = os.path.join(a.out, f"self-check-{r}.done")
-            if a.resume and os.path.exists(run_done):
-                print(f"self-check {r}: done before, kept", file=sys.stderr)
-                continue
-            for p in range(parts):
-                key = f"{r}-{p}"
-                db_p = os.path.join(a.out, f"self-check-{key}.sqlite" if parts > 1 else f"self-check-{r}.sqlite")
-                done = os.path.join(a.out, f"self-check-{key}.done")
-                if a.resume and os.path.exists(done):
-                    continue
-                need = max(list(unit_walls.values()) + [a.run_estimate / parts])
-                if a.deadline and time.time() + need > a.deadline:
-                    print(f"self-check {key}: not started ({need:.0f} s needed, {a.deadline - time.time():.0f} s left)", file=sys.stderr)
-                    stop = True
-                    break
-                for suffix in ("", "-wal", "-shm"):
-                    if os.path.exists(db_p + suffix):
-                        os.remove(db_p + suffix)  # a part cut short: again from the start
-                cmd = [a.kbx, "tasks", "--check", "--device", a.device, "--jobs", str(a.jobs), "--perf", "--db", db_p]
-                if a.category:
-                    cmd += ["--category", a.category]
-                if task_list:
-                    cmd += ["--task", ",".join(task_list[p::parts])]
-                if a.gpus:
-                    cmd += ["--gpus", a.gpus]
-                if a.perf_config:
-                    cmd += ["--perf-config", a.perf_config]
-                rc, wall = sh(cmd, log)
-                print(f"self-check {key}: rc={rc} in {wall:.0f} s", file=sys.stderr)
-                if rc not in (0, 1, 6):  # 1: some unjudged, 6: some task failed its check; the run itself finished
-                    stop = True
-                    break
-                unit_walls[key] = wall
-                with open(uw_file, "w") as f:
-                    json.dump(unit_walls, f)
-                open(done, "w").close()
-            if stop:
-                break
-            if parts > 1:
-                db_r = os.path.join(a.out, f"self-check-{r}.sqlite")
-                rc, _ = sh([a.kbx, "merge", db_r] + [os.path.join(a.out, f"self-check-{r}-{p}.sqlite") for p in range(parts)], log)
-                if rc != 0:
-                    sys.exit(f"kbx merge of run {r} failed (rc {rc}): see {log}")
-            open(run_done, "w").close()
-        self_walls = [sum(unit_walls.get(f"{r}-{p}", 0.0) for p in range(parts)) for r in range(a.repeats)
-                      if os.path.exists(os.path.join(a.out, f"self-check-{r}.done"))]
-        with open(os.path.join(a.out, "self_walls.json"), "w") as f:
-            json.dump(self_walls, f)
-    if a.archive and not a.no_run:
-        archive_state(a.archive, a.out)  # also when no run finished: the next call resumes the parts
-    if a.self_check_only:
-        # The report covers the finished runs (repeats = how many there are).
-        a.repeats = len([r for r in range(a.repeats) if os.path.exists(os.path.join(a.out, f"self-check-{r}.done"))
-                         or (a.no_run and os.path.exists(os.path.join(a.out, f"self-check-{r}.sqlite")))])
-        if a.repeats == 0:
-            sys.exit("no finished self-check run in " + a.out)
+    return walls
 
-    if a.self_check_only:
-        # The known-good solutions of the self-check runs stand in for the eval repeats: repeat r is
-        # self-check r.
-        dbs = [os.path.join(a.out, f"self-check-{r}.sqlite") for r in range(a.repeats)]
-        rows, timing_rows, samples0 = load_rows(dbs, "known-good")
-        prov = kbxdb.provenance(dbs[0])
-        walls = self_walls[:]
-        n_all0 = len(kbxdb.open_db(dbs[0]).evaluations())
-    else:
-        rows, timing_rows, samples0 = load_rows([db], None)
-        prov = kbxdb.provenance(db)
+
+def self_check_part(a, r, p, parts, task_list, unit_walls, log):
+    """Part p of self-check run r (one kbx tasks --check --perf); False when the run must stop
+    (the deadline, or kbx did not finish)."""
+    key = f"{r}-{p}"
+    db_p = os.path.join(a.out, f"self-check-{key}.sqlite" if parts > 1 else f"self-check-{r}.sqlite")
+    done = os.path.join(a.out, f"self-check-{key}.done")
+    if a.resume and os.path.exists(done):
+        return True
+    need = max(list(unit_walls.values()) + [a.run_estimate / parts])
+    if a.deadline and time.time() + need > a.deadline:
+        print(f"self-check {key}: not started ({need:.0f} s needed, {a.deadline - time.time():.0f} s left)", file=sys.stderr)
+        return False
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db_p + suffix):
+            os.remove(db_p + suffix)  # a part cut short: again from the start
+    cmd = [a.kbx, "tasks", "--check", "--device", a.device, "--jobs", str(a.jobs), "--perf", "--db", db_p]
+    if a.category:
+        cmd += ["--category", a.category]
+    if task_list:
+        cmd += ["--task", ",".join(task_list[p::parts])]
+    if a.gpus:
+        cmd += ["--gpus", a.gpus]
+    if a.perf_config:
+        cmd += ["--perf-config", a.perf_config]
+    rc, wall = sh(cmd, log)
+    print(f"self-check {key}: rc={rc} in {wall:.0f} s", file=sys.stderr)
+    if rc not in (0, 1, 6):  # 1: some unjudged, 6: some task failed its check; the run itself finished
+        return False
+    unit_walls[key] = wall
+    with open(os.path.join(a.out, "unit_walls.json"), "w") as f:
+        json.dump(unit_walls, f)
+    open(done, "w").close()
+    return True
+
+
+def self_check_runs(a, log):
+    """`kbx tasks --check --perf` --repeats times; the walls of the finished runs. A run may be split
+    into --parts kbx invocations (tasks interleaved), each with its own database and done-marker, so
+    that a run can be spread over several time-limited calls of a GPU machine (--resume,
+    --deadline); the parts of a run are then merged (kbx merge) into self-check-R.sqlite, which is
+    what the report reads."""
+    if a.no_run:
+        with open(os.path.join(a.out, "self_walls.json")) as f:
+            return json.load(f)
+    uw_file = os.path.join(a.out, "unit_walls.json")
+    unit_walls = {}
+    if a.resume and os.path.exists(uw_file):
+        with open(uw_file) as f:
+            unit_walls = json.load(f)
+    task_list = [t for t in a.tasks.split(",") if t] if a.tasks else []
+    parts = max(1, min(a.parts, len(task_list))) if task_list else 1
+    for r in range(a.repeats):
+        run_done = os.path.join(a.out, f"self-check-{r}.done")
+        if a.resume and os.path.exists(run_done):
+            print(f"self-check {r}: done before, kept", file=sys.stderr)
+            continue
+        if not all(self_check_part(a, r, p, parts, task_list, unit_walls, log) for p in range(parts)):
+            break
+        if parts > 1:
+            db_r = os.path.join(a.out, f"self-check-{r}.sqlite")
+            rc, _ = sh([a.kbx, "merge", db_r] + [os.path.join(a.out, f"self-check-{r}-{p}.sqlite") for p in range(parts)], log)
+            if rc != 0:
+                sys.exit(f"kbx merge of run {r} failed (rc {rc}): see {log}")
+        open(run_done, "w").close()
+    self_walls = [sum(unit_walls.get(f"{r}-{p}", 0.0) for p in range(parts)) for r in range(a.repeats)
+                  if os.path.exists(os.path.join(a.out, f"self-check-{r}.done"))]
+    with open(os.path.join(a.out, "self_walls.json"), "w") as f:
+        json.dump(self_walls, f)
+    return self_walls
+
+
+def header_lines(a, prov):
     lines = [f"# kbx evaluation cost and timing precision ({time.strftime('%Y-%m-%d', time.gmtime())})", ""]
     dev = (prov.get("devices") or [{}])[0]
     v = prov.get("versions", {})
@@ -274,8 +268,14 @@ def main():
               f"{a.repeats} repeats, --jobs {a.jobs}{', --gpus ' + a.gpus if a.gpus else ''}"
               + (f", tasks: {len(a.tasks.split(','))}" if a.tasks else ""),
               "- slots: " + "; ".join(f"{s.get('slot')}: {(s.get('devices') or [{}])[0].get('name', '?')}" for s in prov.get("slots", [])), ""]
+    return lines
+
+
+def per_kernel(rows):
+    """Per task its (round, verdict, stage seconds, perf evidence); and the candidate process's own
+    phase clock in the correctness stage (repeat 0), per phase."""
     per = {}
-    cphases = {}  # correctness stage: the candidate process's own phase clock (repeat 0)
+    cphases = {}
     for eid, task, rnd, verdict, st, evj in rows:
         st = json.loads(st)
         ev = json.loads(evj)
@@ -288,9 +288,15 @@ def main():
             row["candidate stage (supervisor's clock)"] = st["candidate"]
             for k, v in row.items():
                 cphases.setdefault(k, []).append(v)
-    lines += ["## Seconds per kernel and stage (repeat 0)", "",
-              "| task | verdict | candidate s | compare s | precompile s | perf s | geomean speedup [95% CI] | triton share |",
-              "|---|---|---|---|---|---|---|---|"]
+    return per, cphases
+
+
+def stage_table_lines(a, per, walls, n_all0):
+    """The seconds per kernel and stage (repeat 0) with totals and the amortised wall; and how many
+    kernels repeat 0 has."""
+    lines = ["## Seconds per kernel and stage (repeat 0)", "",
+             "| task | verdict | candidate s | compare s | precompile s | perf s | geomean speedup [95% CI] | triton share |",
+             "|---|---|---|---|---|---|---|---|"]
     tot = {"candidate": 0.0, "compare": 0.0, "precompile": 0.0, "perf": 0.0}
     n0 = 0
     for task in sorted(per):
@@ -315,14 +321,22 @@ def main():
                f"Wall time per repeat: {', '.join(f'{w:.0f} s' for w in walls)}; amortised "
                + (f"{walls[0] / max(1, n0):.2f} s per kernel for the whole evaluation (correctness + perf)." if not a.self_check_only else
                   f"{walls[0] / max(1, n_all0):.2f} s per evaluated kernel ({n_all0} references and known-good solutions in run 0, correctness + perf).")), ""]
-    if cphases:
-        lines += ["## Correctness stage: the candidate process by phase (repeat 0, seconds per kernel)", "",
-                  "Reported by the worker (interpreter start, `import torch` and the harness, inputs and static checks, "
-                  "import of the candidate, its first case with the device context and Triton's JIT, the other cases, "
-                  "saving the outputs); the rest is the supervisor's stage time minus their sum.", "",
-                  "| phase | median | mean | max |", "|---|---:|---:|---:|"]
-        lines += [f"| {k} | {statistics.median(v):.2f} | {statistics.mean(v):.2f} | {max(v):.2f} |" for k, v in cphases.items()]
-        lines += [""]
+    return lines, n0
+
+
+def candidate_phase_lines(cphases):
+    if not cphases:
+        return []
+    lines = ["## Correctness stage: the candidate process by phase (repeat 0, seconds per kernel)", "",
+             "Reported by the worker (interpreter start, `import torch` and the harness, inputs and static checks, "
+             "import of the candidate, its first case with the device context and Triton's JIT, the other cases, "
+             "saving the outputs); the rest is the supervisor's stage time minus their sum.", "",
+             "| phase | median | mean | max |", "|---|---:|---:|---:|"]
+    lines += [f"| {k} | {statistics.median(v):.2f} | {statistics.mean(v):.2f} | {max(v):.2f} |" for k, v in cphases.items()]
+    return lines + [""]
+
+
+def perf_phase_lines(per):
     # Where the perf stage's seconds go (the perf worker's own phase clock; "start" is the process
     # wall minus their sum: interpreter, sandbox, `import torch` before run()).
     ph_names, ph = [], {}
@@ -337,10 +351,14 @@ def main():
                 if k not in ph_names:
                     ph_names.append(k)
                 ph.setdefault(k, []).append(v)
-    if ph:
-        lines += ["## Perf stage by phase (repeat 0, seconds per kernel)", "", "| phase | median | mean | max |", "|---|---:|---:|---:|"]
-        lines += [f"| {k} | {statistics.median(ph[k]):.2f} | {statistics.mean(ph[k]):.2f} | {max(ph[k]):.2f} |" for k in ph_names]
-        lines += [""]
+    if not ph:
+        return []
+    lines = ["## Perf stage by phase (repeat 0, seconds per kernel)", "", "| phase | median | mean | max |", "|---|---:|---:|---:|"]
+    lines += [f"| {k} | {statistics.median(ph[k]):.2f} | {statistics.mean(ph[k]):.2f} | {max(ph[k]):.2f} |" for k in ph_names]
+    return lines + [""]
+
+
+def exclusive_lines(per, samples0, n0):
     # The perf stage's exclusive GPU time (each timing's window holding its GPU) and how much of it
     # the candidates' first calls (Triton JIT, autotuning) and compilations took.
     wins, compiles, n_compiling, n_counted = 0.0, 0, 0, 0
@@ -359,13 +377,17 @@ def main():
             first += float(json.loads(smp).get("first_call_s", {}).get("candidate", 0.0))
         except (TypeError, ValueError, AttributeError):
             pass
-    if wins:
-        lines += ["## Exclusive GPU time of the perf stage (repeat 0)", "",
-                  f"- timed windows (a GPU held by one timing): {wins:.0f} s over {n0} kernels",
-                  f"- of which the candidates' first calls per shape (JIT, autotuning, first launch): {first:.0f} s",
-                  (f"- Triton compilations inside the windows: {compiles} (in {n_compiling} of {n_counted} kernels); "
-                   "the precompile step compiles the perf shapes before, beside the correctness work" if n_counted else
-                   "- Triton compilations inside the windows: not recorded by this kbx (before the precompile step)"), ""]
+    if not wins:
+        return []
+    return ["## Exclusive GPU time of the perf stage (repeat 0)", "",
+            f"- timed windows (a GPU held by one timing): {wins:.0f} s over {n0} kernels",
+            f"- of which the candidates' first calls per shape (JIT, autotuning, first launch): {first:.0f} s",
+            (f"- Triton compilations inside the windows: {compiles} (in {n_compiling} of {n_counted} kernels); "
+             "the precompile step compiles the perf shapes before, beside the correctness work" if n_counted else
+             "- Triton compilations inside the windows: not recorded by this kbx (before the precompile step)"), ""]
+
+
+def launch_gap_lines(samples0):
     # The launch gap's starvation check (docs/PERF_PROTOCOL.md, "Starved samples"), repeat 0.
     gaps = []
     for smp in samples0:
@@ -375,51 +397,97 @@ def main():
             continue
         if isinstance(d, dict) and "starved" in d:
             gaps.append(d)
-    if gaps:
-        st = [sum(d["starved"].values()) for d in gaps]
-        lines += ["## Launch gap (repeat 0, known-good shapes)", "",
-                  f"- shapes with starved samples (dropped, gap doubled): {sum(1 for x in st if x)} of {len(gaps)}, "
-                  f"{sum(st)} samples in all, at most {max(st)} in one shape",
-                  f"- shapes whose candidate waits for the device inside its call (host_sync, exempt): "
-                  f"{sum(1 for d in gaps if d.get('host_sync', {}).get('candidate'))}; not probed (a warm-up call "
-                  f"of 10 ms or more, unchecked): {sum(1 for d in gaps if d.get('host_sync', {}).get('candidate', False) is None)}",
-                  f"- shapes whose starved samples had to be kept (flag host_latency_in_samples): "
-                  f"{sum(1 for d in gaps if d.get('starved_kept'))}", ""]
-    # Run-to-run precision of per-shape medians.
+    if not gaps:
+        return []
+    st = [sum(d["starved"].values()) for d in gaps]
+    return ["## Launch gap (repeat 0, known-good shapes)", "",
+            f"- shapes with starved samples (dropped, gap doubled): {sum(1 for x in st if x)} of {len(gaps)}, "
+            f"{sum(st)} samples in all, at most {max(st)} in one shape",
+            f"- shapes whose candidate waits for the device inside its call (host_sync, exempt): "
+            f"{sum(1 for d in gaps if d.get('host_sync', {}).get('candidate'))}; not probed (a warm-up call "
+            f"of 10 ms or more, unchecked): {sum(1 for d in gaps if d.get('host_sync', {}).get('candidate', False) is None)}",
+            f"- shapes whose starved samples had to be kept (flag host_latency_in_samples): "
+            f"{sum(1 for d in gaps if d.get('starved_kept'))}", ""]
+
+
+def precision_lines(repeats, timing_rows):
+    """Run-to-run precision of per-shape medians."""
     by = {}
     for task, shape, rnd, cms, bms in timing_rows:
         by.setdefault((task, shape), {})[rnd] = (cms, bms)
     big, small = [], []
     for k, d in by.items():
-        if len(d) < a.repeats:
+        if len(d) < repeats:
             continue
         c = [x[0] for x in d.values()]
         (big if statistics.median(c) >= 0.05 else small).append(cv(c))
-    if a.repeats < 2:
-        lines += ["## Run-to-run precision", "", "- needs at least 2 runs; this report covers 1", ""]
+    if repeats < 2:
+        return ["## Run-to-run precision", "", "- needs at least 2 runs; this report covers 1", ""]
+    return ["## Run-to-run precision (CV of per-shape candidate medians over the repeats)", "",
+            f"- shapes >= 50 us: {len(big)}, median CV {100 * statistics.median(big):.2f}%" if big else "- shapes >= 50 us: none",
+            f"- shapes < 50 us: {len(small)}, median CV {100 * statistics.median(small):.2f}%, worst {100 * max(small):.2f}%"
+            if small else "- shapes < 50 us: none", ""]
+
+
+def self_speedup_lines(a, self_walls):
+    """Every task's reference timed against itself over the self-check runs: the noise floor."""
+    sp = {}
+    for r in range(a.repeats):
+        for e in kbxdb.evaluations(os.path.join(a.out, f"self-check-{r}.sqlite"), method="reference"):
+            g = (e["evidence"] or {}).get("perf", {}).get("geomean_speedup")
+            if g:
+                sp.setdefault(e["task"], []).append(g["estimate"])
+    allv = [x for v in sp.values() for x in v]
+    inside = [x for x in allv if 0.98 <= x <= 1.02]
+    per_task_ok = [t for t, v in sp.items() if all(0.98 <= x <= 1.02 for x in v)]
+    lines = ["## Reference against itself (self-speedup, the noise floor)", "",
+             f"- {len(sp)} tasks x {a.repeats} runs: {len(inside)} of {len(allv)} self-speedups within [0.98, 1.02] "
+             f"({100 * len(inside) / max(1, len(allv)):.1f}%); tasks within in every run: {len(per_task_ok)} of {len(sp)}",
+             f"- wall per self-check run: {', '.join(f'{w:.0f} s' for w in self_walls)}", ""]
+    worst = sorted(((abs(statistics.median(v) - 1), t, v) for t, v in sp.items()), reverse=True)[:10]
+    return lines + ["| task | self-speedups |", "|---|---|"] + [f"| {t} | {', '.join(f'{x:.3f}' for x in v)} |" for _, t, v in worst]
+
+
+def report(a, db, walls, self_walls):
+    """bench.md's text: the eval repeats of `db`, or (--self-check-only) the self-check runs' known-good
+    solutions standing in for them (repeat r is self-check r)."""
+    n_all0 = 0
+    if a.self_check_only:
+        dbs = [os.path.join(a.out, f"self-check-{r}.sqlite") for r in range(a.repeats)]
+        rows, timing_rows, samples0 = load_rows(dbs, "known-good")
+        prov = kbxdb.provenance(dbs[0])
+        walls = self_walls[:]
+        n_all0 = len(kbxdb.open_db(dbs[0]).evaluations())
     else:
-        lines += ["## Run-to-run precision (CV of per-shape candidate medians over the repeats)", "",
-                  f"- shapes >= 50 us: {len(big)}, median CV {100 * statistics.median(big):.2f}%" if big else "- shapes >= 50 us: none",
-                  f"- shapes < 50 us: {len(small)}, median CV {100 * statistics.median(small):.2f}%, worst {100 * max(small):.2f}%"
-                  if small else "- shapes < 50 us: none", ""]
+        rows, timing_rows, samples0 = load_rows([db], None)
+        prov = kbxdb.provenance(db)
+    per, cphases = per_kernel(rows)
+    table, n0 = stage_table_lines(a, per, walls, n_all0)
+    lines = (header_lines(a, prov) + table + candidate_phase_lines(cphases) + perf_phase_lines(per) +
+             exclusive_lines(per, samples0, n0) + launch_gap_lines(samples0) + precision_lines(a.repeats, timing_rows))
     if a.self_check:
-        sp = {}
-        for r in range(a.repeats):
-            for e in kbxdb.evaluations(os.path.join(a.out, f"self-check-{r}.sqlite"), method="reference"):
-                task, evj = e["task"], json.dumps(e["evidence"] or {})
-                g = json.loads(evj).get("perf", {}).get("geomean_speedup")
-                if g:
-                    sp.setdefault(task, []).append(g["estimate"])
-        allv = [x for v in sp.values() for x in v]
-        inside = [x for x in allv if 0.98 <= x <= 1.02]
-        per_task_ok = [t for t, v in sp.items() if all(0.98 <= x <= 1.02 for x in v)]
-        lines += ["## Reference against itself (self-speedup, the noise floor)", "",
-                  f"- {len(sp)} tasks x {a.repeats} runs: {len(inside)} of {len(allv)} self-speedups within [0.98, 1.02] "
-                  f"({100 * len(inside) / max(1, len(allv)):.1f}%); tasks within in every run: {len(per_task_ok)} of {len(sp)}",
-                  f"- wall per self-check run: {', '.join(f'{w:.0f} s' for w in self_walls)}", ""]
-        worst = sorted(((abs(statistics.median(v) - 1), t, v) for t, v in sp.items()), reverse=True)[:10]
-        lines += ["| task | self-speedups |", "|---|---|"] + [f"| {t} | {', '.join(f'{x:.3f}' for x in v)} |" for _, t, v in worst]
-    text = "\n".join(lines) + "\n"
+        lines += self_speedup_lines(a, self_walls)
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    a = parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    restore_state(a.restore, a.out)
+    prepare_source(a)
+    db = os.path.join(a.out, "bench.sqlite")
+    log = os.path.join(a.out, "bench.log")
+    walls = eval_repeats(a, db, log)
+    self_walls = self_check_runs(a, log) if a.self_check else []
+    if a.archive and not a.no_run:
+        archive_state(a.archive, a.out)  # also when no run finished: the next call resumes the parts
+    if a.self_check_only:
+        # The report covers the finished runs (repeats = how many there are).
+        a.repeats = len([r for r in range(a.repeats) if os.path.exists(os.path.join(a.out, f"self-check-{r}.done"))
+                         or (a.no_run and os.path.exists(os.path.join(a.out, f"self-check-{r}.sqlite")))])
+        if a.repeats == 0:
+            sys.exit("no finished self-check run in " + a.out)
+    text = report(a, db, walls, self_walls)
     with open(os.path.join(a.out, "bench.md"), "w") as f:
         f.write(text)
     print(text)
