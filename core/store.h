@@ -180,6 +180,21 @@ public:
     /// Stores (replacing) code-quality rows, one transaction. Throws StoreError for an unknown submission.
     /// Opened read-only, it stores nothing (a cache: the rows are measured again next time).
     void putCodeQuality(const std::vector<CodeQualityRow>& rows);
+    /// What stripCode changed.
+    struct StripSummary {
+        int candidates = 0;   ///< candidates whose code was replaced by a line naming its sha256
+        int evaluations = 0;  ///< evaluations whose evidence or failure detail was scrubbed
+        int caseResults = 0;  ///< case results whose evidence was scrubbed
+    };
+    /// Makes a database of third-party kernels fit to share (kbx strip-code): every verdict, class,
+    /// case, timing, tier and perf figure stays; the kernels' code does not. candidates.code becomes
+    /// one line naming its sha256 (code_hash still identifies the kernel); from the evidence of
+    /// evaluations and case results the tracebacks, error maps, stderr/stdout and log tails and
+    /// source excerpts are dropped (keys kStrippedEvidenceKeys); a line of a failure detail or of an
+    /// evidence string that is a line of the candidate's own code (trimmed, 12 characters or more)
+    /// becomes "[code line left out]". One transaction, then VACUUM (the old pages are gone from the
+    /// file). Running it again changes nothing.
+    StripSummary stripCode();
     /// Generic read helper for tests and reports: rows of a query as JSON objects.
     nlohmann::json query(const std::string& sql) const;
     /// One row of each(): column values by position (valid during the callback only).

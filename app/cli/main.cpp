@@ -6,6 +6,7 @@
 #include "cmd_eval.h"
 #include "cmd_import.h"
 #include "cmd_merge.h"
+#include "cmd_strip.h"
 #include "cmd_report.h"
 #include "cmd_setup_python.h"
 #include "cmd_show.h"
@@ -54,6 +55,8 @@ int main(int argc, char** argv)
     auto* importCmd = kbxcli::addImportCommand(app, importArgs);
     kbxcli::MergeArgs mergeArgs;
     auto* mergeCmd = kbxcli::addMergeCommand(app, mergeArgs);
+    kbxcli::StripArgs stripArgs;
+    auto* stripCmd = kbxcli::addStripCommand(app, stripArgs);
     kbxcli::ShowArgs showArgs;
     auto* showCmd = kbxcli::addShowCommand(app, showArgs);
     kbxcli::SetupPythonArgs setupPythonArgs;
@@ -90,6 +93,8 @@ int main(int argc, char** argv)
             return kbxcli::runSetupPython(setupPythonArgs);
         if (*mergeCmd)
             return kbxcli::runMerge(mergeArgs);
+        if (*stripCmd)
+            return kbxcli::runStrip(stripArgs);
         if (*showCmd)
             return kbxcli::runShow(showArgs);
         if (*importCmd)

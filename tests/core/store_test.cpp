@@ -5,6 +5,9 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <vector>
+
+#include <sys/wait.h>
 
 using namespace kbx;
 namespace fs = std::filesystem;
@@ -282,4 +285,78 @@ TEST(Store, EvidenceOfOneEvaluationIsBounded)
     auto small = rec(run, s.ensureSubmission(s.ensureCandidate("Activation/relu", "b = 1\n").first, m, 0, "o2"), true);
     const auto sid = s.addEvaluation(small);
     EXPECT_EQ(s.query("SELECT evidence FROM case_results WHERE evaluation_id = " + std::to_string(sid))[0]["evidence"], "{\"max_abs_err\":0.5}");
+}
+
+// kbx strip-code (issue 25: the Python script's SQL moved into the store): the kernels' code leaves
+// the database, every verdict, class, case and tier stays; a second run changes nothing.
+TEST(Store, StripCodeLeavesTheCodeOutAndKeepsEveryVerdict)
+{
+    auto p = tempDb("strip");
+    std::int64_t failedId = 0, passedId = 0;
+    const std::string code = "import triton\n\n    out = secret_kernel_body(x, BLOCK=128)\nshort\n";
+    {
+        Store s(p);
+        auto m = s.ensureMethod("geak");
+        auto run = s.beginRun("cpu", {{"torch", "x"}}, {0, 1}, 42, {});
+        auto [c, isNew] = s.ensureCandidate("Activation/relu", code);
+        auto sub = s.ensureSubmission(c, m, 0, "corpus.jsonl:1");
+        auto bad = rec(run, sub, false);
+        bad.failureDetail = "line 3 raised:\n  out = secret_kernel_body(x, BLOCK=128)\nValueError: nope";
+        bad.evidence = {{"traceback", "File candidate.py, line 3"},
+                        {"first_failure", {{"message", "    out = secret_kernel_body(x, BLOCK=128)"}, {"max_abs_err", 0.5}, {"stderr_tail", "x"}}},
+                        {"tiers", {{"contract", {{"pass", false}, {"failure_class", "value_mismatch"}}}}}};
+        bad.cases[0].evidence = {{"max_abs_err", 0.5}, {"error_map", {1, 2}}, {"note", "short"}};
+        failedId = s.addEvaluation(bad);
+        auto [c2, isNew2] = s.ensureCandidate("Activation/relu", "def other(): pass  # a second kernel\n");
+        passedId = s.addEvaluation(rec(run, s.ensureSubmission(c2, m, 0, "corpus.jsonl:2"), true));
+        s.finishRun(run, "finished", {{"torch", "x"}});
+    }
+    Store s(p);
+    const auto before = s.query("SELECT id, verdict, call_ok, exe_ok, failure_class FROM evaluations ORDER BY id");
+    const auto counted = s.query("SELECT * FROM counted_evaluations ORDER BY evaluation_id");
+    const auto sum = s.stripCode();
+    EXPECT_EQ(sum.candidates, 2);
+    EXPECT_EQ(sum.evaluations, 1);
+    EXPECT_EQ(sum.caseResults, 1);
+    for (const auto& c : s.query("SELECT code, code_hash FROM candidates"))
+        EXPECT_EQ(c["code"], "# third-party generated code left out of this database; sha256 " + c["code_hash"].get<std::string>());
+    EXPECT_EQ(s.query("SELECT id, verdict, call_ok, exe_ok, failure_class FROM evaluations ORDER BY id"), before);
+    EXPECT_EQ(s.query("SELECT * FROM counted_evaluations ORDER BY evaluation_id"), counted);
+    const auto row = s.query("SELECT failure_detail, evidence FROM evaluations WHERE id = " + std::to_string(failedId))[0];
+    EXPECT_EQ(row["failure_detail"], "line 3 raised:\n[code line left out]\nValueError: nope");
+    const auto ev = nlohmann::json::parse(row["evidence"].get<std::string>());
+    EXPECT_FALSE(ev.contains("traceback"));
+    EXPECT_EQ(ev["first_failure"], (nlohmann::json{{"message", "[code line left out]"}, {"max_abs_err", 0.5}}));
+    EXPECT_EQ(ev["tiers"]["contract"]["failure_class"], "value_mismatch");
+    const auto ce = nlohmann::json::parse(
+        s.query("SELECT evidence FROM case_results WHERE evaluation_id = " + std::to_string(failedId))[0]["evidence"].get<std::string>());
+    EXPECT_EQ(ce, (nlohmann::json{{"max_abs_err", 0.5}, {"note", "short"}}));  // "short" is under 12 characters: not a code line
+    EXPECT_EQ(s.query("SELECT count(*) AS n FROM case_results WHERE evaluation_id = " + std::to_string(passedId))[0]["n"], 1);
+    const auto again = s.stripCode();
+    EXPECT_EQ(again.candidates + again.evaluations + again.caseResults, 0);
+#ifdef KBX_TEST_KBX_BIN
+    // The command line: a missing database strips nothing (exit 3, the other left as it was); then
+    // both named: one JSON object each, the stripped one unchanged.
+    auto q = tempDb("strip-cli");
+    {
+        Store t(q);
+        auto [c, isNew] = t.ensureCandidate("Activation/relu", code);
+        t.ensureSubmission(c, t.ensureMethod("m"), 0, "o");
+    }
+    const auto out = fs::path(q.string() + ".json");
+    const std::string kbx = KBX_TEST_KBX_BIN;
+    EXPECT_EQ(WEXITSTATUS(std::system((kbx + " strip-code " + q.string() + " /nonexistent/x.sqlite 2>/dev/null").c_str())), 3);
+    EXPECT_EQ(Store(q).query("SELECT code FROM candidates")[0]["code"], code);
+    ASSERT_EQ(std::system((kbx + " strip-code " + q.string() + " " + p.string() + " --json > " + out.string() + " 2>/dev/null").c_str()), 0);
+    std::ifstream in(out);
+    std::string line;
+    std::vector<nlohmann::json> lines;
+    while (std::getline(in, line))
+        lines.push_back(nlohmann::json::parse(line));
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0]["candidates"], 1);
+    EXPECT_EQ(lines[1]["candidates"], 0);
+    EXPECT_NE(Store(q).query("SELECT code FROM candidates")[0]["code"].get<std::string>().find("left out"), std::string::npos);
+    fs::remove(out);
+#endif
 }

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The Python tools read kbx databases through the kbx module (scripts/kbxdb.py), never with SQL of
-their own: no script of bench/ or scripts/ uses Python's sqlite3 but the two file tools that write
-(bench/report_scale.py grows copies of the demo, scripts/strip_code.py blanks third-party code before
-a database is committed). The C++ side's rule is tests/core/sql_placement_test.cpp."""
+their own: no script of bench/ or scripts/ uses Python's sqlite3 but the one file tool that writes
+(bench/report_scale.py grows copies of the demo; third-party code leaves a database through
+`kbx strip-code`). The C++ side's rule is tests/core/sql_placement_test.cpp."""
 import os
 import re
 import unittest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-WRITERS = {"bench/report_scale.py", "scripts/strip_code.py"}
+WRITERS = {"bench/report_scale.py"}
 USE = re.compile(r"^\s*(import sqlite3|from sqlite3 import)|\bsqlite3\.connect\(", re.M)
 
 
@@ -34,7 +34,7 @@ class SqlPlacement(unittest.TestCase):
         self.assertTrue(USE.search("con = sqlite3.connect(path)"))
         self.assertFalse(USE.search("# reads through kbxdb, not sqlite3\n"))
 
-    def test_only_the_two_writers_use_sqlite3(self):
+    def test_only_the_writer_uses_sqlite3(self):
         found = users(ROOT)
         self.assertEqual(set(found) - WRITERS, set(), "read these through scripts/kbxdb.py (the kbx module)")
         self.assertEqual(set(found), WRITERS, "a writer no longer uses sqlite3: take it off WRITERS")
