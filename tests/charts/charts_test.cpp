@@ -782,10 +782,12 @@ TEST(ChartsCrowd, ALabelQtWouldHideBesideItsNeighbourIsShown)
 }
 
 // Issue 24: bar figures of many groups at paper sizes. Upright labels need a line of at least 7 px
-// per group and per line: at 3.5 in (7 pt) more than about a dozen groups do not fit, and Qt elides
-// them. The figure is still written, and the export says how many labels it could not show and what
-// would show them; where every label shows, it warns of nothing. 16 groups at 7 in (11 pt) keep every
-// label whole and apart; 16 groups of short names keep them at 3.5 in too, one line each.
+// per group and per line: at 3.5 in (7 pt) more than about a dozen groups do not fit, and Qt would
+// elide them. The export numbers the groups then and names them in a key under the axis (every name
+// whole, in order); where even the key would not fit (more than 40 % of the height), Qt elides and
+// the export says how many labels it could not show and what would show them. Where every label
+// shows, it warns of nothing. 16 groups at 7 in (11 pt) keep every label whole and apart; 16 groups
+// of short names keep them at 3.5 in too, one line each.
 TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
 {
     const QString sixteen = makeScaleDb(QStringLiteral("sixteen"), 16, 1, 2);
@@ -811,7 +813,7 @@ TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
             }
         return out;
     };
-    int warned = 0;
+    int warned = 0, keyed = 0;
     for (const auto& [db, groups] : {std::pair{sixteen, 16}, std::pair{many, 28}, std::pair{shortNames, 16}})
         for (const QString name : {"method-summary", "speedup_box", "compile_vs_correct"}) {
             const auto plain = figureInput(name, db);
@@ -822,7 +824,38 @@ TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
                 const auto in = atExportSize(plain, width, font);
                 const QSize size = in.options.resolve(renderer->preferredSize(in));
                 QList<kbx::gui::TextBox> labels;
-                const QStringList shown = methodLabels(in, size, &labels);
+                QStringList shown = methodLabels(in, size, &labels);
+                // Numbered groups: the axis shows 1..N, the key names them in order.
+                QString key;
+                QStringList numbers;
+                for (const auto& t : renderer->textBoxes(in, size)) {
+                    if (t.role == QLatin1String("key"))
+                        key += t.text;
+                    else if (t.role == QLatin1String("axis") && QRegularExpression(QStringLiteral("^\\d+$")).match(t.text.trimmed()).hasMatch())
+                        numbers << t.text.trimmed();
+                }
+                if (!key.isEmpty()) {
+                    ++keyed;
+                    EXPECT_TRUE(shown.isEmpty()) << shown.join(QStringLiteral(" | ")).toStdString();
+                    const QString flat = QString(key).replace(QChar(0x00a0), QLatin1Char(' ')).remove(QLatin1Char(' '));
+                    qsizetype at = 0;
+                    for (int i = 0; i < wanted.size(); ++i) {
+                        const QString entry = QString::number(i + 1) + wanted[i];
+                        const auto found = flat.indexOf(entry, at);
+                        EXPECT_GE(found, at) << entry.toStdString() << " not in the key, in order: " << key.toStdString();
+                        at = std::max(at, found);
+                    }
+                    QStringList oneToN;
+                    for (int i = 1; i <= groups; ++i)
+                        oneToN << QString::number(i);
+                    numbers.sort();
+                    oneToN.sort();
+                    if (numbers == oneToN)
+                        shown = wanted;  // every group shows, by its number
+                    else
+                        shown.clear();
+                    expectTextsInside(renderer->textBoxes(in, size), size);
+                }
                 const int hidden = groups - int(shown.size());
                 QString error, warning;
                 ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in,
@@ -862,7 +895,8 @@ TEST(ChartsCrowd, ManyGroupsWarnWhereLabelsCannotFitAndSixteenFitSevenInches)
                 EXPECT_TRUE(warning.isEmpty());
             }
         }
-    EXPECT_GT(warned, 0) << "the crowded exports this test is about did not happen";
+    EXPECT_GT(keyed, 0) << "no export numbered its groups";
+    EXPECT_GT(keyed + warned, 0) << "the crowded exports this test is about did not happen";
 }
 
 TEST_F(ChartsScale, ManyMethodsHeatmapCellTextFitsOrHides)

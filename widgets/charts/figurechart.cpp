@@ -199,15 +199,98 @@ void FigureChart::setMessage(const QString& text)
 
 qreal FigureChart::placeDetachedTitle()
 {
-    if (!m_xTitle)
-        return 0;
-    m_xTitle->setTextWidth(-1);
-    m_xTitle->setTextWidth(std::ceil(m_xTitle->document()->idealWidth()));  // lines centred on each other
-    // Under the chart's content (the axis and its labels end there), centred on the plot.
-    const QRectF r = m_xTitle->boundingRect();
+    // Under the chart's content (the axis and its labels end there).
     const qreal contentBottom = size().height() - margins().bottom();
-    m_xTitle->setPos(plotArea().center().x() - r.width() / 2, contentBottom + 2);
-    return r.height() + 4;
+    qreal h = 0;
+    if (m_xTitle) {
+        m_xTitle->setTextWidth(-1);
+        m_xTitle->setTextWidth(std::ceil(m_xTitle->document()->idealWidth()));  // lines centred on each other
+        // centred on the plot
+        const QRectF r = m_xTitle->boundingRect();
+        m_xTitle->setPos(plotArea().center().x() - r.width() / 2, contentBottom + 2);
+        h += r.height() + 4;
+    }
+    if (m_key) {
+        m_key->setHtml(keyHtml(std::max<qreal>(40, size().width() - 2 * kMargin)));
+        m_key->setPos(kMargin, contentBottom + 2 + h);
+        h += m_key->boundingRect().height() + 4;
+    }
+    return h;
+}
+
+QString FigureChart::keyHtml(qreal width) const
+{
+    if (!m_key)
+        return {};
+    QFont bold = m_key->font();
+    bold.setBold(true);
+    const QFontMetricsF plain(m_key->font()), strong(bold);
+    const qreal gap = plain.horizontalAdvance(QStringLiteral("   "));
+    QStringList lines, line;
+    qreal used = 0;
+    for (int i = 0; i < m_keyNames.size(); ++i) {
+        const QString number = QString::number(i + 1);
+        const qreal w = strong.horizontalAdvance(number) + plain.horizontalAdvance(QLatin1Char(' ') + m_keyNames[i]);
+        if (!line.isEmpty() && used + gap + w > width) {
+            lines << line.join(QStringLiteral("&nbsp;&nbsp;&nbsp;"));
+            line.clear();
+            used = 0;
+        }
+        used += (line.isEmpty() ? 0 : gap) + w;
+        line << QStringLiteral("<b>%1</b>&nbsp;%2").arg(number, m_keyNames[i].toHtmlEscaped().replace(QLatin1Char(' '), QLatin1String("&nbsp;")));
+    }
+    if (!line.isEmpty())
+        lines << line.join(QStringLiteral("&nbsp;&nbsp;&nbsp;"));
+    return lines.join(QStringLiteral("<br>"));
+}
+
+bool FigureChart::numberCategories(QBarCategoryAxis* bar)
+{
+    if (m_interactive || m_key || bar->property("kbxNumbered").toBool())
+        return false;
+    bar->setProperty("kbxNumbered", true);
+    const QStringList now = bar->categories();
+    QStringList whole = bar->property("kbxWhole").toStringList();
+    if (whole.size() != now.size())
+        whole = now;
+    if (now.size() < 2)
+        return false;
+    // The numbers themselves must fit their groups, level (else Qt would elide them too).
+    const QFontMetricsF fm(bar->labelsFont());
+    if (plotArea().width() / now.size() < fm.horizontalAdvance(QString::number(now.size())) + 3)
+        return false;
+    QStringList names;
+    for (const auto& w : whole) {
+        // The label as text (a category may be markup: "a<br>(n=4)").
+        QString name = QString(w).replace(QLatin1String("<br>"), QLatin1String(" "));
+        if (name.contains(QLatin1Char('<')) || name.contains(QLatin1Char('&')))
+            name = QTextDocumentFragment::fromHtml(name).toPlainText();
+        names << name.simplified();
+    }
+    auto* key = new QGraphicsTextItem(this);
+    key->setDefaultTextColor(style::textColour());
+    key->setData(kRoleKey, QStringLiteral("key"));
+    key->setZValue(22);
+    QTextOption left(Qt::AlignLeft);
+    left.setWrapMode(QTextOption::NoWrap);  // keyHtml breaks the lines, between entries only
+    key->document()->setDefaultTextOption(left);
+    key->document()->setDocumentMargin(0);
+    key->setFont(bar->labelsFont());
+    m_keyNames = names;
+    m_key = key;
+    key->setHtml(keyHtml(std::max<qreal>(40, size().width() - 2 * kMargin)));
+    if (key->boundingRect().height() > 0.4 * size().height()) {
+        m_key = nullptr;
+        m_keyNames.clear();
+        delete key;
+        return false;
+    }
+    for (int i = 0; i < now.size(); ++i)
+        bar->replace(now[i], QString::number(i + 1));
+    bar->setLabelsAngle(0);
+    bar->setProperty("kbxBroken", true);  // numbers need neither two lines
+    bar->setProperty("kbxJoined", true);  // nor their whole names back
+    return true;
 }
 
 void FigureChart::place()
@@ -445,6 +528,8 @@ bool FigureChart::relieveCrowding()
             m_xTitle->setHtml(a->titleText());
             a->setTitleText(QString());
             a->setTitleVisible(false);
+        } else if (auto* bar = qobject_cast<QBarCategoryAxis*>(a); bar && numberCategories(bar)) {
+            // the groups by number, named in the key under the axis
         } else {
             a->setTruncateLabels(true);
         }

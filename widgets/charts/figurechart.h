@@ -8,6 +8,7 @@
 #include "figurestyle.h"
 
 #include <QAbstractSeries>
+#include <QBarCategoryAxis>
 #include <QBrush>
 #include <QChart>
 #include <QCursor>
@@ -168,8 +169,14 @@ private:
     /// never elided.
     bool fitAxisTitles();
     /// The bottom axis's title once it left the axis: its text and type follow the axis's, under
-    /// the axis labels and above the legend. Returns its height (0: none).
+    /// the axis labels and above the legend; then the category key (numberCategories), if any, under
+    /// it, as wide as the figure. Returns their height (0: none).
     qreal placeDetachedTitle();
+    /// An exported figure's last remedy before Qt elides category labels: the categories become
+    /// 1..N, level, and a key under the axis names each ("1 name  2 name ..."), wrapped to the
+    /// figure's width. Not where the key would take more than 40 % of the figure's height, nor in an
+    /// interactive chart (which is resized; its tooltips name the groups). True when it numbered them.
+    bool numberCategories(QBarCategoryAxis* bar);
     /// The title in one line, its type up to a quarter smaller where the figure is narrow; two lines
     /// where that is not enough (Qt would elide it).
     qreal fitTitle();
@@ -201,6 +208,10 @@ private:
     QGraphicsTextItem* m_titleItem = nullptr;
     QGraphicsTextItem* m_xTitle = nullptr;  ///< the bottom axis's title, out of the axis (relieveCrowding)
     QAbstractAxis* m_xTitleAxis = nullptr;
+    QGraphicsTextItem* m_key = nullptr;     ///< the numbered categories' key (numberCategories)
+    QStringList m_keyNames;                 ///< its entries' names, group 1 first
+    /// The key's text for a width: entries packed greedily into lines, never broken inside.
+    QString keyHtml(qreal width) const;
     ActivationHandler m_activate;
     QGraphicsSimpleTextItem* m_message = nullptr;
 };
