@@ -33,6 +33,10 @@ int runStrip(const StripArgs& a)
             std::cerr << fmt::format("kbx strip-code: {}: no such database file; nothing stripped\n", db);
             return ExitInput;
         }
+        if (std::filesystem::file_size(db, ec) == 0 && !ec) {  // opening it would make it a kbx database
+            std::cerr << fmt::format("kbx strip-code: {}: an empty file, not a kbx database; nothing stripped\n", db);
+            return ExitInput;
+        }
     }
     for (const auto& db : a.databases) {
         try {

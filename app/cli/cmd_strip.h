@@ -17,7 +17,7 @@ struct StripArgs {
 
 /// Registers `kbx strip-code DB... [--json]` on the app.
 CLI::App* addStripCommand(CLI::App& app, StripArgs& args);
-/// Runs it: 0 done, 3 a database is missing (nothing stripped), 5 not a kbx database or not
+/// Runs it: 0 done, 3 a database is missing or empty (nothing stripped), 5 not a kbx database or not
 /// writable. Databases before a failing one stay stripped (each is its own transaction).
 int runStrip(const StripArgs& args);
 

@@ -347,6 +347,11 @@ TEST(Store, StripCodeLeavesTheCodeOutAndKeepsEveryVerdict)
     const std::string kbx = KBX_TEST_KBX_BIN;
     EXPECT_EQ(WEXITSTATUS(std::system((kbx + " strip-code " + q.string() + " /nonexistent/x.sqlite 2>/dev/null").c_str())), 3);
     EXPECT_EQ(Store(q).query("SELECT code FROM candidates")[0]["code"], code);
+    const auto empty = fs::path(q.string() + ".empty");
+    std::ofstream(empty).close();
+    EXPECT_EQ(WEXITSTATUS(std::system((kbx + " strip-code " + empty.string() + " 2>/dev/null").c_str())), 3);
+    EXPECT_EQ(fs::file_size(empty), 0u);  // not made a kbx database
+    fs::remove(empty);
     ASSERT_EQ(std::system((kbx + " strip-code " + q.string() + " " + p.string() + " --json > " + out.string() + " 2>/dev/null").c_str()), 0);
     std::ifstream in(out);
     std::string line;
