@@ -285,8 +285,10 @@ bool FigureChart::numberCategories(QBarCategoryAxis* bar)
         delete key;
         return false;
     }
+    QStringList numbers;
     for (int i = 0; i < now.size(); ++i)
-        bar->replace(now[i], QString::number(i + 1));
+        numbers << QString::number(i + 1);
+    bar->setCategories(numbers);  // at once: a category named "2" cannot collide with a renamed one
     bar->setLabelsAngle(0);
     bar->setProperty("kbxBroken", true);  // numbers need neither two lines
     bar->setProperty("kbxJoined", true);  // nor their whole names back
