@@ -95,12 +95,16 @@ def load(db):
     prov = dict(kbxdb.provenance(db))
     # The correctness stage's phases (issue 22): each task's reference once (shared by its
     # candidates), every candidate's own stages.
-    phases = {"reference (per task)": 0.0, "candidate": 0.0, "compare": 0.0}
+    # The candidate's other processes too (extended tier, autotune sweep, precompile): the stage's
+    # work is their sum, which its wall does not show (bench/results/2026-12-04-h200-extstart).
+    phases = {"reference (per task)": 0.0, "candidate": 0.0, "compare": 0.0, "extended tier": 0.0, "autotune sweep": 0.0,
+              "precompile": 0.0}
     ref_phases, seen = {}, set()
     for e in evs:
         task, st = e["task"], e["stage_seconds"] or {}
-        for k in ("candidate", "compare"):
-            phases[k] += float(st.get(k) or 0)
+        for k, key in (("candidate", "candidate"), ("compare", "compare"), ("extended tier", "candidate_extended"),
+                       ("autotune sweep", "autotune_sweep"), ("precompile", "precompile")):
+            phases[k] += float(st.get(key) or 0)
         if task not in seen:
             seen.add(task)
             phases["reference (per task)"] += float(st.get("reference") or 0)
@@ -259,7 +263,8 @@ def stage_cost_lines(runs, data):
         L.append(f"| {i} | {r['rc']} | {r['correct_wall']:.0f} s | {r['correct_wall'] / max(1, n):.2f} s | "
                  f"{r['wall'] - r['correct_wall']:.0f} s | {r['wall']:.0f} s |")
     L += ["", "Correctness stage, summed over processes (seconds of worker wall; the stage runs --jobs of them at once):", "",
-          "| run | " + " | ".join(data[0][3]["_phases"][0]) + " | reference phases |", "|---|---|---|---|---|"]
+          "| run | " + " | ".join(data[0][3]["_phases"][0]) + " | reference phases |",
+          "|---" * (len(data[0][3]["_phases"][0]) + 2) + "|"]
     for i in range(len(data)):
         ph, rph, ntask = data[i][3]["_phases"]
         L.append(f"| {i} | " + " | ".join(f"{v:.0f}" for v in ph.values()) + f" | {ntask} tasks: " +

@@ -79,6 +79,10 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn(f"Math/i0 {b}: run 1 2.088 [2.070, 2.106], run 0 2.120; causes: none", back)
         self.assertEqual([l[:17] for l in back.strip().splitlines()], ["- Activation/relu", f"- Math/exp {d[:6]}", f"- Math/i0 {b[:7]}"])
         self.assertIn("| 0 | 0 | 20 s | 5.00 s | 80 s | 100 s |", md)
+        # The processes' seconds summed per kind, the candidate's other processes too (4 x 0.25 s of
+        # precompile; the reference once per task).
+        self.assertIn("| run | reference (per task) | candidate | compare | extended tier | autotune sweep | precompile | reference phases |", md)
+        self.assertIn("| 0 | 2 | 4 | 0 | 0 | 0 | 1 | 4 tasks: not recorded |", md)
         # The longest evaluations first, with their phases (Math/i0 was stored fourth: 4.5 s).
         longest = md.split("Longest evaluations of the correctness stage")[1].split("\n\n")[1].splitlines()
         self.assertEqual(longest[0], f"- run 0: Math/i0 {h['b' * 40][:8]} 4.5 s (reference 0.5, candidate 1.0, precompile 0.2)")
