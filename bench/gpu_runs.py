@@ -24,6 +24,13 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
                                                     (corpus.md), the protocol table, the stage's s/kernel
   bench/gpu_runs.py exploits OUT                    the exploit and fault suite (scripts/exploit_table.py
                                                     run): exploits-DEVICE.md, every case and canary
+  bench/gpu_runs.py stage-ab OUT --variants "A" "B" ...
+                                                    the correctness stage under --perf once per variant
+                                                    (kbx eval options, e.g. "--extended-start early",
+                                                    "--jobs 18"), each stopped at its last correctness
+                                                    line: its wall, s/kernel and the processes' summed
+                                                    seconds by kind (stage-ab.md); run A B A to see the
+                                                    order's effect
   bench/gpu_runs.py repeat DIR --run R [--runs 3]   one run of the perf repeat (bench/perf_repeat.py), one
                                                     device call per run on a warm machine: DIR (e.g.
                                                     .bench-state/repeat) stays there between the calls,
@@ -56,7 +63,9 @@ import datetime
 import json
 import os
 import re
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -297,6 +306,94 @@ def cmd_corpus(a):
     return rc or trc
 
 
+def correctness_stage(cmd, log_path):
+    """Runs `kbx eval` (cmd) and stops it (SIGINT to its process group: kbx keeps what it stored)
+    at its last correctness line "[N/N]"; returns (rc, seconds to the first progress line, seconds
+    to the last correctness line, whether that line came)."""
+    t0 = time.time()
+    first = last = None
+    n = None
+    done = False
+    with open(log_path, "w") as log:
+        log.write("$ " + " ".join(cmd) + "\n")
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, bufsize=1, start_new_session=True)
+        for line in p.stderr:
+            t = time.time() - t0
+            log.write(f"{t:8.2f} {line}")
+            if line.startswith("kbx: evaluating") and first is None:
+                first = t
+                m = re.match(r"kbx: evaluating (\d+)", line)
+                n = int(m.group(1)) if m else None
+            if line.startswith("[") and not line.startswith("[perf"):
+                last = t
+                if n is not None and line.startswith(f"[{n}/{n}]"):
+                    done = True
+                    break
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGINT)
+        try:
+            rc = p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            rc = p.wait()
+    return rc, first or 0.0, last or 0.0, done
+
+
+STAGE_KINDS = (("contract", "candidate"), ("extended", "candidate_extended"), ("sweep", "autotune_sweep"),
+               ("precompile", "precompile"))
+
+
+def stage_sums(db):
+    """(evaluations, {kind: summed process-seconds}) of a run's correctness stage: the candidate's
+    processes by kind, the reference once per task, and the sum of the evaluations' own walls (what
+    the jobs' slots were held for)."""
+    evs = kbxdb.evaluations(db)
+    sums = {k: 0.0 for k, _ in STAGE_KINDS}
+    sums.update({"reference": 0.0, "evaluation walls": 0.0})
+    tasks = set()
+    for e in evs:
+        st = e["stage_seconds"] or {}
+        num = lambda k: float(st[k]) if isinstance(st.get(k), (int, float)) else 0.0  # noqa: E731
+        for kind, key in STAGE_KINDS:
+            sums[kind] += num(key)
+        if e["task"] not in tasks:
+            tasks.add(e["task"])
+            sums["reference"] += num("reference")
+        sums["evaluation walls"] += num("evaluation")
+    return len(evs), sums
+
+
+def cmd_stage_ab(a):
+    if not a.variants:
+        print("stage-ab: give --variants, one string of kbx eval options each (\"\" for the defaults)")
+        return 2
+    rows = []
+    for i, v in enumerate(a.variants):
+        db = os.path.join(a.out, f"ab-{i}.sqlite")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(db + suffix):
+                os.remove(db + suffix)
+        cmd = [a.kbx, "eval", a.versions, "--device", a.device, "--perf", "--method", "ab", "--db", db] + gpu_args(a) + shlex.split(v)
+        rc, first, last, done = correctness_stage(cmd, os.path.join(a.out, f"ab-{i}.log"))
+        n, sums = stage_sums(db) if os.path.exists(db) else (0, {})
+        rows.append((i, v or "(defaults)", rc, first, last, done, n, sums))
+        print(f"stage-ab {i} [{v or '(defaults)'}]: correctness {last:.1f} s for {n} kernels"
+              f"{'' if done else ' (its last line did not come)'}", flush=True)
+    kinds = list(rows[0][7]) if rows and rows[0][7] else []
+    L = ["# The correctness stage under --perf, per variant of kbx eval's options", "",
+         f"- source: `{a.versions}`; device {a.device}; each run stopped at its last correctness line; "
+         "process-seconds summed over every process of the stage", "",
+         "| run | options | first line | last correctness line | s/kernel | " + " | ".join(kinds) + " |",
+         "|---" * (5 + len(kinds)) + "|"]
+    for i, v, rc, first, last, done, n, sums in rows:
+        L.append(f"| {i} | `{v}` | {first:.1f} s | {last:.1f} s{'' if done else ' (cut)'} | {last / max(1, n):.3f} | "
+                 + " | ".join(f"{sums.get(k, 0.0):.0f}" for k in kinds) + " |")
+    with open(os.path.join(a.out, "stage-ab.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("\n".join(L))
+    return 0 if all(r[5] for r in rows) else 1
+
+
 def cmd_exploits(a):
     md = os.path.join(a.out, f"exploits-{a.device}.md")
     rc, wall = run([sys.executable, EXPLOITS, "run", "--device", a.device, "--kbx", a.kbx, "--jobs", "8", "--timeout", "60",
@@ -373,7 +470,8 @@ def cmd_gputests(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    subs = {name: sub.add_parser(name) for name in ("verdicts", "check", "scale", "smoke", "corpus", "exploits", "repeat", "gputests")}
+    subs = {name: sub.add_parser(name) for name in ("verdicts", "check", "scale", "smoke", "corpus", "exploits", "repeat", "gputests",
+                                                     "stage-ab")}
     for p in subs.values():
         p.add_argument("out")
         p.add_argument("--kbx", default=default_kbx())
@@ -386,9 +484,12 @@ def main():
     subs["check"].add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     subs["check"].add_argument("--perf", action="store_true")
     subs["scale"].add_argument("--gpu-sets", default="0 0,1", help="space-separated kbx --gpus values")
-    for name in ("corpus", "repeat"):
+    subs["stage-ab"].add_argument("--variants", nargs="+", default=[], metavar="OPTIONS",
+                                  help='kbx eval options per run, e.g. "" "--extended-start early" "" (the defaults, early, the defaults)')
+    for name in ("corpus", "repeat", "stage-ab"):
         subs[name].add_argument("--versions", default=os.path.join(CARRY, "versions.jsonl"),
                                 help="the submissions (default: .bench-carry/versions.jsonl)")
+    for name in ("corpus", "repeat"):
         subs[name].add_argument("--adjudicated", default=os.path.join(CARRY, "adjudicated.json"),
                                 help="their separate-process adjudication (default: .bench-carry/adjudicated.json)")
     subs["repeat"].add_argument("--run", type=int, required=True, help="which run (0 .. RUNS-1)")
@@ -413,7 +514,7 @@ def main():
     if a.device == "cuda" and a.cmd != "gputests":
         sandbox_probe(a)
     rc = {"verdicts": cmd_verdicts, "check": cmd_check, "scale": cmd_scale, "smoke": cmd_smoke, "corpus": cmd_corpus,
-          "exploits": cmd_exploits, "repeat": cmd_repeat, "gputests": cmd_gputests}[a.cmd](a)
+          "exploits": cmd_exploits, "repeat": cmd_repeat, "gputests": cmd_gputests, "stage-ab": cmd_stage_ab}[a.cmd](a)
     if a.archive:
         os.makedirs(os.path.dirname(os.path.abspath(a.archive)), exist_ok=True)
         subprocess.run(["tar", "-C", a.out, "-cJf", a.archive, "."], check=True)

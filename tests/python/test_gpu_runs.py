@@ -61,5 +61,58 @@ class NotOkEntries(unittest.TestCase):
             os.unlink(f.name)
 
 
+
+
+class StageAb(unittest.TestCase):
+    """stage-ab: every variant's kbx eval is stopped at its last correctness line (not waited for
+    through the perf stage), with the options given, and its stage's process-seconds summed by kind
+    (the reference once per task)."""
+
+    def test_each_run_stops_at_its_last_correctness_line_and_sums_its_processes(self):
+        import argparse
+        import time
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import fixture_db
+        with tempfile.TemporaryDirectory() as out:
+            template = os.path.join(out, "template.sqlite")
+            fixture_db.write(template, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}]}, "evaluations": [
+                {"task": "Math/abs", "code": "a = 1", "evidence": {},
+                 "stage_seconds": {"candidate": 2.0, "candidate_extended": 1.4, "reference": 2.0, "evaluation": 3.0, "precompile": 1.2}},
+                {"task": "Math/abs", "code": "a = 2", "evidence": {},
+                 "stage_seconds": {"candidate": 1.0, "autotune_sweep": 4.0, "reference": 3.0, "evaluation": 5.0}}]}])
+            fake = os.path.join(out, "kbx")
+            with open(fake, "w") as f:
+                f.write(f"#!{sys.executable}\n"
+                        "import os, shutil, sys, time\n"
+                        "db = sys.argv[sys.argv.index('--db') + 1]\n"
+                        f"shutil.copy({template!r}, db)\n"
+                        f"open({os.path.join(out, 'args.txt')!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+                        "for line in ('kbx: evaluating 2 candidate(s) from v.jsonl on cuda', '[1/2] pass  Math/abs',\n"
+                        "             '[2/2] pass  Math/abs', '[perf 1/2] ok   Math/abs'):\n"
+                        "    print(line, file=sys.stderr, flush=True)\n"
+                        "time.sleep(60)\n")
+            os.chmod(fake, 0o755)
+            a = argparse.Namespace(kbx=fake, versions=os.path.join(out, "v.jsonl"), device="cuda", jobs=0, gpus="", out=out,
+                                   variants=["", "--extended-start early"])
+            t0 = time.time()
+            self.assertEqual(gpu_runs.cmd_stage_ab(a), 0)
+            self.assertLess(time.time() - t0, 30, "a run was waited for past its last correctness line")
+            with open(os.path.join(out, "args.txt")) as f:
+                args = f.read().splitlines()
+            self.assertEqual(len(args), 2)
+            self.assertIn("--perf", args[0].split())
+            self.assertTrue(args[1].endswith("--extended-start early"), args[1])
+            with open(os.path.join(out, "stage-ab.md")) as f:
+                md = f.read()
+            self.assertIn("| contract | extended | sweep | precompile | reference | evaluation walls |", md)
+            rows = [l for l in md.splitlines() if l.startswith("| 0 |") or l.startswith("| 1 |")]
+            self.assertEqual(len(rows), 2, md)
+            self.assertTrue(rows[0].startswith("| 0 | `(defaults)` |"), rows[0])
+            self.assertTrue(rows[1].startswith("| 1 | `--extended-start early` |"), rows[1])
+            for r in rows:
+                self.assertTrue(r.endswith("| 3 | 1 | 4 | 1 | 2 | 8 |"), r)
+                self.assertNotIn("(cut)", r)
+
+
 if __name__ == "__main__":
     unittest.main()
