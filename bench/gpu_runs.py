@@ -79,6 +79,7 @@ PERF_REPEAT = os.path.join(ROOT, "bench", "perf_repeat.py")
 CARRY = os.path.join(ROOT, ".bench-carry")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import kbxdb  # noqa: E402
+import perf_repeat  # noqa: E402  (bench/, this script's folder)
 # The libraries that scripts/gpu-run.sh unpacks from the carried .debs (the build's RPATH names them
 # too; the worker's children find them through this).
 DEPS_LIB = os.path.join(ROOT, ".deps", "prefix", "usr", "lib", "x86_64-linux-gnu")
@@ -340,27 +341,16 @@ def correctness_stage(cmd, log_path):
 
 
 STAGE_KINDS = (("contract", "candidate"), ("extended", "candidate_extended"), ("sweep", "autotune_sweep"),
-               ("precompile", "precompile"))
+               ("precompile", "precompile"), ("reference", "reference"), ("evaluation walls", "evaluation"))
 
 
 def stage_sums(db):
-    """(evaluations, {kind: summed process-seconds}) of a run's correctness stage: the candidate's
-    processes by kind, the reference once per task, and the sum of the evaluations' own walls (what
-    the jobs' slots were held for)."""
+    """(evaluations, {kind: summed seconds}) of a run's correctness stage (perf_repeat.py's
+    summed_stage_seconds): the candidate's processes by kind, the reference once per task, and the
+    sum of the evaluations' own walls (what the jobs' slots were held for)."""
     evs = kbxdb.evaluations(db)
-    sums = {k: 0.0 for k, _ in STAGE_KINDS}
-    sums.update({"reference": 0.0, "evaluation walls": 0.0})
-    tasks = set()
-    for e in evs:
-        st = e["stage_seconds"] or {}
-        num = lambda k: float(st[k]) if isinstance(st.get(k), (int, float)) else 0.0  # noqa: E731
-        for kind, key in STAGE_KINDS:
-            sums[kind] += num(key)
-        if e["task"] not in tasks:
-            tasks.add(e["task"])
-            sums["reference"] += num("reference")
-        sums["evaluation walls"] += num("evaluation")
-    return len(evs), sums
+    sums = perf_repeat.summed_stage_seconds(evs)[0]
+    return len(evs), {kind: sums.get(key, 0.0) for kind, key in STAGE_KINDS}
 
 
 def cmd_stage_ab(a):

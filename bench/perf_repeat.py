@@ -82,6 +82,24 @@ def run_once(kbx, source, r, out, extra, device="cuda", replay_from=None):
             "gpus": gpu_uuids()}
 
 
+def summed_stage_seconds(evs):
+    """The correctness stage's seconds of a run's evaluations (kbxdb), summed per stage_seconds key:
+    "reference" and the reference's phases once per task (its candidates share it), every other key
+    over every evaluation. Returns (sums, reference phases, tasks)."""
+    sums, ref_phases, seen = {}, {}, set()
+    for e in evs:
+        st = e["stage_seconds"] or {}
+        first = e["task"] not in seen
+        seen.add(e["task"])
+        for k, v in st.items():
+            if isinstance(v, (int, float)) and (k != "reference" or first):
+                sums[k] = sums.get(k, 0.0) + float(v)
+        if first:
+            for k, v in (st.get("reference_phases") or {}).items():
+                ref_phases[k] = ref_phases.get(k, 0.0) + float(v or 0)
+    return sums, ref_phases, len(seen)
+
+
 def load(db):
     evs = kbxdb.evaluations(db)
     n = len(evs)
@@ -94,23 +112,14 @@ def load(db):
                 shapes[(task, code, t["shape"])] = (t["candidate_ms"], t["baseline_ms"], t["samples"] or {})
     prov = dict(kbxdb.provenance(db))
     # The correctness stage's phases (issue 22): each task's reference once (shared by its
-    # candidates), every candidate's own stages.
-    # The candidate's other processes too (extended tier, autotune sweep, precompile): the stage's
-    # work is their sum, which its wall does not show (bench/results/2026-12-04-h200-extstart).
-    phases = {"reference (per task)": 0.0, "candidate": 0.0, "compare": 0.0, "extended tier": 0.0, "autotune sweep": 0.0,
-              "precompile": 0.0}
-    ref_phases, seen = {}, set()
-    for e in evs:
-        task, st = e["task"], e["stage_seconds"] or {}
-        for k, key in (("candidate", "candidate"), ("compare", "compare"), ("extended tier", "candidate_extended"),
-                       ("autotune sweep", "autotune_sweep"), ("precompile", "precompile")):
-            phases[k] += float(st.get(key) or 0)
-        if task not in seen:
-            seen.add(task)
-            phases["reference (per task)"] += float(st.get("reference") or 0)
-            for k, v in (st.get("reference_phases") or {}).items():
-                ref_phases[k] = ref_phases.get(k, 0.0) + float(v or 0)
-    prov["_phases"] = (phases, ref_phases, len(seen))
+    # candidates), every candidate's own processes, the extended tier, autotune sweep and precompile
+    # too: the stage's work is their sum, which its wall does not show
+    # (bench/results/2026-12-04-h200-extstart).
+    sums, ref_phases, ntasks = summed_stage_seconds(evs)
+    phases = {label: sums.get(key, 0.0) for label, key in (
+        ("reference (per task)", "reference"), ("candidate", "candidate"), ("compare", "compare"),
+        ("extended tier", "candidate_extended"), ("autotune sweep", "autotune_sweep"), ("precompile", "precompile"))}
+    prov["_phases"] = (phases, ref_phases, ntasks)
     # The longest evaluations of the correctness stage (their own wall, `evaluation`): the stage's
     # wall cannot be shorter than the longest, and their phases say what made it long.
     longest = []
