@@ -308,11 +308,13 @@ def cmd_corpus(a):
 
 
 def correctness_stage(cmd, log_path):
-    """Runs `kbx eval` (cmd) and stops it (SIGINT to its process group: kbx keeps what it stored)
-    at its last correctness line "[N/N]"; returns (rc, seconds to the first progress line, seconds
-    to the last correctness line, whether that line came)."""
+    """Runs `kbx eval --perf` (cmd) and stops it (SIGINT to its process group: kbx keeps what it
+    stored) once its correctness stage ended: at the line "kbx: correctness stage ended" (its tail
+    work included), or at the last correctness line "[N/N]" for a kbx that does not print it (the
+    next line is then a perf line). Returns (rc, seconds to the first progress line, seconds to the
+    last correctness line, whether that line came, seconds to the stage's end or None)."""
     t0 = time.time()
-    first = last = None
+    first = last = end = None
     n = None
     done = False
     with open(log_path, "w") as log:
@@ -325,11 +327,15 @@ def correctness_stage(cmd, log_path):
                 first = t
                 m = re.match(r"kbx: evaluating (\d+)", line)
                 n = int(m.group(1)) if m else None
+            if line.startswith("kbx: correctness stage ended"):
+                end = t
+                break
+            if done and line.startswith("[perf"):
+                break
             if line.startswith("[") and not line.startswith("[perf"):
                 last = t
                 if n is not None and line.startswith(f"[{n}/{n}]"):
                     done = True
-                    break
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGINT)
         try:
@@ -337,7 +343,7 @@ def correctness_stage(cmd, log_path):
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             rc = p.wait()
-    return rc, first or 0.0, last or 0.0, done
+    return rc, first or 0.0, last or 0.0, done, end
 
 
 STAGE_KINDS = (("contract", "candidate"), ("extended", "candidate_extended"), ("sweep", "autotune_sweep"),
@@ -364,19 +370,22 @@ def cmd_stage_ab(a):
             if os.path.exists(db + suffix):
                 os.remove(db + suffix)
         cmd = [a.kbx, "eval", a.versions, "--device", a.device, "--perf", "--method", "ab", "--db", db] + gpu_args(a) + shlex.split(v)
-        rc, first, last, done = correctness_stage(cmd, os.path.join(a.out, f"ab-{i}.log"))
+        rc, first, last, done, end = correctness_stage(cmd, os.path.join(a.out, f"ab-{i}.log"))
         n, sums = stage_sums(db) if os.path.exists(db) else (0, {})
-        rows.append((i, v or "(defaults)", rc, first, last, done, n, sums))
+        rows.append((i, v or "(defaults)", rc, first, last, done, end, n, sums))
         print(f"stage-ab {i} [{v or '(defaults)'}]: correctness {last:.1f} s for {n} kernels"
-              f"{'' if done else ' (its last line did not come)'}", flush=True)
-    kinds = list(rows[0][7]) if rows and rows[0][7] else []
+              f"{'' if done else ' (its last line did not come)'}"
+              f"{f', its last process ended at {end:.1f} s' if end is not None else ''}", flush=True)
+    kinds = list(rows[0][8]) if rows and rows[0][8] else []
     L = ["# The correctness stage under --perf, per variant of kbx eval's options", "",
-         f"- source: `{a.versions}`; device {a.device}; each run stopped at its last correctness line; "
-         "process-seconds summed over every process of the stage", "",
-         "| run | options | first line | last correctness line | s/kernel | " + " | ".join(kinds) + " |",
-         "|---" * (5 + len(kinds)) + "|"]
-    for i, v, rc, first, last, done, n, sums in rows:
-        L.append(f"| {i} | `{v}` | {first:.1f} s | {last:.1f} s{'' if done else ' (cut)'} | {last / max(1, n):.3f} | "
+         f"- source: `{a.versions}`; device {a.device}; each run stopped once its correctness stage ended (kbx's line "
+         "\"correctness stage ended\", after any precompiles left for the stage's tail; else its last correctness line); "
+         "s/kernel is the last correctness line over the kernels; process-seconds summed over every process of the stage", "",
+         "| run | options | first line | last correctness line | stage's last process | s/kernel | " + " | ".join(kinds) + " |",
+         "|---" * (6 + len(kinds)) + "|"]
+    for i, v, rc, first, last, done, end, n, sums in rows:
+        L.append(f"| {i} | `{v}` | {first:.1f} s | {last:.1f} s{'' if done else ' (cut)'} | "
+                 f"{'-' if end is None else f'{end:.1f} s'} | {last / max(1, n):.3f} | "
                  + " | ".join(f"{sums.get(k, 0.0):.0f}" for k in kinds) + " |")
     with open(os.path.join(a.out, "stage-ab.md"), "w") as f:
         f.write("\n".join(L) + "\n")

@@ -2,7 +2,8 @@
 #pragma once
 // The correctness stage of one candidate: its reference (ReferenceCache), its contract tier
 // (TierJudge), the autotune sweep over every config its autotuner may choose, its extended tier,
-// the precompile of its perf shapes after a pass, and the stored evaluation (ResultSink).
+// the precompile of its perf shapes after a pass (beside the extended tier at the run's tail, else
+// left for the tail: runPendingPrecompile), and the stored evaluation (ResultSink).
 #include "evaluator.h"
 #include "reference_cache.h"
 #include "tier_judge.h"
@@ -10,8 +11,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 namespace kbx {
 
@@ -27,6 +31,11 @@ public:
     /// Evaluates submission `index` of run `runId` on `slot` and stores the evaluation (not a
     /// harness error: that is returned unstored).
     Outcome evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index, const Slot& slot);
+    /// The stage's tail work: one pending precompile (a candidate that passed while the queue was
+    /// full) run on `slot` and stored with its evaluation. False when none is pending.
+    bool runPendingPrecompile(const Slot& slot);
+    /// Precompiles run by runPendingPrecompile so far, and their processes' seconds.
+    std::pair<int, double> pendingPrecompilesDone() const;
 
 private:
     /// The autotune sweep (issue 22): the contract tier again under each other config of the
@@ -55,6 +64,19 @@ private:
     /// stored when `store` and judged.
     Outcome& finish(Outcome& out, const Submission& sub, std::int64_t methodId, bool store,
                     std::chrono::steady_clock::time_point t0);
+
+    /// A passing candidate's precompile left for the tail: while the queue is full every job is busy
+    /// (correctness work is what the user waits for), at the tail threads would idle.
+    struct PendingPrecompile {
+        std::int64_t evaluationId = 0;
+        const TaskInfo* task = nullptr;
+        std::filesystem::path dir;
+        std::string entry;
+    };
+    mutable std::mutex m_pendingMutex;
+    std::deque<PendingPrecompile> m_pending;
+    int m_pendingDone = 0;
+    double m_pendingSeconds = 0;
 
     const TaskCatalogue& m_catalogue;
     const EvalOptions& m_opt;

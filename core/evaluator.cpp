@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <random>
+#include <tuple>
 
 namespace kbx {
 namespace fs = std::filesystem;
@@ -220,7 +221,12 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     runCorrectnessPool(
         subs, correctnessQueue(subs, m_catalogue, m_sink->store(), multi || m_opt.jobs > 1), m_slots, m_opt.jobs, multi,
         [&](std::size_t i, Slot& s) { return m_correctness->evaluateOne(subs[i], sum.runId, methodId, static_cast<int>(i), s); },
-        [this](const Slot& s, nlohmann::json* p) { return m_launcher->slotHealth(s.device, p); }, tally, cancel);
+        [this](const Slot& s, nlohmann::json* p) { return m_launcher->slotHealth(s.device, p); }, tally, cancel,
+        [this](Slot& s) { return m_correctness->runPendingPrecompile(s); });
+    sum.correctnessSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::tie(sum.tailPrecompiles, sum.tailPrecompileSeconds) = m_correctness->pendingPrecompilesDone();
+    if (m_correctnessEnd)
+        m_correctnessEnd(sum);
     if (multi) {
         for (std::size_t k = 0; k < m_slots.size(); ++k)
             if (!m_slots[k]->alive)

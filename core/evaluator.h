@@ -154,6 +154,13 @@ struct RunSummary {
     int harnessErrors = 0;
     bool cancelled = false;
     double seconds = 0;
+    /// Seconds from the run's start to the end of the correctness stage's last process (its tail
+    /// work included; the verdicts' last line may come earlier).
+    double correctnessSeconds = 0;
+    /// Perf-shape precompiles of candidates that passed while the queue was full, run by worker
+    /// threads that found the queue empty (--perf on a GPU): how many, their processes' seconds.
+    int tailPrecompiles = 0;
+    double tailPrecompileSeconds = 0;
     nlohmann::json provenance;
 };
 
@@ -190,6 +197,10 @@ public:
     /// Called after each perf-stage evaluation with the perf summary stored in its evidence.
     using PerfProgressFn = std::function<void(const Outcome&, const nlohmann::json& perf, int done, int total)>;
     void setPerfProgress(PerfProgressFn fn) { m_perfProgress = std::move(fn); }
+    /// Called once the correctness stage's last process (its tail work included) has ended, before
+    /// the perf stage, with the summary so far (counts, correctnessSeconds, tailPrecompiles).
+    using StageEndFn = std::function<void(const RunSummary&)>;
+    void setCorrectnessEnd(StageEndFn fn) { m_correctnessEnd = std::move(fn); }
     RunSummary run(const std::vector<Submission>& submissions, const ProgressFn& progress,
                    const std::atomic<bool>* cancel = nullptr, const nlohmann::json& args = {});
     /// Gaps of Triton's CPU interpreter found by this run's canary (kbx-worker canary: our own small
@@ -220,6 +231,7 @@ private:
     InterpGaps runCanary() const;
 
     PerfProgressFn m_perfProgress;
+    StageEndFn m_correctnessEnd;
     const TaskCatalogue& m_catalogue;
     Store& m_store;
     WorkerConfig m_worker;

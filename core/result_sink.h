@@ -44,6 +44,12 @@ public:
     {
         m_store.addPerf(evaluationId, rows, perfEvidence, failure);
     }
+    /// Work for a stored evaluation that decides nothing (the perf shapes' precompile at the stage's tail).
+    void storeStageResult(std::int64_t evaluationId, const std::string& key, const nlohmann::json& evidence,
+                          std::optional<double> seconds)
+    {
+        m_store.addStageResult(evaluationId, key, evidence, seconds);
+    }
 
 private:
     Store& m_store;

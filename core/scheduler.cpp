@@ -165,6 +165,7 @@ struct CorrectnessPool {
     const HealthFn& health;
     RunTally& tally;
     const std::atomic<bool>* cancel;
+    const TailFn& tail;
     std::vector<int> attempts = std::vector<int>(subs.size(), 0);
     std::mutex queueMutex{};
 
@@ -176,7 +177,8 @@ struct CorrectnessPool {
                 return true;
         return false;
     }
-    /// One worker thread of `slot`: takes the next submission until the queue is empty.
+    /// One worker thread of `slot`: takes the next submission until the queue is empty, then tail
+    /// work until none is left.
     void workerLoop(std::size_t slot);
 };
 
@@ -186,17 +188,26 @@ void CorrectnessPool::workerLoop(std::size_t slot)
     for (;;) {
         if (!s.alive || cancelled())
             return;
-        std::size_t i;
+        std::size_t i = 0;
+        bool empty = false;
         {
             std::lock_guard g(queueMutex);
-            if (queue.empty())
-                return;
-            i = queue.front();
-            queue.pop_front();
-            ++attempts[i];
-            if (queue.empty())
-                for (auto& other : slots)
-                    other->queueDrained = true;
+            empty = queue.empty();
+            if (!empty) {
+                i = queue.front();
+                queue.pop_front();
+                ++attempts[i];
+                if (queue.empty())
+                    for (auto& other : slots)
+                        other->queueDrained = true;
+            }
+        }
+        if (empty) {
+            // A submission put back by an unhealthy slot may still arrive: the tail's work is short
+            // (a precompile), so the thread looks at the queue again after each piece.
+            if (tail && tail(s))
+                continue;
+            return;
         }
         Outcome o;
         try {
@@ -227,9 +238,10 @@ void CorrectnessPool::workerLoop(std::size_t slot)
 }  // namespace
 
 void runCorrectnessPool(const std::vector<Submission>& subs, std::deque<std::size_t> queue, Slots& slots, int jobs, bool multi,
-                        const EvaluateFn& evaluate, const HealthFn& health, RunTally& tally, const std::atomic<bool>* cancel)
+                        const EvaluateFn& evaluate, const HealthFn& health, RunTally& tally, const std::atomic<bool>* cancel,
+                        const TailFn& tail)
 {
-    CorrectnessPool pool{subs, std::move(queue), slots, multi, evaluate, health, tally, cancel};
+    CorrectnessPool pool{subs, std::move(queue), slots, multi, evaluate, health, tally, cancel, tail};
     std::vector<std::thread> threads;
     const int perSlot = std::min(jobs, std::max(1, static_cast<int>(subs.size())));
     for (std::size_t k = 0; k < slots.size(); ++k)

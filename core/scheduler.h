@@ -60,13 +60,18 @@ std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, co
 using EvaluateFn = std::function<Outcome(std::size_t i, Slot& slot)>;
 /// Health of a slot: empty when healthy, otherwise why not; its probe into probeOut when not null.
 using HealthFn = std::function<std::string(const Slot& slot, nlohmann::json* probeOut)>;
+/// Work for a worker thread that found the queue empty (the stage's tail): true when it did some
+/// (the thread asks again), false when none is left (the thread ends).
+using TailFn = std::function<bool(Slot& slot)>;
 
 /// Runs the correctness stage over the queue: `jobs` threads per slot. In a multi-slot run a
 /// harness error makes the slot probe itself; an unhealthy slot leaves the pool and the submission
 /// goes back to the queue for the others (three attempts at most). Submissions left unjudged for
-/// want of a healthy slot are recorded as harness errors.
+/// want of a healthy slot are recorded as harness errors. A thread that finds the queue empty
+/// takes `tail` work (when given) until none is left.
 void runCorrectnessPool(const std::vector<Submission>& subs, std::deque<std::size_t> queue, Slots& slots, int jobs, bool multi,
-                        const EvaluateFn& evaluate, const HealthFn& health, RunTally& tally, const std::atomic<bool>* cancel);
+                        const EvaluateFn& evaluate, const HealthFn& health, RunTally& tally, const std::atomic<bool>* cancel,
+                        const TailFn& tail = {});
 
 /// Times submission i on a slot (Evaluator's perf stage); returns the perf summary stored.
 using PerfFn = std::function<nlohmann::json(std::size_t i, Slot& slot)>;

@@ -172,6 +172,11 @@ public:
     /// verdict (e.g. the GPU time is not in Triton kernels), the new failure. One transaction.
     void addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& rows, const nlohmann::json& perfEvidence,
                  const std::optional<std::pair<std::string, std::string>>& failure = std::nullopt);
+    /// Work done for an evaluation after it was stored that decides nothing (the perf shapes'
+    /// precompile at the correctness stage's tail): its evidence under `key`, and its seconds under
+    /// `key` in stage_seconds when given. The verdict is not touched. One transaction.
+    void addStageResult(std::int64_t evaluationId, const std::string& key, const nlohmann::json& evidence,
+                        std::optional<double> seconds);
     /// Writes what kbx import read (seed_import.h) in one transaction: imported runs (device
     /// "imported", provenance naming format, file, GPU and method) with their evaluations, golden
     /// eager timings (replacing earlier ones of the same GPU and task), corpus transitions and seed

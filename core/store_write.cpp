@@ -81,6 +81,34 @@ void Store::addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& row
     tx.commit();
 }
 
+void Store::addStageResult(std::int64_t evaluationId, const std::string& key, const nlohmann::json& evidence,
+                           std::optional<double> seconds)
+{
+    requireWritable("store a stage's result");
+    if (key.empty() || key == "perf" || key == "evaluation")
+        throw std::invalid_argument("addStageResult: '" + key + "' is not a key of its own");
+    std::lock_guard lock(m_mutex);
+    Transaction tx(m_db);
+    nlohmann::json ev, st;
+    {
+        Stmt q(m_db, "SELECT evidence, stage_seconds FROM evaluations WHERE id=?");
+        q.bind(1, evaluationId);
+        if (!q.step())
+            throw StoreError(fmt::format("no evaluation {} in {}", evaluationId, m_path.string()));
+        ev = nlohmann::json::parse(q.text(0), nullptr, false);
+        st = nlohmann::json::parse(q.text(1), nullptr, false);
+    }
+    if (!ev.is_object())
+        ev = nlohmann::json::object();
+    if (!st.is_object())
+        st = nlohmann::json::object();
+    ev[key] = evidence;
+    if (seconds)
+        st[key] = *seconds;
+    Stmt(m_db, "UPDATE evaluations SET evidence=?, stage_seconds=? WHERE id=?").bind(1, ev.dump()).bind(2, st.dump()).bind(3, evaluationId).step();
+    tx.commit();
+}
+
 std::optional<ManualLabel> Store::manualLabel(std::int64_t evaluationId) const
 {
     std::lock_guard lock(m_mutex);

@@ -409,6 +409,17 @@ private:
             ev.adoptWarmStart(std::move(*m_warm));
         const auto start = std::chrono::steady_clock::now();
         ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) { printPerf(o, p, done, total, m_a.json); });
+        ev.setCorrectnessEnd([this](const kbx::RunSummary& s) {
+            // Before the perf stage: when the correctness stage's last process ended, which may be
+            // after the last verdict (the precompiles left for its tail are said apart).
+            if (!m_plan.perf)
+                return;
+            std::cerr << fmt::format("kbx: correctness stage ended {:.1f} s after the run began{}; timing the correct candidates\n",
+                                     s.correctnessSeconds,
+                                     s.tailPrecompiles ? fmt::format(" (perf shapes precompiled at its tail: {} candidate(s), {:.0f} s of "
+                                                                     "process time)", s.tailPrecompiles, s.tailPrecompileSeconds)
+                                                       : std::string());
+        });
         kbx::StagePhases phases;  // where the correctness stage's time went (printed after the run)
         double correctnessWall = 0;
         auto progress = [&](const kbx::Outcome& o, int done, int total) {
@@ -439,6 +450,7 @@ private:
                                  sum.harnessErrors, sum.total, fmtDuration(sum.seconds));
         if (phases.evaluations())
             std::cerr << "kbx: correctness stage: " << phases.describe(m_opt.jobs, correctnessWall) << "\n";
+
         if (sum.cancelled)
             return ExitInterrupted;
         return sum.harnessErrors ? ExitUnjudged : ExitOk;

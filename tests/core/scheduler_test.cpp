@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
-// The correctness queue's order (core/scheduler): longest expected work first.
+// The correctness queue's order (core/scheduler): longest expected work first; the pool's tail work.
 #include "catalogue.h"
 #include "importers.h"
+#include "result_sink.h"
 #include "scheduler.h"
 #include "store.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -82,4 +88,51 @@ TEST_F(QueueFixture, AnAutotunedCandidateGoesAheadOfItsTask)
     s[0].code = "@triton.autotune(configs=[triton.Config({}), triton.Config({}), triton.Config({})], key=['n'])\n";
     std::ofstream(dir / "tasks" / "queue_prior.json") << R"({"seconds": {"Reduce/add": 5.0, "Math/add": 3.0, "Activation/relu": 1.0}})";
     EXPECT_EQ(order(s), (std::vector<std::string>{"Activation/relu", "Reduce/add", "Math/add"}));  // 1 + 3 x 2 s
+}
+
+TEST(CorrectnessPool, ThreadsThatFindTheQueueEmptyTakeTheTailWorkAndThenEnd)
+{
+    // Tail work (the perf shapes' precompiles of candidates that passed while the queue was full) is
+    // taken only by threads that found the queue empty, never before the last submission was
+    // taken, and every piece of it is done before the pool returns, including pieces added by an
+    // evaluation that ends after other threads already found the queue empty.
+    std::vector<Submission> subs(6);
+    for (std::size_t i = 0; i < subs.size(); ++i)
+        subs[i].taskId = "Math/add";
+    Slots slots;
+    slots.push_back(std::make_unique<Slot>(0, DeviceSlot{}));
+    RunSummary sum;
+    Evaluator::ProgressFn progress = [](const Outcome&, int, int) {};
+    RunTally tally(sum, subs.size(), progress);
+    std::mutex m;
+    std::vector<int> pending;  // a passing submission's tail work
+    std::atomic<bool> tailBeforeDrained{false};
+    std::vector<int> tailDone;
+    auto evaluate = [&](std::size_t i, Slot&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(i == 0 ? 150 : 10));  // the first is the long one
+        Outcome o;
+        o.taskId = subs[i].taskId;
+        o.record.pass = true;
+        std::lock_guard g(m);
+        pending.push_back(static_cast<int>(i));
+        return o;
+    };
+    auto tail = [&](Slot& s) {
+        if (!s.queueDrained.load())  // set under the queue's lock as the last submission is taken
+            tailBeforeDrained = true;
+        std::lock_guard g(m);
+        if (pending.empty())
+            return false;
+        tailDone.push_back(pending.back());
+        pending.pop_back();
+        return true;
+    };
+    std::deque<std::size_t> queue{0, 1, 2, 3, 4, 5};
+    runCorrectnessPool(subs, queue, slots, 3, false, evaluate, [](const Slot&, nlohmann::json*) { return std::string(); }, tally,
+                       nullptr, tail);
+    EXPECT_FALSE(tailBeforeDrained.load());
+    std::sort(tailDone.begin(), tailDone.end());
+    EXPECT_EQ(tailDone, (std::vector<int>{0, 1, 2, 3, 4, 5})) << "the long first evaluation's tail work is done too";
+    EXPECT_TRUE(pending.empty());
+    EXPECT_EQ(sum.passed, 6);
 }

@@ -365,3 +365,39 @@ TEST(Store, StripCodeLeavesTheCodeOutAndKeepsEveryVerdict)
     fs::remove(out);
 #endif
 }
+
+TEST(Store, AStageResultAddedLaterKeepsTheVerdictAndTheOtherEvidence)
+{
+    // The perf shapes' precompile of a candidate that passed while the queue was full runs after its
+    // evaluation was stored: its evidence and seconds join the stored ones, nothing else changes.
+    auto p = tempDb("stage-result");
+    Store s(p);
+    auto m = s.ensureMethod("m1");
+    auto [c, isNew] = s.ensureCandidate("Activation/relu", "def relu(x): pass\n");
+    (void)isNew;
+    auto run = s.beginRun("cuda", {{"torch", "x"}}, {0, 1}, 42, {});
+    auto r = rec(run, s.ensureSubmission(c, m, 0, "a.jsonl:1"), false);
+    r.evidence["static"] = {{"ok", true}};
+    r.stageSeconds["candidate"] = 2.5;
+    const auto id = s.addEvaluation(r);
+    s.addStageResult(id, "precompile", {{"compiled", 3}, {"at", "tail"}}, 1.25);
+    auto row = s.query("SELECT verdict, failure_class, evidence, stage_seconds FROM evaluations WHERE id=" + std::to_string(id))[0];
+    EXPECT_EQ(row["verdict"], "fail");
+    EXPECT_EQ(row["failure_class"], "value_mismatch");
+    const auto ev = nlohmann::json::parse(row["evidence"].get<std::string>());
+    const auto st = nlohmann::json::parse(row["stage_seconds"].get<std::string>());
+    EXPECT_EQ(ev["static"]["ok"], true);
+    EXPECT_EQ(ev["precompile"]["compiled"], 3);
+    EXPECT_EQ(ev["precompile"]["at"], "tail");
+    EXPECT_DOUBLE_EQ(st["candidate"].get<double>(), 2.5);
+    EXPECT_DOUBLE_EQ(st["precompile"].get<double>(), 1.25);
+    // Without seconds (the worker could not start) only the evidence; a missing evaluation or a
+    // reserved key is refused and changes nothing.
+    s.addStageResult(id, "precompile", {{"error", "no worker"}}, std::nullopt);
+    row = s.query("SELECT evidence, stage_seconds FROM evaluations WHERE id=" + std::to_string(id))[0];
+    EXPECT_EQ(nlohmann::json::parse(row["evidence"].get<std::string>())["precompile"]["error"], "no worker");
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(row["stage_seconds"].get<std::string>())["precompile"].get<double>(), 1.25);
+    EXPECT_THROW(s.addStageResult(id + 100, "precompile", {{"x", 1}}, 1.0), StoreError);
+    EXPECT_THROW(s.addStageResult(id, "perf", {{"x", 1}}, 1.0), std::invalid_argument);
+    EXPECT_EQ(nlohmann::json::parse(s.query("SELECT evidence FROM evaluations")[0]["evidence"].get<std::string>()).count("perf"), 0u);
+}

@@ -337,6 +337,48 @@ TEST(Perf, PerfShapeSpecialisationsCompileBeforeTheTimedWindow)
     }
 }
 
+TEST(Perf, APrecompileLeftForTheTailStillCompilesBeforeTheTimedWindow)
+{
+    // With one job, the first of two passing candidates passes while the second is still queued: its
+    // precompile is left for the correctness stage's tail (it decides nothing, and beside other
+    // jobs' correctness work it slowed them); the second, at the tail, precompiles beside its
+    // extended tier. Both must compile nothing in the timed window, and the tail's is stored with
+    // the evaluation and said after the run.
+    REQUIRE_DEVICE();
+    if (device() != "cuda")
+        GTEST_SKIP() << "the precompile runs on a GPU only";
+    const auto dir = tempPath("perf-precompile-tail");
+    fs::create_directories(dir / "in");
+    const std::string code = readFile(kFixtures / "perf" / "relu_block_by_size.py");
+    std::ofstream(dir / "in" / "two.jsonl") << nlohmann::json{{"file", "Activation/relu.py"}, {"predict", code}}.dump() << "\n"
+                                             << nlohmann::json{{"file", "Activation/relu.py"}, {"predict", code + "\n# the second\n"}}.dump()
+                                             << "\n";
+    const auto db = dir / "db.sqlite";
+    auto r = run(kbxBin() + " eval " + (dir / "in" / "two.jsonl").string() +
+                 " --device cuda --jobs 1 --perf --perf-config '{\"shapes\":[\"1M_f32\",\"16M_f16\"],\"precompile\":true}' --json --db " + db.string() +
+                 " 2>" + (dir / "err.txt").string());
+    ASSERT_EQ(r.rc, 0) << r.out;
+    const auto err = readFile(dir / "err.txt");
+    EXPECT_NE(err.find("(perf shapes precompiled at its tail: 1 candidate(s)"), std::string::npos) << err;
+    kbx::Store s(db);
+    auto rows = s.query("SELECT verdict, stage_seconds, evidence FROM evaluations ORDER BY id");
+    ASSERT_EQ(rows.size(), 2u);
+    int atTail = 0;
+    for (const auto& row : rows) {
+        EXPECT_EQ(row["verdict"], "pass");
+        const auto ev = nlohmann::json::parse(row["evidence"].get<std::string>());
+        const auto st = nlohmann::json::parse(row["stage_seconds"].get<std::string>());
+        ASSERT_TRUE(ev.contains("precompile")) << ev.dump();
+        EXPECT_FALSE(ev["precompile"].contains("error")) << ev["precompile"].dump();
+        EXPECT_GE(ev["precompile"].value("compiled", 0), 2) << ev["precompile"].dump();
+        EXPECT_GT(st.value("precompile", 0.0), 0.0);
+        atTail += ev["precompile"].value("at", "") == "tail";
+        ASSERT_TRUE(ev.contains("perf") && ev["perf"].contains("triton_compiles")) << ev.dump();
+        EXPECT_EQ(ev["perf"]["triton_compiles"].get<int>(), 0) << "compiled again in the timed window: " << ev["perf"].dump();
+    }
+    EXPECT_EQ(atTail, 1) << "the first candidate's precompile at the tail, the second's beside its extended tier";
+}
+
 TEST(Perf, AHostSlowerThanTheLaunchGapIsCaughtAndTheGapWidened)
 {
     // From its 8th call on, the candidate's wrapper holds the host for 0.8 ms before every launch,

@@ -64,8 +64,8 @@ class NotOkEntries(unittest.TestCase):
 
 
 class StageAb(unittest.TestCase):
-    """stage-ab: every variant's kbx eval is stopped at its last correctness line (not waited for
-    through the perf stage), with the options given, and its stage's process-seconds summed by kind
+    """stage-ab: every variant's kbx eval is stopped once its correctness stage ended (its tail
+    work included; not waited for through the perf stage), with the options given, and its stage's process-seconds summed by kind
     (the reference once per task)."""
 
     def test_each_run_stops_at_its_last_correctness_line_and_sums_its_processes(self):
@@ -87,8 +87,10 @@ class StageAb(unittest.TestCase):
                         "db = sys.argv[sys.argv.index('--db') + 1]\n"
                         f"shutil.copy({template!r}, db)\n"
                         f"open({os.path.join(out, 'args.txt')!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
-                        "for line in ('kbx: evaluating 2 candidate(s) from v.jsonl on cuda', '[1/2] pass  Math/abs',\n"
-                        "             '[2/2] pass  Math/abs', '[perf 1/2] ok   Math/abs'):\n"
+                        "lines = ['kbx: evaluating 2 candidate(s) from v.jsonl on cuda', '[1/2] pass  Math/abs', '[2/2] pass  Math/abs']\n"
+                        "if '--extended-start' in sys.argv:  # a kbx that says when its stage's tail work ended\n"
+                        "    lines += ['kbx: correctness stage ended 7.5 s after the run began; timing the correct candidates']\n"
+                        "for line in lines + ['[perf 1/2] ok   Math/abs']:\n"
                         "    print(line, file=sys.stderr, flush=True)\n"
                         "time.sleep(60)\n")
             os.chmod(fake, 0o755)
@@ -104,7 +106,7 @@ class StageAb(unittest.TestCase):
             self.assertTrue(args[1].endswith("--extended-start early"), args[1])
             with open(os.path.join(out, "stage-ab.md")) as f:
                 md = f.read()
-            self.assertIn("| contract | extended | sweep | precompile | reference | evaluation walls |", md)
+            self.assertIn("| stage's last process | s/kernel | contract | extended | sweep | precompile | reference | evaluation walls |", md)
             rows = [l for l in md.splitlines() if l.startswith("| 0 |") or l.startswith("| 1 |")]
             self.assertEqual(len(rows), 2, md)
             self.assertTrue(rows[0].startswith("| 0 | `(defaults)` |"), rows[0])
@@ -112,6 +114,9 @@ class StageAb(unittest.TestCase):
             for r in rows:
                 self.assertTrue(r.endswith("| 3 | 1 | 4 | 1 | 2 | 8 |"), r)
                 self.assertNotIn("(cut)", r)
+            # the first kbx printed no end line (stopped at its first perf line), the second did
+            self.assertEqual(rows[0].split("|")[5].strip(), "-", rows[0])
+            self.assertRegex(rows[1].split("|")[5].strip(), r"^\d+\.\d s$", rows[1])
 
 
 if __name__ == "__main__":

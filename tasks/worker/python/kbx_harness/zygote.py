@@ -29,10 +29,12 @@ import tempfile
 import time
 import traceback
 
-# What a worker imports before it reaches candidate code. Modules that patch torch on first import
-# (torch._dynamo) are imported here for the same reason the perf role imports them before it takes
-# its fingerprint.
-PRELOAD = ("torch", "triton", "triton.language", "torch._dynamo", "torch.profiler",
+# What every reference, candidate and precompile worker imports before it reaches candidate code.
+# The run's first evaluations wait for these imports. torch._dynamo and torch.profiler are not among
+# them: only the perf role needs them (before its fingerprint of torch), and perf workers start
+# cold; torch._dynamo alone took 3.9 of the warm worker's ~7 s of imports on the H200 (python -X
+# importtime, torch 2.11). A candidate that uses it imports it in its own process.
+PRELOAD = ("torch", "triton", "triton.language",
            "kbx_harness.common", "kbx_harness.static_checks", "kbx_harness.reference",
            "kbx_harness.candidate", "kbx_harness.precompile")
 # Perf workers start cold (core/evaluator.cpp says why).
