@@ -103,16 +103,15 @@ private:
 };
 }  // namespace
 
-Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index, const Slot& slot)
+namespace {
+/// A submission's outcome before anything ran: who and what it is, when it started, on which slot.
+Outcome beginOutcome(const Submission& sub, std::int64_t runId, const EvalOptions& opt, const Slot& slot)
 {
-    const auto t0 = std::chrono::steady_clock::now();
     Outcome out;
     out.taskId = sub.taskId;
     out.origin = sub.origin;
-    out.method = sub.method.value_or(m_opt.method);
-    if (sub.method)
-        methodId = m_sink.ensureMethod(*sub.method);
-    out.round = sub.round.value_or(m_opt.round);
+    out.method = sub.method.value_or(opt.method);
+    out.round = sub.round.value_or(opt.round);
     out.codeHash = sha256Hex(sub.code);
     auto& rec = out.record;
     rec.runId = runId;
@@ -120,6 +119,17 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     rec.startedAt = nowIso8601();
     if (auto d = slot.describeForEvidence(); !d.is_null())
         rec.evidence["device_slot"] = d;  // which GPU produced this verdict (multi-GPU runs): the user's name for it and its probe
+    return out;
+}
+}  // namespace
+
+Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index, const Slot& slot)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    Outcome out = beginOutcome(sub, runId, m_opt, slot);
+    if (sub.method)
+        methodId = m_sink.ensureMethod(*sub.method);
+    auto& rec = out.record;
 
     const TaskInfo* task = m_catalogue.find(sub.taskId);
     if (!task) {
@@ -229,7 +239,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     auto& o = finish(out, sub, methodId, true, t0);
     if (leaveForTail && !o.harnessError && o.evaluationId > 0) {
         std::lock_guard g(m_pendingMutex);
-        m_pending.push_back({o.evaluationId, task, dir, evalutil::entryPoint(rec, *task)});
+        m_pending.push_back({o.evaluationId, task, dir, evalutil::entryPoint(o.record, *task)});
     }
     return o;
 }
