@@ -450,7 +450,6 @@ private:
                                  sum.harnessErrors, sum.total, fmtDuration(sum.seconds));
         if (phases.evaluations())
             std::cerr << "kbx: correctness stage: " << phases.describe(m_opt.jobs, correctnessWall) << "\n";
-
         if (sum.cancelled)
             return ExitInterrupted;
         return sum.harnessErrors ? ExitUnjudged : ExitOk;
