@@ -165,19 +165,20 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
         out.harnessMessage = "the reference produced no contract-tier cases for " + task->id;
         return finish(out, sub, methodId, false, t0);
     }
-    // The extended tier runs in a process of its own beside the contract tier's work (issue 22: it
-    // was the stage's tail, e.g. 26 s after a 12 s contract tier on the H200). What is stored does
-    // not depend on when it ran: its result is used only when the contract tier's outputs were
-    // right (after the autotune sweep too), exactly as when it ran afterwards.
-    //   - at the run's tail (the queue is empty: worker threads are about to idle; a run of one
-    //     candidate), or always with --extended-start early, it starts with the contract tier,
-    //     speculatively;
-    //   - otherwise it starts once the contract tier was right, beside the autotune sweep: while
-    //     the queue is full every job is busy and the stage is bound by its total work (on the
-    //     H200, 14 jobs ran ~19 processes at once on 16 cores), so a speculative process beside a
-    //     contract tier that then fails (19 of 50 real generated kernels) would be work thrown away.
-    // A speculative run whose premise fails (wrong contract outputs, a failing sweep config) is
-    // abandoned: its processes are killed, not waited for, and nothing of it is read.
+    // The extended tier runs in a process of its own beside the contract tier's work (issue 22).
+    // What is stored does not depend on when it ran: its result is used only when the contract
+    // tier's outputs were right (after the autotune sweep too), as when it ran afterwards.
+    //   - as at the tail (atTail: the queue is empty, threads are about to idle; or the evaluation
+    //     is on the stage's expected critical path), or always with --extended-start early, it
+    //     starts with the contract tier, speculatively; a run whose premise fails (wrong contract
+    //     outputs, a failing sweep config) is abandoned: killed, not waited for, nothing read;
+    //   - otherwise once the contract tier was right, beside the sweep: while the queue is full the
+    //     stage is bound by its total work (14 jobs ran ~19 processes at once on the H200's 16
+    //     cores), and a process beside a contract tier that then fails is work thrown away.
+    const bool critical = static_cast<std::size_t>(index) < m_critical.size() && m_critical[static_cast<std::size_t>(index)];
+    if (critical)
+        rec.evidence["schedule"] = {{"critical_path", true}, {"expected_seconds", m_expected[static_cast<std::size_t>(index)]}};
+    auto atTail = [&] { return critical || slot.queueDrained.load(); };
     const auto ext = ref.tiers.find("extended");
     ExtendedRun extRun;
     std::thread extThread;
@@ -196,7 +197,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
             }
         }
     } joiner{extThread, extRun.abandon};
-    if (ext != ref.tiers.end() && (m_opt.extendedStart == "early" || slot.queueDrained.load()))
+    if (ext != ref.tiers.end() && (m_opt.extendedStart == "early" || atTail()))
         startExtended();
     if (!m_judge.judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out, slot.device))
         return finish(out, sub, methodId, false, t0);
@@ -210,16 +211,14 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
         autotuneSweep(sub, *task, contractTier->second, dir, rec, slot);
     if (!rec.exeOk)
         extRun.abandon = true;  // a sweep config's outputs were wrong
-    // The precompile of the perf shapes (--perf on a GPU, after a pass). At the run's tail (the
-    // queue is empty) beside the extended tier's process once the contract tier and its sweep have
-    // passed; under --protocol strict only once the extended tier, which can still fail the verdict
-    // there, has decided. While the queue is full it is left for the tail (runPendingPrecompile):
-    // it decides nothing, and beside the other jobs' correctness work it slowed them (on the H200
-    // the correctness stage took 61-65 s under --perf against 52 s without, with 14 jobs on 16
-    // cores), while at the tail threads wait for the last evaluations with nothing to do.
+    // The precompile of the perf shapes (--perf on a GPU, after a pass). As at the tail, beside the
+    // extended tier once the contract tier and its sweep passed (under --protocol strict once the
+    // extended tier, which can still fail the verdict, has decided). While the queue is full it is
+    // left for the tail (runPendingPrecompile): it decides nothing, beside the other jobs' work it
+    // slowed them (H200, 14 jobs: 61-65 s under --perf, 52 s without), and at the tail threads idle.
     const bool wantPrecompile = m_opt.perf && m_opt.device == Device::Cuda && m_perf.config().precompile;
     BackgroundPrecompile pre(m_perf, *task, dir, slot.device);
-    if (wantPrecompile && rec.pass && m_opt.protocol != "strict" && slot.queueDrained.load())
+    if (wantPrecompile && rec.pass && m_opt.protocol != "strict" && atTail())
         pre.start(rec);
     rec.evidence["tiers"]["contract"] = tierJson(rec);
     if (extThread.joinable())
@@ -229,7 +228,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     std::sort(rec.cases.begin(), rec.cases.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
     bool leaveForTail = false;
     if (wantPrecompile && rec.pass && !pre.started()) {
-        if (slot.queueDrained.load())
+        if (atTail())
             pre.start(rec);
         else
             leaveForTail = true;
@@ -242,6 +241,13 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
         m_pending.push_back({o.evaluationId, task, dir, evalutil::entryPoint(o.record, *task)});
     }
     return o;
+}
+
+void CorrectnessStage::setCriticalPath(std::vector<double> expected, std::vector<bool> critical)
+{
+    m_expected = std::move(expected);
+    m_critical = std::move(critical);
+    m_expected.resize(m_critical.size(), 0.0);
 }
 
 bool CorrectnessStage::runPendingPrecompile(const Slot& slot)

@@ -31,6 +31,11 @@ public:
     /// Evaluates submission `index` of run `runId` on `slot` and stores the evaluation (not a
     /// harness error: that is returned unstored).
     Outcome evaluateOne(const Submission& sub, std::int64_t runId, std::int64_t methodId, int index, const Slot& slot);
+    /// Per submission index of the coming run: its expected seconds and whether it is on the stage's
+    /// expected critical path (scheduler's criticalPath). Such an evaluation runs as at the stage's
+    /// tail: its extended tier starts with its contract tier, its precompile beside the extended
+    /// tier. Recorded in its evidence ("schedule").
+    void setCriticalPath(std::vector<double> expected, std::vector<bool> critical);
     /// The stage's tail work: one pending precompile (a candidate that passed while the queue was
     /// full) run on `slot` and stored with its evaluation. False when none is pending.
     bool runPendingPrecompile(const Slot& slot);
@@ -73,6 +78,8 @@ private:
         std::filesystem::path dir;
         std::string entry;
     };
+    std::vector<double> m_expected;
+    std::vector<bool> m_critical;
     mutable std::mutex m_pendingMutex;
     std::deque<PendingPrecompile> m_pending;
     int m_pendingDone = 0;

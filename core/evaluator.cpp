@@ -19,6 +19,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <tuple>
@@ -213,13 +214,21 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     m_perfStage->loadAutotuneReplay();
     const bool multi = m_slots.size() > 1 || !m_slots.front()->device.name.empty();
     nlohmann::json prov = provenance(ws.coldWhy, multi);
+    std::vector<double> expected;
+    auto queue = correctnessQueue(subs, m_catalogue, m_sink->store(), multi || m_opt.jobs > 1, &expected);
+    // The evaluations expected to end the stage run as at its tail (CorrectnessStage), unless
+    // --extended-start after-contract; how many, in the provenance (each one's evidence says so).
+    auto critical = m_opt.extendedStart == "after-contract" ? std::vector<bool>{}
+                                                            : criticalPath(expected, m_opt.jobs * static_cast<int>(m_slots.size()));
+    prov["critical_path"] = std::count(critical.begin(), critical.end(), true);
+    m_correctness->setCriticalPath(std::move(expected), std::move(critical));
     sum.provenance = prov;
     const auto methodId = m_sink->ensureMethod(m_opt.method);
     sum.runId = m_sink->beginRun(deviceName(m_opt.device), prov, m_opt.publicSeeds, secret, args);
 
     RunTally tally(sum, subs.size(), progress);
     runCorrectnessPool(
-        subs, correctnessQueue(subs, m_catalogue, m_sink->store(), multi || m_opt.jobs > 1), m_slots, m_opt.jobs, multi,
+        subs, std::move(queue), m_slots, m_opt.jobs, multi,
         [&](std::size_t i, Slot& s) { return m_correctness->evaluateOne(subs[i], sum.runId, methodId, static_cast<int>(i), s); },
         [this](const Slot& s, nlohmann::json* p) { return m_launcher->slotHealth(s.device, p); }, tally, cancel,
         [this](Slot& s) { return m_correctness->runPendingPrecompile(s); });

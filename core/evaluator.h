@@ -121,12 +121,14 @@ struct EvalOptions {
     /// their own after a correct contract tier and are stored beside the verdict. "strict" = every
     /// case decides. Recorded per evaluation and in the run's provenance.
     std::string protocol = "contract";
-    /// When the extended tier's process starts (issue 22). "auto": with the contract tier only at the
+    /// When the extended tier's process starts (issue 22). "auto": with the contract tier at the
     /// run's tail (the correctness queue is empty, so slots are about to idle: the extended tier is
-    /// then the evaluation's latency); before that, once the contract tier's outputs were right,
-    /// beside the autotune sweep: while the queue is full the stage is bound by its total work, and
-    /// a speculative process beside a contract tier that then fails is work thrown away. "early":
-    /// always with the contract tier. What is stored does not depend on it (CorrectnessStage).
+    /// then the evaluation's latency) and for the evaluations on the stage's expected critical path
+    /// (scheduler's criticalPath: expected to end last if they waited); otherwise once the contract
+    /// tier's outputs were right, beside the autotune sweep: while the queue is full the stage is
+    /// bound by its total work, and a speculative process beside a contract tier that then fails is
+    /// work thrown away. "after-contract": as auto without the critical path. "early": always with
+    /// the contract tier. What is stored does not depend on it (CorrectnessStage).
     std::string extendedStart = "auto";
 };
 

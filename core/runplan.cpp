@@ -83,7 +83,7 @@ void checkRequest(const PlanRequest& r)
     requireOneOf("--sandbox", r.sandbox, {"auto", "bwrap", "rlimit", "none"});
     requireOneOf("--warm-workers", r.warmWorkers, {"auto", "on", "off"});
     requireOneOf("--protocol", r.protocol, {"contract", "strict"});
-    requireOneOf("--extended-start", r.extendedStart, {"auto", "early"});
+    requireOneOf("--extended-start", r.extendedStart, {"auto", "after-contract", "early"});
     if (r.jobs < 0)
         throw RunPlanError(Code::BadValue, fmt::format("--jobs: {} is not a number of candidates", r.jobs));
     if (r.referenceServers < -1)

@@ -45,7 +45,7 @@ struct PlanRequest {
     std::string warmWorkers = "auto";        ///< auto | on | off (core/warm.h)
     int referenceServers = -1;               ///< per GPU slot (EvalOptions::referenceServers); -1: from the jobs
     std::string protocol = "contract";       ///< contract | strict
-    std::string extendedStart = "auto";      ///< auto | early (EvalOptions::extendedStart)
+    std::string extendedStart = "auto";      ///< auto | after-contract | early (EvalOptions::extendedStart)
     bool perf = false;
     int perfWorkers = 0;                     ///< perf workers per GPU; 0: the Evaluator's default
     std::string perfConfig;                  ///< --perf-config: JSON text of PerfConfig overrides ("" = none)

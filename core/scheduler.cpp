@@ -102,7 +102,7 @@ std::map<std::string, double> queuePrior(const std::filesystem::path& tasksDir)
 }
 
 std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, const TaskCatalogue& catalogue, const Store& store,
-                                         bool ordered)
+                                         bool ordered, std::vector<double>* expected)
 {
     // One shared queue, longest expected work first (the tail of a run is then short jobs spread
     // over every worker): seconds this database has seen per task (a whole evaluation's wall time
@@ -150,8 +150,32 @@ std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, co
         for (std::size_t i = 0; i < subs.size(); ++i)
             c[i] = cost(i);
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c[a] > c[b]; });
+        if (expected)
+            *expected = std::move(c);
     }
     return std::deque<std::size_t>(order.begin(), order.end());
+}
+
+std::vector<bool> criticalPath(const std::vector<double>& expected, int workers)
+{
+    // On the H200 (50 real generated kernels, 14 jobs) the stage ended with one evaluation that
+    // started first: its contract tier (17 s incl. waiting for the warm worker), then its extended
+    // tier (24 s, new shapes it recompiles for) and its precompile (7 s), one after the other, while
+    // every other evaluation had ended 8 s earlier. A third: the share above which an evaluation
+    // started at once outlasts the others' work spread over the threads; a candidate selected by
+    // mistake costs at most an extended-tier process thrown away when its contract tier fails.
+    std::vector<bool> out(expected.size(), false);
+    if (expected.empty())
+        return out;
+    double sum = 0, longest = 0;
+    for (double c : expected) {
+        sum += c;
+        longest = std::max(longest, c);
+    }
+    const double wall = std::max(sum / std::max(1, workers), longest);
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        out[i] = expected[i] >= wall / 3.0;
+    return out;
 }
 
 namespace {

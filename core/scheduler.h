@@ -52,9 +52,17 @@ std::map<std::string, double> queuePrior(const std::filesystem::path& tasksDir);
 
 /// The correctness queue: submission indices, ordered (when `ordered`) by expected cost, longest
 /// first: the seconds this database has seen per task, else the bundled prior (queuePrior), else
-/// the task's difficulty, plus a hint for autotuned code.
+/// the task's difficulty, plus a hint for autotuned code. Each submission's expected seconds into
+/// `expected` when given (left empty when not `ordered`).
 std::deque<std::size_t> correctnessQueue(const std::vector<Submission>& subs, const TaskCatalogue& catalogue, const Store& store,
-                                         bool ordered);
+                                         bool ordered, std::vector<double>* expected = nullptr);
+
+/// The correctness stage's expected critical path: the submissions expected to take at least a
+/// third of the stage's expected wall (their expected seconds summed over `workers` threads, or the
+/// longest one when that is longer). They are first in the queue and, started with the rest, would
+/// end last: CorrectnessStage does not wait for their contract tier before their extended tier.
+/// All false when `expected` is empty.
+std::vector<bool> criticalPath(const std::vector<double>& expected, int workers);
 
 /// Evaluates submission i on a slot (Evaluator's correctness stage; exceptions become harness errors).
 using EvaluateFn = std::function<Outcome(std::size_t i, Slot& slot)>;

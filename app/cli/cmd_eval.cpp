@@ -535,9 +535,11 @@ CLI::App* addEvalCommand(CLI::App& app, EvalArgs& ea)
                      "(every case)")
         ->check(CLI::IsMember({"contract", "strict"}));
     eval->add_option("--extended-start", ea.extendedStart, "When the extended tier's process starts: auto (with the contract "
-                     "tier only at the run's tail, when the queue is empty; before that once the contract tier was right) or "
-                     "early (always with the contract tier: less latency per candidate, work thrown away for candidates that fail)")
-        ->check(CLI::IsMember({"auto", "early"}))->capture_default_str();
+                     "tier at the run's tail, when the queue is empty, and for the candidates expected to be the stage's "
+                     "critical path; otherwise once the contract tier was right), after-contract (auto without the critical "
+                     "path) or early (always with the contract tier: less latency per candidate, work thrown away for "
+                     "candidates that fail)")
+        ->check(CLI::IsMember({"auto", "after-contract", "early"}))->capture_default_str();
     eval->add_option("--warm-workers", ea.warmWorkers, "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
         ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
     eval->add_option("--reference-servers", ea.referenceServers, "Reference processes per GPU that compute one task's references "

@@ -67,6 +67,50 @@ TEST_F(QueueFixture, AFreshDatabaseOrdersByTheBundledPrior)
     EXPECT_EQ(order(subs()), (std::vector<std::string>{"Reduce/add", "Math/add", "Activation/relu"}));
 }
 
+TEST_F(QueueFixture, TheExpectedSecondsFollowTheSubmissionsAndSelectTheCriticalPath)
+{
+    // The queue's cost per submission (in the submissions' order, not the queue's) is what
+    // criticalPath selects from: Reduce/add is expected to take 30 s of a stage whose work, 37 s in
+    // all, two threads share.
+    std::ofstream(dir / "tasks" / "queue_prior.json") << R"({"seconds": {"Reduce/add": 30.0, "Math/add": 5.0}})";
+    const auto cat = TaskCatalogue::load(dir / "tasks");
+    Store store(dir / "db.sqlite");
+    std::vector<double> expected;
+    const auto q = correctnessQueue(subs(), cat, store, true, &expected);
+    ASSERT_EQ(expected.size(), 3u);
+    EXPECT_DOUBLE_EQ(expected[2], 30.0);
+    EXPECT_DOUBLE_EQ(expected[1], 5.0);
+    EXPECT_EQ(q.front(), 2u);
+    EXPECT_EQ(criticalPath(expected, 2), (std::vector<bool>{false, false, true}));
+    // an unordered queue (one job) has no expected seconds, and no critical path
+    std::vector<double> none;
+    correctnessQueue(subs(), cat, store, false, &none);
+    EXPECT_TRUE(none.empty());
+    EXPECT_TRUE(criticalPath(none, 1).empty());
+}
+
+TEST(CriticalPath, ATaskOfAThirdOfTheStageOrMoreIsOnIt)
+{
+    // The stage's expected wall: the work over the threads, or the longest evaluation when longer.
+    // 50 evaluations of 10 s on 14 threads: 35.7 s, none of them a third of it.
+    EXPECT_EQ(criticalPath(std::vector<double>(50, 10.0), 14), std::vector<bool>(50, false));
+    // One of 40 s among them (the wall: 40 s, more than 533 s / 14): on it; one of 13.5 s (a third: 13.3 s) too.
+    std::vector<double> c(50, 10.0);
+    c[7] = 40.0;
+    c[9] = 13.5;
+    auto cp = criticalPath(c, 14);
+    EXPECT_TRUE(cp[7]);
+    EXPECT_TRUE(cp[9]);
+    EXPECT_EQ(std::count(cp.begin(), cp.end(), true), 2);
+    // The longest sets the wall when it exceeds the shared work: 100 s against 2 x 10 s on 14
+    // threads; a third of 100 s is more than 10 s.
+    EXPECT_EQ(criticalPath({10.0, 100.0, 10.0}, 14), (std::vector<bool>{false, true, false}));
+    // Fewer evaluations than threads, all alike: every one ends the stage.
+    EXPECT_EQ(criticalPath({5.0, 5.0}, 14), (std::vector<bool>{true, true}));
+    // Zero threads count as one.
+    EXPECT_EQ(criticalPath({1.0, 3.0}, 0), (std::vector<bool>{false, true}));
+}
+
 TEST_F(QueueFixture, WithoutAPriorTheDifficultyOrders)
 {
     // Equal difficulty: the input's order stands.

@@ -446,6 +446,71 @@ TEST(Eval, AnAutotunedKernelIsJudgedUnderEveryConfig)
     fs::remove_all(dir);
 }
 
+TEST(Eval, TheCriticalPathStartsItsExtendedTierWithItsContractTier)
+{
+    // Issue 22: on the H200 the correctness stage ended with one evaluation (expected to be the
+    // longest, first in the queue) whose extended tier waited for its contract tier while every
+    // other evaluation had ended. Under --extended-start auto an evaluation on the stage's expected
+    // critical path (scheduler's criticalPath) starts it with the contract tier, as at the tail;
+    // after-contract waits. The verdicts and cases stored are the same. The bundled prior
+    // (tasks/queue_prior.json) expects fused_dropout_sigmoid_linear to take ~4x a leaky_relu: with
+    // four of those on two jobs it is more than a third of the stage.
+    REQUIRE_DEVICE();
+    const auto dir = tempPath("critical-path");
+    fs::create_directories(dir);
+    const auto jsonl = dir / "subs.jsonl";
+    {
+        std::ofstream out(jsonl);
+        out << nlohmann::json{{"predict", readFile(kFixtures / "good" / "Fusion" / "fused_dropout_sigmoid_linear.py")},
+                              {"file", "Fusion/fused_dropout_sigmoid_linear.py"}}.dump() << "\n";
+        for (int k = 0; k < 4; ++k)
+            out << nlohmann::json{{"predict", readFile(kFixtures / "good" / "Activation" / "leaky_relu.py")}, {"file", "Activation/leaky_relu.py"}}.dump()
+                << "\n";
+    }
+    std::map<std::string, std::vector<std::string>> stored;  // mode -> "task verdict cases" per evaluation
+    for (const std::string mode : {"auto", "after-contract"}) {
+        SCOPED_TRACE(mode);
+        const auto db = dir / (mode + ".sqlite");
+        auto r = run(kbxBin() + " eval " + jsonl.string() + " --json --jobs 2 --device " + device() + " --db " + db.string() +
+                     " --extended-start " + mode + " 2>/dev/null");
+        ASSERT_EQ(jsonLines(r.out).size(), 5u) << r.out;
+        kbx::Store s(db);
+        int critical = 0;
+        for (const auto& row : s.query("SELECT id, task_id, verdict, evidence, stage_seconds FROM evaluations ORDER BY task_id, id")) {
+            const auto ev = nlohmann::json::parse(row["evidence"].get<std::string>());
+            const auto st = nlohmann::json::parse(row["stage_seconds"].get<std::string>());
+            const auto task = row["task_id"].get<std::string>();
+            std::string line = task + " " + row["verdict"].get<std::string>() + " " + ev["extended"].dump();
+            for (const auto& cr : s.query("SELECT name, status, tier FROM case_results WHERE evaluation_id = " + row["id"].dump() + " ORDER BY idx"))
+                line += " | " + cr["name"].get<std::string>() + " " + cr["status"].get<std::string>() + " " + cr["tier"].get<std::string>();
+            stored[mode].push_back(line);
+            EXPECT_EQ(row["verdict"], "pass") << line;
+            if (task != "Fusion/fused_dropout_sigmoid_linear") {
+                EXPECT_FALSE(ev.contains("schedule")) << ev["schedule"].dump();
+                continue;
+            }
+            ASSERT_TRUE(st.contains("extended_started_after")) << st.dump();
+            const double contractEnd = st.value("reference", 0.0) + st["candidate"].get<double>();
+            if (mode == "auto") {
+                ++critical;
+                ASSERT_TRUE(ev.contains("schedule")) << ev.dump();
+                EXPECT_TRUE(ev["schedule"]["critical_path"].get<bool>());
+                EXPECT_GT(ev["schedule"]["expected_seconds"].get<double>(), 0.0);
+                EXPECT_LT(st["extended_started_after"].get<double>(), contractEnd) << st.dump();
+            } else {
+                EXPECT_FALSE(ev.contains("schedule")) << ev["schedule"].dump();
+                EXPECT_GE(st["extended_started_after"].get<double>(), contractEnd) << st.dump();
+            }
+        }
+        EXPECT_EQ(critical, mode == "auto" ? 1 : 0);
+        const auto prov = nlohmann::json::parse(s.query("SELECT provenance FROM runs")[0]["provenance"].get<std::string>());
+        EXPECT_EQ(prov.value("extended_start", ""), mode);
+        EXPECT_EQ(prov.value("critical_path", -1), critical);
+    }
+    EXPECT_EQ(stored["auto"], stored["after-contract"]);
+    fs::remove_all(dir);
+}
+
 TEST(Eval, TheExtendedTierStoresTheSameWhenItStartsWithTheContractTier)
 {
     // Issue 22 (the correctness stage's tail): the extended tier starts beside the contract tier's work
