@@ -18,6 +18,21 @@ namespace kbx {
 using store_detail::Stmt;
 using store_detail::Transaction;
 
+namespace {
+/// An evaluation's evidence and stage_seconds, each an object (empty when unreadable), for an update
+/// that adds keys to them; StoreError when there is no such evaluation.
+std::pair<nlohmann::json, nlohmann::json> evidenceAndSeconds(sqlite3* db, std::int64_t evaluationId, const std::filesystem::path& path)
+{
+    Stmt q(db, "SELECT evidence, stage_seconds FROM evaluations WHERE id=?");
+    q.bind(1, evaluationId);
+    if (!q.step())
+        throw StoreError(fmt::format("no evaluation {} in {}", evaluationId, path.string()));
+    auto ev = nlohmann::json::parse(q.text(0), nullptr, false);
+    auto st = nlohmann::json::parse(q.text(1), nullptr, false);
+    return {ev.is_object() ? std::move(ev) : nlohmann::json::object(), st.is_object() ? std::move(st) : nlohmann::json::object()};
+}
+}  // namespace
+
 void Store::setManualLabel(std::int64_t evaluationId, const std::string& failureClass, const std::string& note,
                            const std::string& author)
 {
@@ -49,16 +64,7 @@ void Store::addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& row
     requireWritable("store perf results");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
-    nlohmann::json evidence;
-    {
-        Stmt st(m_db, "SELECT evidence FROM evaluations WHERE id=?");
-        st.bind(1, evaluationId);
-        if (!st.step())
-            throw StoreError(fmt::format("no evaluation {} in {}", evaluationId, m_path.string()));
-        evidence = nlohmann::json::parse(st.text(0), nullptr, false);
-        if (!evidence.is_object())
-            evidence = nlohmann::json::object();
-    }
+    nlohmann::json evidence = evidenceAndSeconds(m_db, evaluationId, m_path).first;
     evidence["perf"] = perfEvidence;
     Stmt(m_db, "UPDATE evaluations SET evidence=? WHERE id=?").bind(1, evidence.dump()).bind(2, evaluationId).step();
     if (failure)
@@ -89,19 +95,7 @@ void Store::addStageResult(std::int64_t evaluationId, const std::string& key, co
         throw std::invalid_argument("addStageResult: '" + key + "' is not a key of its own");
     std::lock_guard lock(m_mutex);
     Transaction tx(m_db);
-    nlohmann::json ev, st;
-    {
-        Stmt q(m_db, "SELECT evidence, stage_seconds FROM evaluations WHERE id=?");
-        q.bind(1, evaluationId);
-        if (!q.step())
-            throw StoreError(fmt::format("no evaluation {} in {}", evaluationId, m_path.string()));
-        ev = nlohmann::json::parse(q.text(0), nullptr, false);
-        st = nlohmann::json::parse(q.text(1), nullptr, false);
-    }
-    if (!ev.is_object())
-        ev = nlohmann::json::object();
-    if (!st.is_object())
-        st = nlohmann::json::object();
+    auto [ev, st] = evidenceAndSeconds(m_db, evaluationId, m_path);
     ev[key] = evidence;
     if (seconds)
         st[key] = *seconds;
