@@ -8,10 +8,12 @@
 #include <QBarSet>
 #include <QCursor>
 #include <QFontMetricsF>
+#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QRegularExpression>
+#include <QTextDocument>
 #include <QToolTip>
 #include <QValueAxis>
 
@@ -19,6 +21,19 @@
 #include <cmath>
 
 namespace kbx::gui::qtcharts {
+
+QGraphicsTextItem* centredText(QGraphicsItem* parent, const QString& role, QTextOption::WrapMode wrap)
+{
+    auto* item = new QGraphicsTextItem(parent);
+    item->setDefaultTextColor(style::textColour());
+    item->setData(kRoleKey, role);
+    item->setZValue(22);
+    QTextOption centred(Qt::AlignHCenter);
+    centred.setWrapMode(wrap);
+    item->document()->setDefaultTextOption(centred);
+    item->document()->setDocumentMargin(0);
+    return item;
+}
 
 /// The legend of c from its series (bar sets as filled boxes, named lines as lines with their dash),
 /// where the figure did not write its own; Qt's legend (one row, elided) is never shown.

@@ -4,9 +4,11 @@
 // series, label breaking, click filters and the texts of rates.
 #include "figurechart.h"
 
+#include <QGraphicsTextItem>
 #include <QPen>
 #include <QString>
 #include <QStringList>
+#include <QTextOption>
 #include <QVariantMap>
 
 #include <set>
@@ -23,6 +25,9 @@ namespace kbx::gui::qtcharts {
 /// The legend of c from its series (bar sets as filled boxes, named lines as lines with their dash),
 /// where the figure did not write its own; Qt's legend (one row, elided) is never shown.
 void legendFromSeries(FigureChart* c);
+
+/// A text item of the figure (its title, a detached axis title): centred lines, no margin, above the plot.
+QGraphicsTextItem* centredText(QGraphicsItem* parent, const QString& role, QTextOption::WrapMode wrap);
 /// "method · r2" -> {"method", 2}; a name without the suffix keeps round -1.
 std::pair<QString, int> splitRound(const QString& label);
 /// The filter of a mark of method label (maybe "method · rN") in figure name.
