@@ -686,9 +686,10 @@ TEST_F(ChartsScale, EightMethodsLegendWholeDistinctColoursTextsInside)
         const auto texts = renderer->textBoxes(in, size);
         expectTextsInside(texts, size);
         QString error;
-        if (name == QLatin1String("fast_p") || name == QLatin1String("taxonomy_by_method") || name == QLatin1String("round_trajectories"))
+        if (name == QLatin1String("fast_p") || name == QLatin1String("taxonomy_by_method") || name == QLatin1String("round_trajectories")) {
             ASSERT_TRUE(kbx::gui::exportFigureInput(*renderer, in, outDir() + QStringLiteral("/scale8_%1.png").arg(name), &error))
                 << error.toStdString();
+        }
     }
     // fast_p: one line per method and round (24), every name in the legend, whole.
     const auto in = figureInput(QStringLiteral("fast_p"), *eight);
@@ -969,11 +970,13 @@ TEST_F(ChartsScale, MethodSummaryOverRoundsShowsTheLastRoundOfEach)
 TEST_F(ChartsScale, ValuesOverBarsStayOffTheWhiskers)
 {
     auto renderer = kbx::gui::makeDefaultRenderer();
-    for (const QString db : {*eight, *many}) {
+    for (const QString& db : {*eight, *many}) {
         const auto in = figureInput(QStringLiteral("compile_vs_correct"), db);
-        for (const auto& t : renderer->textBoxes(in, renderer->preferredSize(in)))
-            if (t.role == QLatin1String("value"))
+        for (const auto& t : renderer->textBoxes(in, renderer->preferredSize(in))) {
+            if (t.role == QLatin1String("value")) {
                 EXPECT_LE(t.rect.width(), t.container.width() + 0.5) << "value wider than its bar: " << t.text.toStdString();
+            }
+        }
     }
 }
 
