@@ -9,8 +9,6 @@
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QPainter>
-#include <QRegularExpression>
-#include <QSet>
 #include <QTextDocument>
 #include <QTextDocumentFragment>
 #include <QTextOption>

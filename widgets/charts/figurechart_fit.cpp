@@ -7,16 +7,12 @@
 
 #include <QBarCategoryAxis>
 #include <QFontMetricsF>
-#include <QGraphicsLayout>
-#include <QPainter>
 #include <QRegularExpression>
 #include <QSet>
-#include <QTextDocument>
 #include <QTextDocumentFragment>
 #include <QTextOption>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 namespace kbx::gui::qtcharts {
