@@ -32,7 +32,7 @@ import time
 
 # perf::repeatInterval's formula, kept once for the bench scripts (bench/prior_sim.py).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from prior_sim import repeat_interval  # noqa: E402
+from prior_sim import kernel_shape_variances, repeat_interval  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
 import kbxdb  # noqa: E402
 
@@ -156,9 +156,11 @@ def autotune_of(smp):
     return {k.get("kernel"): k.get("config") for k in smp.get("autotune") or [] if isinstance(k, dict)}
 
 
-def coverage_table(k0, k1, label):
+def coverage_table(k0, k1, label, s0=None, s1=None, floor=None):
     """Run 0's repeat interval against run R's estimate, recomputed for several priors from the
-    stored per-process estimates; and how many kernels got extra processes."""
+    stored per-process estimates, with the floor the shapes give where the run used it (its evidence
+    has shape_spread_rel, or as `floor` says: True/False; s0/s1: the runs' stored timings); and how many
+    kernels got extra processes."""
     L = [f"### {label}", "", "| prior | run 0's interval holds the other run | the other run's holds run 0 | median width |",
          "|---|---|---|---|"]
     both = [kk for kk in sorted(set(k0) & set(k1))
@@ -167,13 +169,20 @@ def coverage_table(k0, k1, label):
         return L + ["(no kernel timed in both)", ""]
     df = ((k0[both[0]] or {}).get("geomean_speedup") or {}).get("prior_df", 4)
     used = ((k0[both[0]] or {}).get("geomean_speedup") or {}).get("prior_rel")
+    floored = "shape_spread_rel" in ((k0[both[0]] or {}).get("geomean_speedup") or {}) if floor is None else floor
+    v0 = kernel_shape_variances(s0 or {}) if floored else {}
+    v1 = kernel_shape_variances(s1 or {}) if floored else {}
+    if floored:
+        L[0] += " (each interval at least what its shapes spread, perf::shapeSpreadVariance)"
+    elif floor is False:
+        L[0] += " (the processes' geomeans and the prior alone)"
     for prior in sorted({0.003, 0.005, 0.006, 0.0065, 0.007, 0.0085} | ({used} if used else set())):
         a = b = 0
         widths = []
         for kk in both:
             p0, p1 = k0[kk]["geomean_speedup_per_process"], k1[kk]["geomean_speedup_per_process"]
-            e0, lo0, hi0 = repeat_interval(p0, prior, df)
-            e1, lo1, hi1 = repeat_interval(p1, prior, df)
+            e0, lo0, hi0 = repeat_interval(p0, prior, df, v0.get(kk, 0.0))
+            e1, lo1, hi1 = repeat_interval(p1, prior, df, v1.get(kk, 0.0))
             a += lo0 <= e1 <= hi0
             b += lo1 <= e0 <= hi1
             widths.append((hi0 - lo0) / e0)
@@ -203,6 +212,9 @@ def parse_args(argv):
     ap.add_argument("--no-run", action="store_true", help="only the report, from the databases in --out")
     ap.add_argument("--replay-run", type=int, help="this run replays run 0's autotune choices (kbx eval --autotune-replay); "
                     "the report then also holds run 0 against it")
+    ap.add_argument("--shape-floor", choices=("stored", "on", "off"), default="stored",
+                    help="the recomputed coverage table: the shapes' floor as the run stored it (its evidence's "
+                    "shape_spread_rel), or on/off whatever the run did (to re-read runs made before it existed)")
     ap.add_argument("--run", type=int, help="only run number RUN (one device call each), kept in --out's runs.json; "
                     "the report once every run of --runs is there")
     return ap.parse_args(argv), extra
@@ -476,7 +488,8 @@ def report(a, extra, runs):
             replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""
             if gpus[r] and gpus[0] and gpus[r] != gpus[0]:
                 replay += " (on another GPU)"
-            L += coverage_table(data[0][1], data[r][1], f"run 0 and run {r}{replay}")
+            floor = {"stored": None, "on": True, "off": False}[a.shape_floor]
+            L += coverage_table(data[0][1], data[r][1], f"run 0 and run {r}{replay}", data[0][2], data[r][2], floor)
     L += roofline_lines(data[0][2])
     return "\n".join(L) + "\n"
 

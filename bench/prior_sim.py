@@ -82,8 +82,38 @@ def pools(runs: list[dict]) -> dict:
     return out
 
 
-def repeat_interval(pp: list[dict], prior: float, df0: float) -> tuple[float, float, float]:
-    """perf::repeatInterval (core/perfstats.cpp), the same formula."""
+def shape_spread_variance(per_shape: list[list[float]]) -> float:
+    """perf::shapeSpreadVariance (core/perfstats.cpp): per_shape[s] holds shape s's speedup estimate
+    in each process; (1 / S^2) * sum of the log estimates' sample variances (0 with < 2 processes)."""
+    if not per_shape or any(len(x) < 2 for x in per_shape):
+        return 0.0
+    total = 0.0
+    for xs in per_shape:
+        logs = [math.log(v) for v in xs]
+        m = sum(logs) / len(logs)
+        total += sum((v - m) ** 2 for v in logs) / (len(logs) - 1)
+    return total / len(per_shape) ** 2
+
+
+def kernel_shape_variances(shapes: dict) -> dict:
+    """{(task, code): shape_spread_variance} from stored timings {(task, code, shape): (candidate_ms,
+    baseline_ms, samples)}, each shape's per-process speedups (samples["per_process"]) as kbx stored
+    them; a kernel with a shape of another process count gets none."""
+    by: dict = {}
+    for (task, code, _shape), (_c, _b, smp) in sorted(shapes.items()):
+        est = [((p or {}).get("speedup") or {}).get("estimate") for p in (smp or {}).get("per_process") or []]
+        ok = est and all(isinstance(v, (int, float)) and v > 0 for v in est)
+        by.setdefault((task, code), []).append(est if ok else None)
+    out = {}
+    for k, rows in by.items():
+        if all(rows) and len({len(r) for r in rows}) == 1:
+            out[k] = shape_spread_variance(rows)
+    return out
+
+
+def repeat_interval(pp: list[dict], prior: float, df0: float, shape_var: float = 0.0) -> tuple[float, float, float]:
+    """perf::repeatInterval (core/perfstats.cpp), the same formula; shape_var: the floor the kernel's
+    shapes give (shape_spread_variance, 0: none)."""
     p = len(pp)
     logs = [math.log(x["estimate"]) for x in pp]
     mean = sum(logs) / p
@@ -92,6 +122,7 @@ def repeat_interval(pp: list[dict], prior: float, df0: float) -> tuple[float, fl
     df = df0 + p - 1
     v0 = prior ** 2 + w2
     v = (df0 * v0 + (p - 1) * s2) / df if df > 0 else v0
+    v = max(v, shape_var if shape_var > 0 else 0.0)
     half = Z * math.sqrt(2 * v / p)
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 

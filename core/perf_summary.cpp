@@ -427,12 +427,25 @@ void geomeanSummary(nlohmann::json& ev, PerfShapes& shapes, std::size_t P, std::
             gP.push_back(perf::geomeanSpeedupCI(shapes.cAllP[p], shapes.rAllP[p], seed + 1000003u * p));
             gPer.push_back({{"estimate", gP.back().estimate}, {"lo", gP.back().lo}, {"hi", gP.back().hi}});
         }
-        const auto rep = perf::repeatInterval(gP, priorRel, priorDf);
+        // Each shape's log speedup per process: the floor the shapes give the variance.
+        double shapeVar = 0;
+        if (config.shapeSpreadFloor) {
+            std::vector<std::vector<double>> x(shapes.cAllP.front().size());
+            for (std::size_t k = 0; k < x.size(); ++k)
+                for (std::size_t p = 0; p < P; ++p)
+                    x[k].push_back(std::log(perf::quantile(shapes.rAllP[p][k], 0.5) / perf::quantile(shapes.cAllP[p][k], 0.5)));
+            shapeVar = perf::shapeSpreadVariance(x);
+        }
+        const auto rep = perf::repeatInterval(gP, priorRel, priorDf, 1.959964, shapeVar);
         const auto& g = rep.interval;
         ev["geomean_speedup"] = {{"estimate", g.estimate}, {"lo", g.lo}, {"hi", g.hi}, {"interval", "repeat"},
                                  {"processes", rep.processes}, {"between_process_rel", rep.betweenRel},
                                  {"within_process_rel", rep.withinRel}, {"sd_rel", rep.sdRel},
                                  {"prior_rel", priorRel}, {"prior_df", priorDf}};
+        if (config.shapeSpreadFloor)
+            ev["geomean_speedup"]["shape_spread_rel"] = rep.shapeRel;
+        if (rep.fromShapes)
+            ev["geomean_speedup"]["sd_from"] = "shapes";
         ev["geomean_speedup_per_process"] = gPer;
         ev["sum_time_ratio"] = perf::sumTimeRatio(shapes.cMed, shapes.rMed);
         const auto [noise, noiseFrom] = noiseBand();

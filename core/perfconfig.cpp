@@ -31,6 +31,7 @@ const std::vector<Key>& keys()
         {"extra_process_threshold", &PerfConfig::extraProcessThreshold},
         {"between_process_prior", &PerfConfig::betweenProcessPrior},
         {"between_process_prior_df", &PerfConfig::betweenProcessPriorDf},
+        {"shape_spread_floor", &PerfConfig::shapeSpreadFloor},
         {"precompile", &PerfConfig::precompile},
         {"baselines", &PerfConfig::baselines},
         {"shapes", &PerfConfig::shapes},

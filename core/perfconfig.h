@@ -48,6 +48,9 @@ struct PerfConfig {
     double betweenProcessPrior = 0.0065;
     /// Degrees of freedom that prior is worth against the kernel's own processes.
     double betweenProcessPriorDf = 4.0;
+    /// The repeat interval's variance at least what the kernel's shapes spread between its processes
+    /// (perf::shapeSpreadVariance); false: the processes' geomeans and the prior alone.
+    bool shapeSpreadFloor = true;
     /// Compile a passing candidate's perf-shape specialisations in its correctness stage (GPU only).
     bool precompile = true;
     /// Baselines timed beside PyTorch eager: "compile", "tf32" (kbx eval --perf-baseline).

@@ -106,7 +106,7 @@ Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& c, const std::
     return percentile(std::move(stats), est, level);
 }
 
-RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double priorRel, double priorDf, double z)
+RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double priorRel, double priorDf, double z, double shapeFloorVar)
 {
     if (perProcess.empty())
         throw std::invalid_argument("repeat interval of no process");
@@ -128,15 +128,41 @@ RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double pr
     priorDf = std::max(0.0, priorDf);
     const double df = priorDf + p - 1;
     const double v0 = priorRel * priorRel + w2;
-    const double v = df > 0 ? (priorDf * v0 + (p - 1) * s2) / df : v0;
+    const double pooled = df > 0 ? (priorDf * v0 + (p - 1) * s2) / df : v0;
+    const double floorVar = std::isfinite(shapeFloorVar) && shapeFloorVar > 0 ? shapeFloorVar : 0.0;
+    const double v = std::max(pooled, floorVar);
     const double half = z * std::sqrt(2.0 * v / p);
     RepeatInterval r;
     r.interval = {std::exp(mean), std::exp(mean - half), std::exp(mean + half)};
     r.betweenRel = std::sqrt(s2);
     r.withinRel = std::sqrt(w2);
     r.sdRel = std::sqrt(v);
+    r.shapeRel = std::sqrt(floorVar);
+    r.fromShapes = floorVar > pooled;
     r.processes = static_cast<int>(perProcess.size());
     return r;
+}
+
+double shapeSpreadVariance(const std::vector<std::vector<double>>& x)
+{
+    double sum = 0;
+    std::size_t shapes = 0;
+    for (const auto& s : x) {
+        if (s.size() < 2)
+            return 0.0;
+        double mean = 0;
+        for (double v : s)
+            mean += v;
+        mean /= static_cast<double>(s.size());
+        double ss = 0;
+        for (double v : s)
+            ss += (v - mean) * (v - mean);
+        if (!std::isfinite(ss))
+            return 0.0;
+        sum += ss / static_cast<double>(s.size() - 1);
+        ++shapes;
+    }
+    return shapes ? sum / static_cast<double>(shapes * shapes) : 0.0;
 }
 
 double sumTimeRatio(const std::vector<double>& c, const std::vector<double>& r)

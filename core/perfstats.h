@@ -50,14 +50,30 @@ Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& candidateMs,
 /// and the repeat interval is mean +- z * sqrt(2 v / P) (two independent means of P). With P = 1 the
 /// prior alone stands for the between-process part. priorRel: a process-to-process standard
 /// deviation of a log speedup, measured (docs/PERF_PROTOCOL.md says where).
+///
+/// shapeFloorVar (a variance of a process's log estimate, 0: none): a lower bound for v from the
+/// kernel's shapes (shapeSpreadVariance below). The processes' geomeans give v only P-1 degrees of
+/// freedom; a kernel whose three processes happen to agree on the geomean while its shapes swing
+/// (a 1M-element shape at one of two levels per process) would borrow the prior's narrowness.
 struct RepeatInterval {
     Interval interval;        ///< estimate and the repeat interval
     double betweenRel = 0;    ///< the P estimates' standard deviation (log scale, 0 with one process)
     double withinRel = 0;     ///< root mean square of the within-process standard deviations (log)
     double sdRel = 0;         ///< sqrt(v): the pooled standard deviation of one process's estimate
+    double shapeRel = 0;      ///< sqrt(shapeFloorVar): the floor the shapes gave (0: none)
+    bool fromShapes = false;  ///< the floor decided v (it was above the pooled estimate)
     int processes = 0;
 };
-RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double priorRel, double priorDf, double z = 1.959964);
+RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double priorRel, double priorDf, double z = 1.959964,
+                              double shapeFloorVar = 0.0);
+
+/// What the shapes say about the variance of one process's log geomean speedup: with x[s][p] the
+/// log speedup of shape s in process p (S shapes, each in the same P >= 2 processes),
+///   (1 / S^2) * sum over s of the sample variance of x[s][.],
+/// the variance of a mean of S independent shapes, with S (P-1) degrees of freedom instead of the
+/// geomeans' P-1 (shapes that move together are seen by the geomeans' own spread; the repeat
+/// interval takes the larger). 0 with fewer than two processes or no shape.
+double shapeSpreadVariance(const std::vector<std::vector<double>>& logSpeedupPerShapeAndProcess);
 
 /// The seed's aggregate: sum of reference medians / sum of candidate medians.
 double sumTimeRatio(const std::vector<double>& candidateMedians, const std::vector<double>& referenceMedians);

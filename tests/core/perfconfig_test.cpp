@@ -47,6 +47,7 @@ TEST(PerfConfig, DefaultsPerDevice)
         EXPECT_DOUBLE_EQ(c.extraProcessThreshold, 0.005);
         EXPECT_DOUBLE_EQ(c.betweenProcessPrior, 0.0065);
         EXPECT_DOUBLE_EQ(c.betweenProcessPriorDf, 4.0);
+        EXPECT_TRUE(c.shapeSpreadFloor);
         EXPECT_TRUE(c.precompile);
         EXPECT_TRUE(c.baselines.empty());
         EXPECT_TRUE(c.shapes.empty());

@@ -156,6 +156,74 @@ TEST(RepeatInterval, DisagreeingProcessesWidenAgreeingOnesNarrow)
     EXPECT_THROW(kbx::perf::repeatInterval({{0.0, 0.0, 0.0}}, 0.01, 4), std::invalid_argument);
 }
 
+// The shapes' floor: the variance of a mean of S independent shapes from each shape's spread over
+// the processes; none with fewer than two processes.
+TEST(RepeatInterval, TheShapesSpreadIsTheVarianceOfAMeanOfIndependentShapes)
+{
+    // shape 0: log speedups 0, 0.02, 0.04 (variance 4e-4); shape 1: all equal (0)
+    const double v = kbx::perf::shapeSpreadVariance({{0.0, 0.02, 0.04}, {0.01, 0.01, 0.01}});
+    EXPECT_NEAR(v, 4e-4 / 4.0, 1e-15);
+    EXPECT_DOUBLE_EQ(kbx::perf::shapeSpreadVariance({{0.0}, {0.1}}), 0.0);
+    EXPECT_DOUBLE_EQ(kbx::perf::shapeSpreadVariance({}), 0.0);
+    // Processes whose geomeans agree exactly (the shapes moved against each other): the floor
+    // decides, +-z*sqrt(2 floor / P).
+    const std::vector<kbx::perf::Interval> agree = {{1.5, 1.5, 1.5}, {1.5, 1.5, 1.5}, {1.5, 1.5, 1.5}};
+    const auto r = kbx::perf::repeatInterval(agree, 0.001, 4, 1.959964, 1e-4);
+    EXPECT_TRUE(r.fromShapes);
+    EXPECT_NEAR(r.shapeRel, 0.01, 1e-12);
+    EXPECT_NEAR(r.sdRel, 0.01, 1e-12);
+    EXPECT_NEAR(std::log(r.interval.hi / 1.5), 1.959964 * std::sqrt(2.0 * 1e-4 / 3.0), 1e-12);
+    // A floor under the pooled estimate changes nothing.
+    const auto plain = kbx::perf::repeatInterval(agree, 0.02, 4);
+    const auto low = kbx::perf::repeatInterval(agree, 0.02, 4, 1.959964, 1e-6);
+    EXPECT_FALSE(low.fromShapes);
+    EXPECT_DOUBLE_EQ(low.interval.lo, plain.interval.lo);
+    EXPECT_DOUBLE_EQ(low.interval.hi, plain.interval.hi);
+    EXPECT_DOUBLE_EQ(kbx::perf::repeatInterval(agree, 0.02, 4, 1.959964, std::nan("")).interval.hi, plain.interval.hi);
+}
+
+// What the floor is for: a kernel of four shapes, each moving independently between processes (sd
+// 2 %, so 1 % on the geomean) while the prior says 0.65 %: three processes' geomeans alone (two
+// degrees of freedom against the prior's four) leave a repeat outside far more often than 5 %; the
+// shapes' spread (eight degrees of freedom) brings it back near the nominal rate.
+TEST(RepeatInterval, TheShapesFloorCoversAKernelNoisierThanThePrior)
+{
+    std::mt19937_64 rng(11);
+    std::normal_distribution<double> shape(0.0, 0.02);
+    constexpr int kShapes = 4, kProcesses = 3;
+    struct Measured {
+        std::vector<kbx::perf::Interval> geomeans;
+        double shapeVar;
+    };
+    auto measure = [&] {
+        std::vector<std::vector<double>> x(kShapes);
+        Measured m;
+        for (int p = 0; p < kProcesses; ++p) {
+            double g = 0;
+            for (int s = 0; s < kShapes; ++s) {
+                x[s].push_back(shape(rng));
+                g += x[s].back() / kShapes;
+            }
+            m.geomeans.push_back({std::exp(g), std::exp(g), std::exp(g)});
+        }
+        m.shapeVar = kbx::perf::shapeSpreadVariance(x);
+        return m;
+    };
+    const int trials = 4000;
+    int plain = 0, floored = 0;
+    for (int t = 0; t < trials; ++t) {
+        const auto first = measure();
+        const double again = kbx::perf::repeatInterval(measure().geomeans, 0.0065, 4).interval.estimate;
+        const auto a = kbx::perf::repeatInterval(first.geomeans, 0.0065, 4).interval;
+        const auto b = kbx::perf::repeatInterval(first.geomeans, 0.0065, 4, 1.959964, first.shapeVar).interval;
+        plain += again >= a.lo && again <= a.hi;
+        floored += again >= b.lo && again <= b.hi;
+    }
+    EXPECT_LT(plain, 0.87 * trials);
+    EXPECT_GT(floored, 0.90 * trials);
+    EXPECT_LT(floored, 0.97 * trials);
+}
+
 // What it is for: simulated measurements whose processes differ by a between-process effect
 // (sd 1 %) and sample within (sd 0.3 %), prior equal to the truth: a repeat's estimate lands in
 // the first measurement's interval about 95 % of the time; the within-process bootstrap alone

@@ -61,6 +61,12 @@ TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
     else
         EXPECT_EQ(g.value("processes", 0), device() == "cuda" ? 3 : 1) << g.dump();
     ASSERT_EQ(p["perf"]["geomean_speedup_per_process"].size(), static_cast<std::size_t>(g.value("processes", 0)));
+    // The variance behind the interval is at least the floor the shapes' spread gives (0 with one process).
+    ASSERT_TRUE(g.contains("shape_spread_rel")) << g.dump();
+    EXPECT_GE(g["sd_rel"].get<double>() + 1e-12, g["shape_spread_rel"].get<double>()) << g.dump();
+    if (device() != "cuda") {
+        EXPECT_DOUBLE_EQ(g["shape_spread_rel"].get<double>(), 0.0) << g.dump();
+    }
     // The estimate is the processes' geometric mean. (A single process may lie outside the repeat
     // interval: that interval is for the mean of a repeat's processes, not for one process.)
     double logSum = 0;
@@ -444,8 +450,9 @@ TEST(Perf, ProcessesThatDisagreeAreJoinedByMore)
         EXPECT_EQ(perf["geomean_speedup_per_process"].size(), always ? 3u : 2u);
         EXPECT_EQ(perf["processes"].size(), always ? 3u : 2u);
         EXPECT_EQ(perf.contains("extra_processes"), always) << perf.dump();
-        if (always)
+        if (always) {
             EXPECT_EQ(perf["extra_processes"]["processes"], 3) << perf["extra_processes"].dump();
+        }
     }
     fs::remove_all(dir);
 }

@@ -45,6 +45,24 @@ class PriorSim(unittest.TestCase):
         self.assertLess(lo, 1.0)
         self.assertGreater(hi, 1.2)
 
+    def test_the_shapes_floor_is_perf_shape_spread_variance(self):
+        # the same numbers as tests/core/perfstats_test.cpp (log speedups 0, 0.02, 0.04 and a constant)
+        v = prior_sim.shape_spread_variance([[math.exp(0.0), math.exp(0.02), math.exp(0.04)], [1.01, 1.01, 1.01]])
+        self.assertAlmostEqual(v, 4e-4 / 4.0, places=15)
+        self.assertEqual(prior_sim.shape_spread_variance([[1.0], [1.1]]), 0.0)
+        same = [iv(1.5), iv(1.5), iv(1.5)]
+        e, lo, hi = prior_sim.repeat_interval(same, 0.001, 4, 1e-4)
+        self.assertAlmostEqual(math.log(hi / 1.5), Z * math.sqrt(2.0 * 1e-4 / 3.0), places=12)
+        self.assertEqual(prior_sim.repeat_interval(same, 0.02, 4, 1e-6), prior_sim.repeat_interval(same, 0.02, 4))
+        # from stored timings: per kernel, each shape's per-process speedups
+        smp = lambda *xs: {"per_process": [{"speedup": {"estimate": x}} for x in xs]}  # noqa: E731
+        shapes = {("T", "c", "a"): (1, 1, smp(math.exp(0.0), math.exp(0.02), math.exp(0.04))),
+                  ("T", "c", "b"): (1, 1, smp(1.01, 1.01, 1.01)),
+                  ("T", "d", "a"): (1, 1, smp(1.0, 1.1)), ("T", "d", "b"): (1, 1, smp(1.0, 1.1, 1.2))}
+        got = prior_sim.kernel_shape_variances(shapes)
+        self.assertAlmostEqual(got[("T", "c")], 1e-4, places=15)
+        self.assertNotIn(("T", "d"), got)  # shapes of different process counts: no floor
+
     def test_runs_pool_per_gpu_and_kernels_of_one_run_are_left_out(self):
         with tempfile.TemporaryDirectory() as d:
             a, b, c = (os.path.join(d, f"{n}.sqlite") for n in "abc")
