@@ -20,7 +20,9 @@ Drawing from a pool of n values understates its spread by (n-1)/n; the pool's lo
 widened about their mean by sqrt(n/(n-1)) to undo that. What the simulation cannot see: anything no
 stored process showed (a pool of six processes rarely holds a one-in-twenty level), and a run-level
 effect larger than the processes' spread. It is a way to choose the defaults from evidence; the
-choice still has to hold in runs that did not inform it (bench/perf_repeat.py).
+choice still has to hold in runs that did not inform it (bench/perf_repeat.py). The pools hold whole
+processes' geomeans, not their shapes, so the simulation leaves out the shapes' floor
+(shape_spread_floor); `repeat_interval` takes it where the caller has the shapes (perf_repeat.py).
 """
 from __future__ import annotations
 
