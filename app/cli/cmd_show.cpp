@@ -85,10 +85,16 @@ void printPerf(const json& perf, const json& timings)
             for (const auto& p : perf.value("geomean_speedup_per_process", json::array()))
                 if (p.is_object())
                     per += (per.empty() ? "" : ", ") + fmt::format("{:.3f}", num(p, "estimate"));
+            // The shapes' floor (perf::shapeSpreadVariance), where the run computed it.
+            const std::string shapesPart =
+                g.contains("shape_spread_rel")
+                    ? fmt::format(", shapes {:.2f} %{}", 100.0 * num(g, "shape_spread_rel"),
+                                  str(g, "sd_from") == "shapes" ? " (the shapes' spread decided)" : "")
+                    : std::string();
             std::cout << fmt::format("  95% repeat interval over {} fresh process(es) ({}): between processes {:.2f} %, within "
-                                     "{:.2f} %, prior {:.2f} % x {:g} df\n",
+                                     "{:.2f} %, prior {:.2f} % x {:g} df{}\n",
                                      num(g, "processes"), per.empty() ? "-" : per, 100.0 * num(g, "between_process_rel"),
-                                     100.0 * num(g, "within_process_rel"), 100.0 * num(g, "prior_rel"), num(g, "prior_df"));
+                                     100.0 * num(g, "within_process_rel"), 100.0 * num(g, "prior_rel"), num(g, "prior_df"), shapesPart);
         }
     } else {
         std::cout << "  no speedup: the samples cannot be trusted as a comparison with eager (see the flags)\n";
