@@ -197,7 +197,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
             }
         }
     } joiner{extThread, extRun.abandon};
-    if (ext != ref.tiers.end() && (m_opt.extendedStart == "early" || atTail()))
+    if (ext != ref.tiers.end() && (m_opt.extendedStart == ExtendedStart::Early || atTail()))
         startExtended();
     if (!m_judge.judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out, slot.device))
         return finish(out, sub, methodId, false, t0);

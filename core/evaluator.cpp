@@ -27,6 +27,27 @@
 namespace kbx {
 namespace fs = std::filesystem;
 
+namespace {
+constexpr std::pair<ExtendedStart, const char*> kExtendedStarts[] = {
+    {ExtendedStart::Auto, "auto"}, {ExtendedStart::AfterContract, "after-contract"}, {ExtendedStart::Early, "early"}};
+}  // namespace
+
+const char* extendedStartName(ExtendedStart s)
+{
+    for (const auto& [e, name] : kExtendedStarts)
+        if (e == s)
+            return name;
+    return "auto";
+}
+
+std::optional<ExtendedStart> parseExtendedStart(std::string_view word)
+{
+    for (const auto& [e, name] : kExtendedStarts)
+        if (word == name)
+            return e;
+    return std::nullopt;
+}
+
 Evaluator::Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig worker, EvalOptions options)
     : m_catalogue(catalogue), m_store(store), m_worker(std::move(worker)), m_opt(std::move(options)),
       m_perf(PerfConfig::fromJson(m_opt.perfConfig, m_opt.device))
@@ -155,7 +176,7 @@ nlohmann::json Evaluator::provenance(const std::string& coldWhy, bool multi)
     prov["kbx_version"] = "0.1.0";
     prov["taxonomy_version"] = kTaxonomyVersion;
     prov["protocol"] = m_opt.protocol;  // which tier decided the verdicts (issue 21)
-    prov["extended_start"] = m_opt.extendedStart;  // when the extended tier's process started (what is stored does not depend on it)
+    prov["extended_start"] = extendedStartName(m_opt.extendedStart);  // when the extended tier's process started (what is stored does not depend on it)
     prov["worker_start"] = m_launcher->warm() ? nlohmann::json{{"mode", "warm"}} : nlohmann::json{{"mode", "cold"}, {"why", coldWhy}};
     // Every slot is probed through its own environment before work starts: its GPU's name and UUID
     // go into the provenance, and a slot that cannot run anything is out of the pool from the start.
@@ -218,7 +239,7 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     auto queue = correctnessQueue(subs, m_catalogue, m_sink->store(), multi || m_opt.jobs > 1, &expected);
     // The evaluations expected to end the stage run as at its tail (CorrectnessStage), unless
     // --extended-start after-contract; how many, in the provenance (each one's evidence says so).
-    auto critical = m_opt.extendedStart == "after-contract" ? std::vector<bool>{}
+    auto critical = m_opt.extendedStart == ExtendedStart::AfterContract ? std::vector<bool>{}
                                                             : criticalPath(expected, m_opt.jobs * static_cast<int>(m_slots.size()));
     prov["critical_path"] = std::count(critical.begin(), critical.end(), true);
     m_correctness->setCriticalPath(std::move(expected), std::move(critical));

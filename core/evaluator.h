@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kbx {
@@ -67,6 +68,13 @@ struct AutoJobs {
 AutoJobs autoJobs(Device device, int gpuSlots, int cores, double memAvailableGiB);
 /// This process's usable cores (its CPU affinity) and MemAvailable of /proc/meminfo in GiB (0 if unknown).
 std::pair<int, double> hostResources();
+
+/// When the extended tier's process starts (EvalOptions::extendedStart; `--extended-start`).
+enum class ExtendedStart { Auto, AfterContract, Early };
+/// "auto", "after-contract", "early": the command line's words, also written to the provenance.
+const char* extendedStartName(ExtendedStart s);
+/// The inverse of extendedStartName; nullopt for any other word.
+std::optional<ExtendedStart> parseExtendedStart(std::string_view word);
 
 struct EvalOptions {
     Device device = Device::Cpu;                 ///< the CPU (Triton interpreter) or CUDA
@@ -129,7 +137,7 @@ struct EvalOptions {
     /// bound by its total work, and a speculative process beside a contract tier that then fails is
     /// work thrown away. "after-contract": as auto without the critical path. "early": always with
     /// the contract tier. What is stored does not depend on it (CorrectnessStage).
-    std::string extendedStart = "auto";
+    ExtendedStart extendedStart = ExtendedStart::Auto;
 };
 
 /// What one evaluation produced (also printed by `kbx eval --json`).

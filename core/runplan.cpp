@@ -83,7 +83,10 @@ void checkRequest(const PlanRequest& r)
     requireOneOf("--sandbox", r.sandbox, {"auto", "bwrap", "rlimit", "none"});
     requireOneOf("--warm-workers", r.warmWorkers, {"auto", "on", "off"});
     requireOneOf("--protocol", r.protocol, {"contract", "strict"});
-    requireOneOf("--extended-start", r.extendedStart, {"auto", "after-contract", "early"});
+    if (!parseExtendedStart(r.extendedStart))
+        requireOneOf("--extended-start", r.extendedStart,
+                     {extendedStartName(ExtendedStart::Auto), extendedStartName(ExtendedStart::AfterContract),
+                      extendedStartName(ExtendedStart::Early)});
     if (r.jobs < 0)
         throw RunPlanError(Code::BadValue, fmt::format("--jobs: {} is not a number of candidates", r.jobs));
     if (r.referenceServers < -1)
@@ -164,7 +167,7 @@ RunPlan resolvePlan(const PlanRequest& r, const HostFacts& host)
     p.warmWorkers = r.warmWorkers;
     p.referenceServers = r.referenceServers;
     p.protocol = r.protocol;
-    p.extendedStart = r.extendedStart;
+    p.extendedStart = *parseExtendedStart(r.extendedStart);  // checkRequest refused any other word
     p.perf = r.perf;
     p.perfWorkers = r.perfWorkers;
     p.perfOverrides = perfOverrides(r.perfConfig, r.perfBaselines);

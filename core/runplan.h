@@ -82,7 +82,7 @@ struct RunPlan {
     std::string warmWorkers = "auto";
     int referenceServers = -1;
     std::string protocol = "contract";
-    std::string extendedStart = "auto";
+    ExtendedStart extendedStart = ExtendedStart::Auto;
     bool perf = false;
     int perfWorkers = 0;
     /// The --perf-config overrides as given (a JSON object of known keys; "baselines" from

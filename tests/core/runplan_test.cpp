@@ -242,6 +242,14 @@ TEST(RunPlan, AutotuneReplayNeedsPerfAndValuesAreChecked)
         b.*bad = "bogus";
         EXPECT_EQ(errorOf(b, gpuHost(1)), Code::BadValue);
     }
+    // --extended-start: the command line's words and the typed option, each to the other.
+    for (auto e : {kbx::ExtendedStart::Auto, kbx::ExtendedStart::AfterContract, kbx::ExtendedStart::Early}) {
+        PlanRequest w;
+        w.extendedStart = kbx::extendedStartName(e);
+        EXPECT_EQ(kbx::resolvePlan(w, gpuHost(1)).extendedStart, e) << w.extendedStart;
+    }
+    EXPECT_EQ(std::string(kbx::extendedStartName(kbx::ExtendedStart::AfterContract)), "after-contract");
+    EXPECT_FALSE(kbx::parseExtendedStart("Early").has_value());
 }
 
 TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
@@ -270,8 +278,8 @@ TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
     EXPECT_EQ(o.sandbox, "rlimit");
     EXPECT_EQ(o.warmWorkers, "off");
     EXPECT_EQ(o.protocol, "strict");
-    EXPECT_EQ(o.extendedStart, "early");
-    EXPECT_EQ(kbx::toEvalOptions(kbx::resolvePlan(PlanRequest{}, gpuHost(1))).extendedStart, "auto");
+    EXPECT_EQ(o.extendedStart, kbx::ExtendedStart::Early);
+    EXPECT_EQ(kbx::toEvalOptions(kbx::resolvePlan(PlanRequest{}, gpuHost(1))).extendedStart, kbx::ExtendedStart::Auto);
     EXPECT_TRUE(o.perf);
     EXPECT_EQ(o.perfPipeline, 4);
     EXPECT_EQ(o.perfConfig, (nlohmann::json{{"min_reps", 20}}));  // the overrides; the Evaluator applies them
