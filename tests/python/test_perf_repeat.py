@@ -91,6 +91,35 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertNotIn("cross-machine", md)
         self.assertIn("## CI coverage\n", md)
 
+    def test_the_recomputed_table_applies_the_shapes_floor_as_the_run_did(self):
+        # One kernel whose three processes agree on the geomean (1.0) while its two shapes swing
+        # against each other by 4 %: the prior alone gives about +-0.9 %, the shapes' floor about
+        # +-4.5 %; run 1's 1.015 is outside the one and inside the other.
+        def db(path, estimate, floor):
+            g = {"estimate": estimate, "lo": estimate * 0.99, "hi": estimate * 1.01, "interval": "repeat", "processes": 3,
+                 "prior_rel": 0.0065, "prior_df": 4, "between_process_rel": 0.0}
+            if floor:
+                g["shape_spread_rel"] = 0.028
+            per = [iv(estimate, estimate * 0.998, estimate * 1.002)] * 3
+            swing = [0.96, 1.0, 1.04]
+            timings = [{"shape": name, "candidate_ms": 0.010, "baseline_ms": 0.010,
+                        "samples": {"per_process": [{"candidate_ms": 0.010, "speedup": {"estimate": estimate * x}} for x in xs]}}
+                       for name, xs in (("a", swing), ("b", swing[::-1]))]
+            ev = {"task": "Math/abs", "code": "a" * 40, "stage_seconds": {"evaluation": 1.0},
+                  "evidence": {"perf": {"geomean_speedup": g, "flags": [], "geomean_speedup_per_process": per,
+                                        "nvml_before": {"uuid": "GPU-aaaa"}}}, "timings": timings}
+            fixture_db.write(path, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}]}, "evaluations": [ev]}])
+
+        runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "kbx", "db": f"run-{r}.sqlite"} for r in (0, 1)]
+        for floor, row in ((True, "| 0.65 % (this run's) | 1/1 | 1/1 |"), (False, "| 0.65 % (this run's) | 0/1 | 0/1 |")):
+            with tempfile.TemporaryDirectory() as out:
+                db(os.path.join(out, "run-0.sqlite"), 1.0, floor)
+                db(os.path.join(out, "run-1.sqlite"), 1.015, floor)
+                md = self.report(out, runs)
+            table = md.split("## Coverage against the prior")[1]
+            self.assertEqual("each interval at least what its shapes spread" in table, floor, table)
+            self.assertIn(row, table, table)
+
     def test_a_repeat_on_another_gpu_says_so(self):
         k = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), [])}
         with tempfile.TemporaryDirectory() as out:
