@@ -158,7 +158,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     const auto dir = evalutil::candidateDir(m_launcher.scratch(), index, out.codeHash);
     fs::create_directories(dir);
     evalutil::writeText(dir / "candidate.py", sub.code);
-    rec.protocol = m_opt.protocol;
+    rec.protocol = protocolName(m_opt.protocol);
     const auto contractTier = ref.tiers.find("contract");
     if (contractTier == ref.tiers.end()) {
         out.harnessError = true;
@@ -218,7 +218,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     // slowed them (H200, 14 jobs: 61-65 s under --perf, 52 s without), and at the tail threads idle.
     const bool wantPrecompile = m_opt.perf && m_opt.device == Device::Cuda && m_perf.config().precompile;
     BackgroundPrecompile pre(m_perf, *task, dir, slot.device);
-    if (wantPrecompile && rec.pass && m_opt.protocol != "strict" && atTail())
+    if (wantPrecompile && rec.pass && m_opt.protocol != Protocol::Strict && atTail())
         pre.start(rec);
     rec.evidence["tiers"]["contract"] = tierJson(rec);
     if (extThread.joinable())
@@ -467,7 +467,7 @@ void CorrectnessStage::mergeExtended(const RefBundle& ref, const RefBundle::Tier
         if (erec.evidence.contains("first_failure"))
             summary["first_failure"] = erec.evidence["first_failure"];
     }
-    if (m_opt.protocol == "strict" && !erec.exeOk) {
+    if (m_opt.protocol == Protocol::Strict && !erec.exeOk) {
         rec.pass = false;
         rec.callOk = rec.callOk && erec.callOk;
         rec.exeOk = false;

@@ -6,6 +6,7 @@
 
 #include "correctness_stage.h"
 #include "evalutil.h"
+#include "option_words.h"
 #include "perf_stage.h"
 #include "reference_cache.h"
 #include "result_sink.h"
@@ -30,23 +31,16 @@ namespace fs = std::filesystem;
 namespace {
 constexpr std::pair<ExtendedStart, const char*> kExtendedStarts[] = {
     {ExtendedStart::Auto, "auto"}, {ExtendedStart::AfterContract, "after-contract"}, {ExtendedStart::Early, "early"}};
+constexpr std::pair<Protocol, const char*> kProtocols[] = {{Protocol::Contract, "contract"}, {Protocol::Strict, "strict"}};
+constexpr std::pair<WarmWorkers, const char*> kWarmWorkers[] = {{WarmWorkers::Auto, "auto"}, {WarmWorkers::On, "on"}, {WarmWorkers::Off, "off"}};
 }  // namespace
 
-const char* extendedStartName(ExtendedStart s)
-{
-    for (const auto& [e, name] : kExtendedStarts)
-        if (e == s)
-            return name;
-    return "auto";
-}
-
-std::optional<ExtendedStart> parseExtendedStart(std::string_view word)
-{
-    for (const auto& [e, name] : kExtendedStarts)
-        if (word == name)
-            return e;
-    return std::nullopt;
-}
+const char* extendedStartName(ExtendedStart s) { return wordOf(kExtendedStarts, s); }
+std::optional<ExtendedStart> parseExtendedStart(std::string_view word) { return valueOf(kExtendedStarts, word); }
+const char* protocolName(Protocol p) { return wordOf(kProtocols, p); }
+std::optional<Protocol> parseProtocol(std::string_view word) { return valueOf(kProtocols, word); }
+const char* warmWorkersName(WarmWorkers w) { return wordOf(kWarmWorkers, w); }
+std::optional<WarmWorkers> parseWarmWorkers(std::string_view word) { return valueOf(kWarmWorkers, word); }
 
 Evaluator::Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig worker, EvalOptions options)
     : m_catalogue(catalogue), m_store(store), m_worker(std::move(worker)), m_opt(std::move(options)),
@@ -175,7 +169,7 @@ nlohmann::json Evaluator::provenance(const std::string& coldWhy, bool multi)
     prov["device"] = m_opt.device;
     prov["kbx_version"] = "0.1.0";
     prov["taxonomy_version"] = kTaxonomyVersion;
-    prov["protocol"] = m_opt.protocol;  // which tier decided the verdicts (issue 21)
+    prov["protocol"] = protocolName(m_opt.protocol);  // which tier decided the verdicts (issue 21)
     prov["extended_start"] = extendedStartName(m_opt.extendedStart);  // when the extended tier's process started (what is stored does not depend on it)
     prov["worker_start"] = m_launcher->warm() ? nlohmann::json{{"mode", "warm"}} : nlohmann::json{{"mode", "cold"}, {"why", coldWhy}};
     // Every slot is probed through its own environment before work starts: its GPU's name and UUID

@@ -76,6 +76,18 @@ const char* extendedStartName(ExtendedStart s);
 /// The inverse of extendedStartName; nullopt for any other word.
 std::optional<ExtendedStart> parseExtendedStart(std::string_view word);
 
+/// Which cases decide the verdict (EvalOptions::protocol; `--protocol`).
+enum class Protocol { Contract, Strict };
+/// "contract", "strict": the command line's words, also what each evaluation and the provenance store.
+const char* protocolName(Protocol p);
+std::optional<Protocol> parseProtocol(std::string_view word);
+
+/// Whether workers fork from a warm worker (EvalOptions::warmWorkers; `--warm-workers`).
+enum class WarmWorkers { Auto, On, Off };
+/// "auto", "on", "off".
+const char* warmWorkersName(WarmWorkers w);
+std::optional<WarmWorkers> parseWarmWorkers(std::string_view word);
+
 struct EvalOptions {
     Device device = Device::Cpu;                 ///< the CPU (Triton interpreter) or CUDA
     int jobs = 1;                                ///< candidates evaluated at once (per slot when `deviceSlots` is set)
@@ -98,7 +110,7 @@ struct EvalOptions {
     /// (core/warm.h) instead of each starting an interpreter (perf workers always start cold): auto =
     /// where the sandbox allows it (rlimit, none; not bwrap), on = the same but an error where it
     /// cannot, off = never. A slot whose env sets PYTHON* or LD_* variables always starts cold.
-    std::string warmWorkers = "auto";
+    WarmWorkers warmWorkers = WarmWorkers::Auto;
     /// Reference servers per device slot (core/reference_server.h): processes that compute one task's
     /// references after another with one CUDA context; -1 = one per four jobs (1..4), 0 = a reference
     /// process per task.
@@ -128,7 +140,7 @@ struct EvalOptions {
     /// seed's own tests use (tasks/contracts.json); the other ("extended") cases run in a process of
     /// their own after a correct contract tier and are stored beside the verdict. "strict" = every
     /// case decides. Recorded per evaluation and in the run's provenance.
-    std::string protocol = "contract";
+    Protocol protocol = Protocol::Contract;
     /// When the extended tier's process starts (issue 22). "auto": with the contract tier at the
     /// run's tail (the correctness queue is empty, so slots are about to idle: the extended tier is
     /// then the evaluation's latency) and for the evaluations on the stage's expected critical path

@@ -81,8 +81,11 @@ void checkRequest(const PlanRequest& r)
 {
     requireOneOf("--device", r.device, {"auto", "cpu", "cuda"});
     requireOneOf("--sandbox", r.sandbox, {"auto", "bwrap", "rlimit", "none"});
-    requireOneOf("--warm-workers", r.warmWorkers, {"auto", "on", "off"});
-    requireOneOf("--protocol", r.protocol, {"contract", "strict"});
+    if (!parseWarmWorkers(r.warmWorkers))
+        requireOneOf("--warm-workers", r.warmWorkers,
+                     {warmWorkersName(WarmWorkers::Auto), warmWorkersName(WarmWorkers::On), warmWorkersName(WarmWorkers::Off)});
+    if (!parseProtocol(r.protocol))
+        requireOneOf("--protocol", r.protocol, {protocolName(Protocol::Contract), protocolName(Protocol::Strict)});
     if (!parseExtendedStart(r.extendedStart))
         requireOneOf("--extended-start", r.extendedStart,
                      {extendedStartName(ExtendedStart::Auto), extendedStartName(ExtendedStart::AfterContract),
@@ -164,9 +167,9 @@ RunPlan resolvePlan(const PlanRequest& r, const HostFacts& host)
     }
     p.candidateTimeout = r.timeout > 0 ? r.timeout : (p.cuda() ? 120 : 300);
     p.sandbox = r.sandbox;
-    p.warmWorkers = r.warmWorkers;
+    p.warmWorkers = *parseWarmWorkers(r.warmWorkers);  // checkRequest refused any other word
     p.referenceServers = r.referenceServers;
-    p.protocol = r.protocol;
+    p.protocol = *parseProtocol(r.protocol);
     p.extendedStart = *parseExtendedStart(r.extendedStart);  // checkRequest refused any other word
     p.perf = r.perf;
     p.perfWorkers = r.perfWorkers;

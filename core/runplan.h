@@ -79,9 +79,9 @@ struct RunPlan {
     double compareTimeout = EvalOptions{}.compareTimeout;
     double perfTimeout = EvalOptions{}.perfTimeout;
     std::string sandbox = "auto";
-    std::string warmWorkers = "auto";
+    WarmWorkers warmWorkers = WarmWorkers::Auto;
     int referenceServers = -1;
-    std::string protocol = "contract";
+    Protocol protocol = Protocol::Contract;
     ExtendedStart extendedStart = ExtendedStart::Auto;
     bool perf = false;
     int perfWorkers = 0;

@@ -197,11 +197,11 @@ Evaluator::WarmStart Evaluator::startWarm(const WorkerConfig& worker, const Eval
     ws.device = opt.device;
     ws.scratch = scratch;
     const auto sb = resolveSandbox(opt.sandbox);
-    if (opt.warmWorkers == "off")
+    if (opt.warmWorkers == WarmWorkers::Off)
         ws.coldWhy = "--warm-workers off";
     else if (sb.kind == SandboxKind::Bwrap)
         ws.coldWhy = "the bwrap sandbox is set up around exec, so every worker starts in a sandbox of its own";
-    if (opt.warmWorkers == "on" && !ws.coldWhy.empty())
+    if (opt.warmWorkers == WarmWorkers::On && !ws.coldWhy.empty())
         throw std::invalid_argument("--warm-workers on: " + ws.coldWhy + " (use --sandbox rlimit or none)");
     if (!ws.coldWhy.empty() || worker.worker.empty())
         return ws;

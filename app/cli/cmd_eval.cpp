@@ -280,7 +280,7 @@ private:
         kbx::EvalOptions w;
         w.device = kbx::likelyDevice(m_request);
         w.sandbox = m_a.sandbox;
-        w.warmWorkers = m_a.warmWorkers;
+        w.warmWorkers = kbx::parseWarmWorkers(m_a.warmWorkers).value_or(kbx::WarmWorkers::Auto);
         if (!m_a.scratch.empty())
             w.scratchRoot = m_a.scratch;
         if (w.scratchRoot.empty()) {

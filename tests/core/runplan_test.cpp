@@ -250,6 +250,18 @@ TEST(RunPlan, AutotuneReplayNeedsPerfAndValuesAreChecked)
     }
     EXPECT_EQ(std::string(kbx::extendedStartName(kbx::ExtendedStart::AfterContract)), "after-contract");
     EXPECT_FALSE(kbx::parseExtendedStart("Early").has_value());
+    for (auto p : {kbx::Protocol::Contract, kbx::Protocol::Strict}) {
+        PlanRequest w;
+        w.protocol = kbx::protocolName(p);
+        EXPECT_EQ(kbx::resolvePlan(w, gpuHost(1)).protocol, p) << w.protocol;
+    }
+    for (auto m : {kbx::WarmWorkers::Auto, kbx::WarmWorkers::On, kbx::WarmWorkers::Off}) {
+        PlanRequest w;
+        w.warmWorkers = kbx::warmWorkersName(m);
+        EXPECT_EQ(kbx::resolvePlan(w, gpuHost(1)).warmWorkers, m) << w.warmWorkers;
+    }
+    EXPECT_EQ(std::string(kbx::protocolName(kbx::Protocol::Strict)), "strict");
+    EXPECT_EQ(std::string(kbx::warmWorkersName(kbx::WarmWorkers::Off)), "off");
 }
 
 TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
@@ -276,8 +288,8 @@ TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
     EXPECT_EQ(o.referenceTimeout, kbx::EvalOptions{}.referenceTimeout);
     EXPECT_EQ(o.perfTimeout, kbx::EvalOptions{}.perfTimeout);
     EXPECT_EQ(o.sandbox, "rlimit");
-    EXPECT_EQ(o.warmWorkers, "off");
-    EXPECT_EQ(o.protocol, "strict");
+    EXPECT_EQ(o.warmWorkers, kbx::WarmWorkers::Off);
+    EXPECT_EQ(o.protocol, kbx::Protocol::Strict);
     EXPECT_EQ(o.extendedStart, kbx::ExtendedStart::Early);
     EXPECT_EQ(kbx::toEvalOptions(kbx::resolvePlan(PlanRequest{}, gpuHost(1))).extendedStart, kbx::ExtendedStart::Auto);
     EXPECT_TRUE(o.perf);

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The run options that are one of a few words on the command line (--extended-start, --protocol,
+// --warm-workers) are enums from the run plan on (core/runplan.h); each has one table of its words,
+// read both ways by these two functions.
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace kbx {
+
+template <typename E, std::size_t N>
+const char* wordOf(const std::pair<E, const char*> (&table)[N], E value)
+{
+    for (const auto& [e, word] : table)
+        if (e == value)
+            return word;
+    return table[0].second;
+}
+
+template <typename E, std::size_t N>
+std::optional<E> valueOf(const std::pair<E, const char*> (&table)[N], std::string_view word)
+{
+    for (const auto& [e, w] : table)
+        if (word == w)
+            return e;
+    return std::nullopt;
+}
+
+}  // namespace kbx
