@@ -6,6 +6,7 @@
 #include "interpgaps.h"
 #include "perfconfig.h"
 #include "process.h"
+#include "sandbox.h"
 #include "store.h"
 #include "warm.h"
 
@@ -105,7 +106,7 @@ struct EvalOptions {
     int round = 0;                               ///< used when the submission carries none
     std::filesystem::path scratchRoot;           ///< default: a fresh directory under $TMPDIR
     bool keepScratch = false;
-    std::string sandbox = "auto";                ///< candidate code: auto | bwrap | rlimit | none (core/sandbox.h)
+    SandboxMode sandbox = SandboxMode::Auto;     ///< candidate code: auto | bwrap | rlimit | none (core/sandbox.h)
     /// Reference and candidate workers forked from a warm worker that imported torch once
     /// (core/warm.h) instead of each starting an interpreter (perf workers always start cold): auto =
     /// where the sandbox allows it (rlimit, none; not bwrap), on = the same but an error where it

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The run options that are one of a few words on the command line (--extended-start, --protocol,
-// --warm-workers) are enums from the run plan on (core/runplan.h); each has one table of its words,
-// read both ways by these two functions.
+// The run options that are one of a few words on the command line (--sandbox, --protocol,
+// --warm-workers, --extended-start) are enums from the run plan on (core/runplan.h); each has one
+// table of its words, read both ways by these two functions.
 
 #include <cstddef>
 #include <optional>

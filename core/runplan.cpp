@@ -80,7 +80,10 @@ nlohmann::json perfOverrides(const std::string& text, const std::vector<std::str
 void checkRequest(const PlanRequest& r)
 {
     requireOneOf("--device", r.device, {"auto", "cpu", "cuda"});
-    requireOneOf("--sandbox", r.sandbox, {"auto", "bwrap", "rlimit", "none"});
+    if (!parseSandboxMode(r.sandbox))
+        requireOneOf("--sandbox", r.sandbox,
+                     {sandboxModeName(SandboxMode::Auto), sandboxModeName(SandboxMode::Bwrap), sandboxModeName(SandboxMode::Rlimit),
+                      sandboxModeName(SandboxMode::None)});
     if (!parseWarmWorkers(r.warmWorkers))
         requireOneOf("--warm-workers", r.warmWorkers,
                      {warmWorkersName(WarmWorkers::Auto), warmWorkersName(WarmWorkers::On), warmWorkersName(WarmWorkers::Off)});
@@ -166,7 +169,7 @@ RunPlan resolvePlan(const PlanRequest& r, const HostFacts& host)
         p.jobsWhy = aj.why;
     }
     p.candidateTimeout = r.timeout > 0 ? r.timeout : (p.cuda() ? 120 : 300);
-    p.sandbox = r.sandbox;
+    p.sandbox = *parseSandboxMode(r.sandbox);
     p.warmWorkers = *parseWarmWorkers(r.warmWorkers);  // checkRequest refused any other word
     p.referenceServers = r.referenceServers;
     p.protocol = *parseProtocol(r.protocol);

@@ -78,7 +78,7 @@ struct RunPlan {
     double referenceTimeout = EvalOptions{}.referenceTimeout;  ///< the other stages keep the Evaluator's defaults
     double compareTimeout = EvalOptions{}.compareTimeout;
     double perfTimeout = EvalOptions{}.perfTimeout;
-    std::string sandbox = "auto";
+    SandboxMode sandbox = SandboxMode::Auto;
     WarmWorkers warmWorkers = WarmWorkers::Auto;
     int referenceServers = -1;
     Protocol protocol = Protocol::Contract;

@@ -5,6 +5,7 @@
 #include "sandbox.h"
 #include "sandbox_internal.h"
 
+#include "option_words.h"
 #include "paths.h"
 
 #include <fmt/format.h>
@@ -209,7 +210,14 @@ nlohmann::json SandboxInfo::toJson() const
     return j;
 }
 
-bool isSandboxMode(const std::string& mode) { return mode == "auto" || mode == "bwrap" || mode == "rlimit" || mode == "none"; }
+namespace {
+constexpr std::pair<SandboxMode, const char*> kSandboxModes[] = {
+    {SandboxMode::Auto, "auto"}, {SandboxMode::Bwrap, "bwrap"}, {SandboxMode::Rlimit, "rlimit"}, {SandboxMode::None, "none"}};
+}  // namespace
+
+const char* sandboxModeName(SandboxMode mode) { return wordOf(kSandboxModes, mode); }
+std::optional<SandboxMode> parseSandboxMode(std::string_view word) { return valueOf(kSandboxModes, word); }
+bool isSandboxMode(const std::string& mode) { return parseSandboxMode(mode).has_value(); }
 
 namespace {
 /// As root, candidates run under a uid of their own when that uid can reach the worker and its Python.
@@ -232,10 +240,17 @@ bool canUseSeparateUid(std::string* why)
 }
 }  // namespace
 
-SandboxInfo resolveSandbox(const std::string& mode)
+SandboxInfo resolveSandbox(const std::string& word)
 {
-    if (!isSandboxMode(mode))
-        throw std::invalid_argument("unknown sandbox mode '" + mode + "' (auto, bwrap, rlimit or none)");
+    const auto m = parseSandboxMode(word);
+    if (!m)
+        throw std::invalid_argument("unknown sandbox mode '" + word + "' (auto, bwrap, rlimit or none)");
+    return resolveSandbox(*m);
+}
+
+SandboxInfo resolveSandbox(SandboxMode sandboxMode)
+{
+    const std::string mode = sandboxModeName(sandboxMode);
     static std::mutex m;
     static std::map<std::string, SandboxInfo> cache;
     static std::map<std::string, std::string> errors;

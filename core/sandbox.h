@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kbx {
@@ -48,12 +50,19 @@ struct SandboxInfo {
     nlohmann::json toJson() const;     ///< for the run's provenance
 };
 
+/// What `--sandbox` asks for: auto (bwrap where it works, else rlimit) or one kind.
+enum class SandboxMode { Auto, Bwrap, Rlimit, None };
+/// "auto", "bwrap", "rlimit", "none".
+const char* sandboxModeName(SandboxMode mode);
+std::optional<SandboxMode> parseSandboxMode(std::string_view word);
+
 /// "auto", "bwrap", "rlimit" or "none".
 bool isSandboxMode(const std::string& mode);
 
 /// Resolves a mode on this machine (cached per mode). auto: bwrap when installed and able to start a
-/// sandbox here, else rlimit. Throws std::invalid_argument for an unknown mode and
-/// std::runtime_error when bwrap is asked for and cannot run.
+/// sandbox here, else rlimit. Throws std::runtime_error when bwrap is asked for and cannot run.
+SandboxInfo resolveSandbox(SandboxMode mode);
+/// The same for a mode's word; throws std::invalid_argument for an unknown one.
 SandboxInfo resolveSandbox(const std::string& mode);
 
 struct SandboxLimits {

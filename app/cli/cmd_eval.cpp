@@ -279,7 +279,7 @@ private:
             return;
         kbx::EvalOptions w;
         w.device = kbx::likelyDevice(m_request);
-        w.sandbox = m_a.sandbox;
+        w.sandbox = kbx::parseSandboxMode(m_a.sandbox).value_or(kbx::SandboxMode::Auto);
         w.warmWorkers = kbx::parseWarmWorkers(m_a.warmWorkers).value_or(kbx::WarmWorkers::Auto);
         if (!m_a.scratch.empty())
             w.scratchRoot = m_a.scratch;

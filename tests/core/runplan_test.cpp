@@ -262,6 +262,11 @@ TEST(RunPlan, AutotuneReplayNeedsPerfAndValuesAreChecked)
     }
     EXPECT_EQ(std::string(kbx::protocolName(kbx::Protocol::Strict)), "strict");
     EXPECT_EQ(std::string(kbx::warmWorkersName(kbx::WarmWorkers::Off)), "off");
+    for (auto m : {kbx::SandboxMode::Auto, kbx::SandboxMode::Bwrap, kbx::SandboxMode::Rlimit, kbx::SandboxMode::None}) {
+        PlanRequest w;
+        w.sandbox = kbx::sandboxModeName(m);
+        EXPECT_EQ(kbx::resolvePlan(w, gpuHost(1)).sandbox, m) << w.sandbox;
+    }
 }
 
 TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
@@ -287,7 +292,7 @@ TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
     EXPECT_EQ(o.candidateTimeout, 77);
     EXPECT_EQ(o.referenceTimeout, kbx::EvalOptions{}.referenceTimeout);
     EXPECT_EQ(o.perfTimeout, kbx::EvalOptions{}.perfTimeout);
-    EXPECT_EQ(o.sandbox, "rlimit");
+    EXPECT_EQ(o.sandbox, kbx::SandboxMode::Rlimit);
     EXPECT_EQ(o.warmWorkers, kbx::WarmWorkers::Off);
     EXPECT_EQ(o.protocol, kbx::Protocol::Strict);
     EXPECT_EQ(o.extendedStart, kbx::ExtendedStart::Early);

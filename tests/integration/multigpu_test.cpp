@@ -42,7 +42,7 @@ kbx::EvalOptions cpuOptions()
     kbx::EvalOptions o;
     o.device = kbx::Device::Cpu;
     o.jobs = 1;
-    o.sandbox = "none";  // the flaky slot's PYTHONPATH lives under /tmp, which bwrap replaces
+    o.sandbox = kbx::SandboxMode::None;  // the flaky slot's PYTHONPATH lives under /tmp, which bwrap replaces
     o.secretSeed = 7;
     return o;
 }
