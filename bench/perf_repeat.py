@@ -24,6 +24,7 @@ make a cross-machine repeat, which the report says, since the repeat interval is
 A kernel is the (task, code hash) pair, so the same code in two records is one kernel."""
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -386,6 +387,25 @@ def run_to_run_lines(pair):
     return L
 
 
+SHAPE_TIME_CLASSES = ((0.010, "< 10 us"), (0.050, "10-50 us"), (0.200, "50-200 us"), (float("inf"), ">= 200 us"))
+
+
+def shape_spread_by_time(runs):
+    """[(class label, [sd of one shape's log per-process speedups])] over the stored timings of
+    `runs` ({(task, code, shape): (candidate_ms, baseline_ms, samples)} each), a shape in the class of
+    its faster side's time; shapes timed in fewer than two processes are left out."""
+    sds = {label: [] for _, label in SHAPE_TIME_CLASSES}
+    for shapes in runs:
+        for (c, b, smp) in shapes.values():
+            est = [((p or {}).get("speedup") or {}).get("estimate") for p in (smp or {}).get("per_process") or []]
+            if len(est) < 2 or not all(isinstance(v, (int, float)) and v > 0 for v in est):
+                continue
+            logs = [math.log(v) for v in est]
+            label = next(lab for top, lab in SHAPE_TIME_CLASSES if min(c, b) < top)
+            sds[label].append(statistics.stdev(logs))
+    return [(label, sds[label]) for _, label in SHAPE_TIME_CLASSES if sds[label]]
+
+
 def ci_coverage_lines(pair, cross):
     k0, k1, causes = pair.k0, pair.k1, pair.causes
     cover, widths, n_both = 0, [], 0
@@ -443,6 +463,10 @@ def ci_coverage_lines(pair, cross):
         L.append(f"- between-process standard deviation of a kernel's log geomean speedup, this run: median "
                  f"{100 * statistics.median(between):.2f} %, p90 {100 * pct(between, .9):.2f} % (n={len(between)}); "
                  f"the prior's value should follow the median")
+    if by_time := shape_spread_by_time([pair.s0, pair.s1]):
+        L.append("- between-process standard deviation of a shape's log speedup by the shape's time (both runs; the "
+                 "shapes' floor rests on it): " + ", ".join(f"{label} {100 * statistics.median(v):.2f} % (n={len(v)})"
+                                                           for label, v in by_time))
     if misses:
         L += ["", "Run 1's estimate outside run 0's interval:"] + misses
     if misses_back:

@@ -119,6 +119,8 @@ class PerfRepeatReport(unittest.TestCase):
             table = md.split("## Coverage against the prior")[1]
             self.assertEqual("each interval at least what its shapes spread" in table, floor, table)
             self.assertIn(row, table, table)
+            # the shapes' spread by their time (10 us: the 10-50 us class), both runs' two shapes
+            self.assertIn("by the shape's time (both runs; the shapes' floor rests on it): 10-50 us 4.00 % (n=4)", md)
 
     def test_a_repeat_on_another_gpu_says_so(self):
         k = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), [])}
