@@ -175,7 +175,7 @@ PerfProcess PerfStage::runProcess(const nlohmann::json& req, const fs::path& pdi
 }
 
 std::vector<PerfProcess> PerfStage::runProcesses(nlohmann::json& req, const fs::path& dir, bool calibrate, Slot& slot, int& want,
-                                                 nlohmann::json& extraWhy) const
+                                                 nlohmann::json& extraWhy, bool tf32) const
 {
     // Each side is timed in `processes` fresh perf workers (default 3 on a GPU), one after the other,
     // each taking its turn on the GPU like any other timing (so other candidates' timings fall between
@@ -185,8 +185,10 @@ std::vector<PerfProcess> PerfStage::runProcesses(nlohmann::json& req, const fs::
     const int nProc = std::clamp(m_perf.processes, 1, 8);
     // A kernel whose first nProc processes disagree by more than extra_process_threshold (relative,
     // geomean speedup) is timed in max_processes: its interval then rests on its own spread rather
-    // than on the prior (issue 22: the spread between processes is heavy-tailed).
+    // than on the prior (issue 22: the spread between processes is heavy-tailed). Then, while its
+    // repeat interval is wider than target_width, one more process, up to max_processes_for_width.
     const int maxProc = std::clamp(m_perf.maxProcesses, nProc, 8);
+    const int maxForWidth = std::clamp(m_perf.maxProcessesForWidth, maxProc, 8);
     const double extraThreshold = m_perf.extraProcessThreshold;
     std::vector<PerfProcess> procs;
     want = nProc;
@@ -210,13 +212,44 @@ std::vector<PerfProcess> PerfStage::runProcesses(nlohmann::json& req, const fs::
         procs.push_back(std::move(pr));
         if (!ok)
             break;  // the first failure decides; no further process
-        if (p + 1 == nProc && maxProc > nProc)
+        const int done = p + 1;
+        if (done < want)
+            continue;
+        if (done == nProc && maxProc > nProc)
             if (const auto spread = geomeanSpread(procs); spread && *spread > extraThreshold) {
                 want = maxProc;
                 extraWhy = {{"spread", *spread}, {"threshold", extraThreshold}, {"processes", maxProc}};
+                continue;
+            }
+        if (m_perf.targetWidth > 0 && done < maxForWidth)
+            if (const auto width = repeatWidth(procs, tf32, req.value("seed", std::uint64_t{0})); width && *width > m_perf.targetWidth) {
+                want = done + 1;
+                if (!extraWhy.is_object())
+                    extraWhy = nlohmann::json::object();
+                extraWhy["target_width"] = m_perf.targetWidth;
+                extraWhy["widths"].push_back({{"processes", done}, {"width", *width}});
+                extraWhy["processes"] = want;
             }
     }
     return procs;
+}
+
+std::optional<double> PerfStage::repeatWidth(const std::vector<PerfProcess>& procs, bool tf32, std::uint64_t seed) const
+{
+    // Exactly what the summary would report for these processes (perf_summary.h), without the
+    // device peaks (rooflines do not enter the interval) and against a placeholder noise band.
+    nlohmann::json ev = processEvidence(procs, static_cast<int>(procs.size()));
+    if (ev.contains("error"))
+        return std::nullopt;
+    auto shapes = summarizeShapes(procs, procs.size(), ev, nlohmann::json(), tf32, seed, m_perf);
+    geomeanSummary(ev, shapes, procs.size(), seed, m_perf, [] { return std::make_pair(perf::Interval{1.0, 0.98, 1.02}, std::string()); });
+    if (!ev.contains("geomean_speedup"))
+        return std::nullopt;
+    const auto& g = ev["geomean_speedup"];
+    const double e = g.value("estimate", 0.0), lo = g.value("lo", 0.0), hi = g.value("hi", 0.0);
+    if (!(e > 0) || !std::isfinite(hi - lo))
+        return std::nullopt;
+    return (hi - lo) / e;
 }
 
 nlohmann::json PerfStage::processEvidence(const std::vector<PerfProcess>& procs, int want) const
@@ -322,7 +355,8 @@ nlohmann::json PerfStage::runPerf(Outcome& o, const Submission& sub, std::int64_
         req["autotune_replay"] = replay->second;
     int want = 0;
     nlohmann::json extraWhy;
-    const auto procs = runProcesses(req, dir, calibrate, slot, want, extraWhy);
+    const bool tf32 = task->contract().value("tf32", false);
+    const auto procs = runProcesses(req, dir, calibrate, slot, want, extraWhy, tf32);
     const PerfProcess& first = procs.front();
     nlohmann::json ev = processEvidence(procs, want);
     nlohmann::json peaks;
@@ -338,7 +372,7 @@ nlohmann::json PerfStage::runPerf(Outcome& o, const Submission& sub, std::int64_
     if (!peaks.is_null())
         ev["peaks"] = peaks;
     if (!extraWhy.is_null())
-        ev["extra_processes"] = extraWhy;  // its first processes disagreed: timed in more
+        ev["extra_processes"] = extraWhy;  // its first processes disagreed, or its interval was wide: timed in more
     if (replay != m_autotuneReplay.end())
         ev["autotune_replay"] = {{"from", m_opt.autotuneReplay.string()}, {"shapes", replay->second.size()}};
     ev["worker_start"] = first.res.warm ? "warm" : "cold";
@@ -349,7 +383,7 @@ nlohmann::json PerfStage::runPerf(Outcome& o, const Submission& sub, std::int64_
     }
     // Timings only where every process ran to the end.
     const std::size_t P = ev.contains("error") ? 0 : procs.size();
-    auto shapes = summarizeShapes(procs, P, ev, peaks, task->contract().value("tf32", false), seed, m_perf);
+    auto shapes = summarizeShapes(procs, P, ev, peaks, tf32, seed, m_perf);
     geomeanSummary(ev, shapes, P, seed, m_perf, [&] { return noiseBand(*task, sub.selfCheckReference); });
     const auto failure = tritonShareFailure(ev, sub.selfCheckReference);
     m_sink.storePerf(o.evaluationId, shapes.rows, ev, failure);

@@ -29,6 +29,8 @@ const std::vector<Key>& keys()
         {"processes", &PerfConfig::processes},
         {"max_processes", &PerfConfig::maxProcesses},
         {"extra_process_threshold", &PerfConfig::extraProcessThreshold},
+        {"target_width", &PerfConfig::targetWidth},
+        {"max_processes_for_width", &PerfConfig::maxProcessesForWidth},
         {"between_process_prior", &PerfConfig::betweenProcessPrior},
         {"between_process_prior_df", &PerfConfig::betweenProcessPriorDf},
         {"shape_spread_floor", &PerfConfig::shapeSpreadFloor},
@@ -101,6 +103,8 @@ PerfConfig PerfConfig::defaults(Device device)
     const bool cuda = device == Device::Cuda;
     c.processes = cuda ? 3 : 1;
     c.maxProcesses = cuda ? 4 : 1;
+    c.targetWidth = cuda ? 0.02 : 0.0;
+    c.maxProcessesForWidth = cuda ? 5 : 1;
     return c;
 }
 

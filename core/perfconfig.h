@@ -44,6 +44,14 @@ struct PerfConfig {
     // Statistics.
     /// Relative spread of the first processes' geomean speedups above which max_processes are run.
     double extraProcessThreshold = 0.005;
+    // The precision target (issue 22): a kernel whose repeat interval, as its processes so far give it,
+    // is wider than target_width ((hi - lo) / estimate) gets one more process, again and again up to
+    // max_processes_for_width. Most of the corpus's wide intervals belong to kernels whose shapes
+    // swing between processes (the shapes' floor decides them); only more processes narrow those.
+    /// Relative width of the repeat interval above which one more process is run (0: no target; 0.02 on cuda).
+    double targetWidth = 0;
+    /// Processes at most for the width target (5 on cuda, 1 on cpu); clamped to max_processes..8.
+    int maxProcessesForWidth = 1;
     /// Prior sd of one process's log geomean speedup, as a repeat of the run sees it (the repeat interval).
     double betweenProcessPrior = 0.0065;
     /// Degrees of freedom that prior is worth against the kernel's own processes.

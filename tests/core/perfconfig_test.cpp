@@ -40,9 +40,13 @@ TEST(PerfConfig, DefaultsPerDevice)
     const auto gpu = PerfConfig::defaults(kbx::Device::Cuda);
     EXPECT_EQ(gpu.processes, 3);
     EXPECT_EQ(gpu.maxProcesses, 4);
+    EXPECT_DOUBLE_EQ(gpu.targetWidth, 0.02);  // the precision target: one more process while wider
+    EXPECT_EQ(gpu.maxProcessesForWidth, 5);
     const auto cpu = PerfConfig::defaults(kbx::Device::Cpu);
     EXPECT_EQ(cpu.processes, 1);
     EXPECT_EQ(cpu.maxProcesses, 1);
+    EXPECT_DOUBLE_EQ(cpu.targetWidth, 0.0);
+    EXPECT_EQ(cpu.maxProcessesForWidth, 1);
     for (const auto& c : {gpu, cpu}) {
         EXPECT_DOUBLE_EQ(c.extraProcessThreshold, 0.005);
         EXPECT_DOUBLE_EQ(c.betweenProcessPrior, 0.0065);
@@ -143,6 +147,8 @@ TEST(PerfConfig, ToJsonHoldsEveryKeyAndRoundTrips)
         EXPECT_TRUE(j.contains(k)) << k;
     EXPECT_EQ(j["processes"], 3);
     EXPECT_EQ(j["max_processes"], 4);
+    EXPECT_EQ(j["max_processes_for_width"], 5);
+    EXPECT_TRUE(j["target_width"].is_number_float());
     EXPECT_EQ(j["min_reps"], 10);
     EXPECT_TRUE(j["min_reps"].is_number_integer());  // the worker uses it as a range's bound
     EXPECT_EQ(j["recheck_drive_max_elements"], 33554432);

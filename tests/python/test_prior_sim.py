@@ -99,6 +99,40 @@ class PriorSim(unittest.TestCase):
         self.assertGreater(c3, c2)
         self.assertEqual(worst2[-1][0], 1.0)  # the quiet kernel always
 
+    def test_the_width_target_adds_processes_to_wide_kernels_only(self):
+        # A kernel whose processes sit at two levels 2.4 % apart gives intervals wider than 2 %: with
+        # the target it gets processes up to MAXW and a narrower median width; a quiet kernel does not.
+        pool = [iv(2.08, 2.078, 2.082)] * 5 + [iv(2.13, 2.128, 2.132)] * 5
+        quiet = [iv(1.0, 0.999, 1.001)] * 10
+        base = prior_sim.parse_config("3,4,0.005,0.0065,4,1")
+        tgt = prior_sim.parse_config("3,4,0.005,0.0065,4,1,0.02,6")
+        self.assertEqual(base, (3, 4, 0.005, 0.0065, 4.0, True, 0.0, 4))
+        self.assertEqual(tgt, (3, 4, 0.005, 0.0065, 4.0, True, 0.02, 6))
+        self.assertEqual(prior_sim.parse_config("3,4,0.005,0.0065,4")[5:], (False, 0.0, 4))
+        _, w0, p0, _ = prior_sim.simulate({("Math/i0", "two"): pool}, base, 1000, 5)
+        _, w1, p1, _ = prior_sim.simulate({("Math/i0", "two"): pool}, tgt, 1000, 5)
+        self.assertGreater(p1, p0)
+        self.assertLessEqual(p1, 6.0)
+        self.assertLess(w1, w0)
+        _, wq, pq, _ = prior_sim.simulate({("Math/abs", "quiet"): quiet}, tgt, 200, 5)
+        self.assertEqual(pq, 3.0)  # its interval (the prior's, 1.7 %) is already narrow enough
+        self.assertLess(wq, 0.02)
+        rng = __import__("random").Random(1)
+        for _ in range(200):
+            pp = prior_sim.simulated_run(pool, tgt, rng)
+            est, lo, hi = prior_sim.interval_of(pp, tgt)
+            # it stopped because the interval was narrow enough, or at MAXW
+            self.assertTrue((hi - lo) / est <= 0.02 or len(pp) == 6, (len(pp), (hi - lo) / est))
+
+    def test_the_shapes_floor_is_drawn_with_the_processes(self):
+        a = dict(iv(1.0), shapes=[1.0, 1.0])
+        b = dict(iv(1.0), shapes=[1.02, 0.98])
+        self.assertEqual(prior_sim.drawn_shape_variance([a]), 0.0)
+        got = prior_sim.drawn_shape_variance([a, b])
+        self.assertAlmostEqual(got, prior_sim.shape_spread_variance([[1.0, 1.02], [1.0, 0.98]]), places=15)
+        self.assertGreater(got, 0.0)
+        self.assertEqual(prior_sim.drawn_shape_variance([a, iv(1.0)]), 0.0)  # a process without shapes: none
+
     def test_a_bad_config_and_a_non_database_are_refused(self):
         with tempfile.TemporaryDirectory() as d:
             bad = os.path.join(d, "x.sqlite")
@@ -107,6 +141,8 @@ class PriorSim(unittest.TestCase):
             sys.argv = ["prior_sim.py", bad]
             self.assertEqual(prior_sim.main(), 2)
             sys.argv = ["prior_sim.py", bad, "--config", "3,4"]
+            self.assertEqual(prior_sim.main(), 2)
+            sys.argv = ["prior_sim.py", bad, "--config", "3,4,0.005,0.0065,4,1,0.02"]
             self.assertEqual(prior_sim.main(), 2)
 
 
