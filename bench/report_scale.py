@@ -8,8 +8,8 @@ and figure on 1M evaluations in seconds).
                         [--repeat 3] [--out DIR] [--anchor OLD_KBX [--anchor-workbench OLD_WB] [--anchor-tables T,...|all]
                         [--anchor-max N]]
 
-Builds, for every size N, a copy of resources/demo/demo.sqlite grown to about N evaluations in SQL
-(INSERT ... SELECT over a recursive series; the demo itself is never written), then times
+Builds, for every size N, a copy of resources/demo/demo.sqlite grown to about N evaluations by the
+kbx module's grow_copy (core/store_grow.h; the demo itself is never written), then times
 `kbx report --table T --no-quality` (and `kbx report`, the per-category summary) on the demo and on
 each copy, each warm (after one untimed run; the median of --repeat runs). Two shapes of growth:
 
@@ -35,103 +35,28 @@ anchor) printed. Prints a Markdown table with the machine and the date. The grow
 kept in --out (default /tmp/kbx-report-scale) for reuse."""
 import argparse
 import os
+import json
 import platform
 import shutil
-import sqlite3
 import statistics
 import subprocess
+import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import kbxdb  # noqa: E402  (the kbx Python module: build the target kbx_python)
 DEMO = os.path.join(ROOT, "resources", "demo", "demo.sqlite")
 GPUS = ["NVIDIA H200", "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L40S", "NVIDIA GeForce RTX 4090"]
 ROUNDS = 4
 
 
-def series(name, first, last):
-    return f"{name}(v) AS (SELECT {first} UNION ALL SELECT v + 1 FROM {name} WHERE v < {last})"
-
-
-def grow_rounds(con, n, base):
-    """Appends k = 1..K copies of the demo's submissions (round + 1000 k), evaluations and timings.
-    Ids are shifted by k times the demo's largest id, so copy k of evaluation e is e + k * max(id).
-    Manual labels and case results are not copied, nor code-quality rows."""
-    k_max = max(1, -(-n // base) - 1)
-    ecols = [r[1] for r in con.execute("PRAGMA table_info(evaluations)")]
-    max_sub = con.execute("SELECT max(id) FROM submissions").fetchone()[0]
-    max_ev = con.execute("SELECT max(id) FROM evaluations").fetchone()[0]
-    max_t = con.execute("SELECT max(id) FROM timings").fetchone()[0] or 0
-    ks = f"WITH RECURSIVE {series('ks', 1, k_max)} "
-    con.execute(ks + "INSERT INTO submissions(id, candidate_id, method_id, round, origin) "
-                f"SELECT s.id + ks.v * {max_sub}, s.candidate_id, s.method_id, s.round + 1000 * ks.v, s.origin "
-                f"FROM ks, submissions s WHERE s.id <= {max_sub} ORDER BY ks.v, s.id")
-    sel = ", ".join(f"e.id + ks.v * {max_ev}" if c == "id" else f"e.submission_id + ks.v * {max_sub}" if c == "submission_id"
-                    else f"e.{c}" for c in ecols)
-    con.execute(ks + f"INSERT INTO evaluations({','.join(ecols)}) SELECT {sel} "
-                f"FROM ks, evaluations e WHERE e.id <= {max_ev} ORDER BY ks.v, e.id")
-    con.execute(ks + "INSERT INTO timings(id, evaluation_id, shape, candidate_ms, baseline_ms, samples) "
-                f"SELECT t.id + ks.v * {max_t}, t.evaluation_id + ks.v * {max_ev}, t.shape, t.candidate_ms, t.baseline_ms, t.samples "
-                f"FROM ks, timings t WHERE t.id <= {max_t} ORDER BY ks.v, t.id")
-
-
-def grow_samples(con, n, base):
-    """Copy k = (s * ROUNDS + r) * G + g of the demo for every (GPU g, round r, sample s) but (0, 0, 0):
-    runs per GPU (ids + g * max(run id); cuda runs named GPUS[g]), candidates per sample (ids +
-    s * max(candidate id), code hash + ":s"), submissions per (sample, round) (ids + (s * ROUNDS + r) *
-    max(submission id), round b -> b * ROUNDS + r), evaluations and timings per copy (ids + k * max(id))."""
-    G = len(GPUS)
-    S = max(1, -(-n // (base * G * ROUNDS)))
-    if con.execute("SELECT max(round) FROM submissions").fetchone()[0]:  # (the demo's are all 0)
-        con.execute(f"UPDATE submissions SET round = round * {ROUNDS}")
-    ecols = [r[1] for r in con.execute("PRAGMA table_info(evaluations)")]
-    rcols = [r[1] for r in con.execute("PRAGMA table_info(runs)")]
-    m = {t: con.execute(f"SELECT max(id) FROM {t}").fetchone()[0] or 0 for t in ("runs", "candidates", "submissions", "evaluations", "timings")}
-    gpu_case = "CASE gs.v " + " ".join(f"WHEN {i} THEN '{g}'" for i, g in enumerate(GPUS)) + " END"
-    rsel = ", ".join(f"r.id + gs.v * {m['runs']}" if c == "id" else
-                     f"CASE WHEN r.device = 'cuda' THEN json_set(r.provenance, '$.devices[0].name', {gpu_case}) ELSE r.provenance END"
-                     if c == "provenance" else f"r.{c}" for c in rcols)
-    con.execute(f"WITH RECURSIVE {series('gs', 1, G - 1)} INSERT INTO runs({','.join(rcols)}) SELECT {rsel} "
-                f"FROM gs, runs r WHERE r.id <= {m['runs']} ORDER BY gs.v, r.id")
-    if S > 1:
-        con.execute(f"WITH RECURSIVE {series('ss', 1, S - 1)} INSERT INTO candidates(id, task_id, code_hash, code, created_at) "
-                    f"SELECT c.id + ss.v * {m['candidates']}, c.task_id, c.code_hash || ':' || ss.v, c.code, c.created_at "
-                    f"FROM ss, candidates c WHERE c.id <= {m['candidates']} ORDER BY ss.v, c.id")
-    # x = s * ROUNDS + r over every (sample, round) but (0, 0)
-    xs = f"{series('xs', 1, S * ROUNDS - 1)}"
-    con.execute(f"WITH RECURSIVE {xs} INSERT INTO submissions(id, candidate_id, method_id, round, origin) "
-                f"SELECT s.id + xs.v * {m['submissions']}, s.candidate_id + (xs.v / {ROUNDS}) * {m['candidates']}, s.method_id, "
-                f"s.round * {ROUNDS} + xs.v % {ROUNDS}, s.origin FROM xs, submissions s WHERE s.id <= {m['submissions']} ORDER BY xs.v, s.id")
-    # k = x * G + g over every copy but (0, 0, 0)
-    ks = f"WITH RECURSIVE {series('ks', 1, S * ROUNDS * G - 1)} "
-    sel = ", ".join(f"e.id + ks.v * {m['evaluations']}" if c == "id" else
-                    f"e.submission_id + (ks.v / {G}) * {m['submissions']}" if c == "submission_id" else
-                    f"e.run_id + (ks.v % {G}) * {m['runs']}" if c == "run_id" else f"e.{c}" for c in ecols)
-    con.execute(ks + f"INSERT INTO evaluations({','.join(ecols)}) SELECT {sel} "
-                f"FROM ks, evaluations e WHERE e.id <= {m['evaluations']} ORDER BY ks.v, e.id")
-    con.execute(ks + "INSERT INTO timings(id, evaluation_id, shape, candidate_ms, baseline_ms, samples) "
-                f"SELECT t.id + ks.v * {m['timings']}, t.evaluation_id + ks.v * {m['evaluations']}, t.shape, t.candidate_ms, "
-                f"t.baseline_ms, t.samples FROM ks, timings t WHERE t.id <= {m['timings']} ORDER BY ks.v, t.id")
-
-
 def grow(path, n, how):
-    """A copy of the demo grown to about n evaluations (grow_samples / grow_rounds). Triggers the demo
-    file may carry (derived tables of a kbx that opened it) are dropped with their tables first: the
-    first writable open of the copy fills them at once, as for any database grown by another tool."""
-    shutil.copy(DEMO, path)
-    con = sqlite3.connect(path)
-    con.execute("PRAGMA journal_mode=OFF")
-    con.execute("PRAGMA synchronous=OFF")
-    for kind, name in con.execute("SELECT type, name FROM sqlite_master WHERE name LIKE 'counted_evaluations%' "
-                                  "OR name LIKE 'timing_rooflines%' OR name = 'evaluations_run_taxonomy'").fetchall():
-        if kind in ("trigger", "table", "index"):
-            con.execute(f"DROP {kind.upper()} IF EXISTS {name}")
-    base = con.execute("SELECT count(*) FROM evaluations").fetchone()[0]
-    (grow_samples if how == "samples" else grow_rounds)(con, n, base)
-    con.commit()
-    total = con.execute("SELECT count(*) FROM evaluations").fetchone()[0]
-    timings = con.execute("SELECT count(*) FROM timings").fetchone()[0]
-    con.close()
-    return total, timings
+    """A copy of the demo grown to about n evaluations (the kbx module's grow_copy, core/store_grow.h:
+    `how` is its shape, samples or rounds; the derived report tables are left to the copy's first
+    writable open, as for any database grown by another tool). Returns (evaluations, timings)."""
+    out = kbxdb.module().grow_copy(DEMO, path, n, shape=how, gpus=GPUS, rounds=ROUNDS)
+    return out["evaluations"], out["timings"]
 
 
 TIMEOUT = 240
@@ -228,15 +153,16 @@ def main():
     dbs = [("demo", DEMO, None)]
     for n in [int(x) for x in a.sizes.split(",") if x]:
         p = os.path.join(a.out, f"grown-{a.grow}-{n}.sqlite")
-        if not os.path.exists(p):
+        counts = p + ".json"  # what grow() made, beside it: a kept copy is reused without counting it again
+        if os.path.exists(p) and os.path.exists(counts):
+            with open(counts) as f:
+                grown = tuple(json.load(f))
+        else:
             t0 = time.perf_counter()
             grown = grow(p, n, a.grow)
+            with open(counts, "w") as f:
+                json.dump(grown, f)
             print(f"grew {p}: {grown[0]} evaluations, {grown[1]} timings in {time.perf_counter() - t0:.0f} s", flush=True)
-        else:
-            con = sqlite3.connect(p)
-            grown = (con.execute("SELECT count(*) FROM evaluations").fetchone()[0],
-                     con.execute("SELECT count(*) FROM timings").fetchone()[0])
-            con.close()
         dbs.append((f"{grown[0]} evaluations, {grown[1]} timings", p, n))
     tables = [t for t in a.tables.split(",") if t]
     figures = [f for f in (ALL_FIGURES if a.figures == "all" else a.figures).split(",") if f]

@@ -325,6 +325,21 @@ bool allCurrent(const std::map<std::string, std::string>& have)
     return true;
 }
 
+/// Drops every derived object that `have` (stored()) holds, triggers first, then the tables with their
+/// indexes, then the indexes on base tables.
+void dropObjects(sqlite3* db, const std::map<std::string, std::string>& have)
+{
+    for (const auto& o : objects())
+        if (o.type == "trigger" && have.count(o.name))
+            exec(db, "DROP TRIGGER main." + o.name);
+    for (const auto& o : objects())
+        if (o.type == "table" && have.count(o.name))
+            exec(db, "DROP TABLE main." + o.name);  // and its indexes
+    for (const auto& o : objects())
+        if (o.type == "index")
+            exec(db, "DROP INDEX IF EXISTS main." + o.name);
+}
+
 }  // namespace
 
 std::string gpuSql(const std::string& r)
@@ -344,6 +359,11 @@ const std::vector<std::string>& tables()
     return t;
 }
 
+void drop(sqlite3* db)
+{
+    dropObjects(db, stored(db));
+}
+
 void ensure(sqlite3* db)
 {
     if (allCurrent(stored(db)))
@@ -353,15 +373,7 @@ void ensure(sqlite3* db)
         const auto have = stored(db);  // again, now that no other writer is at work
         if (!allCurrent(have)) {
             // Another definition (an older or newer kbx's) or a part missing: all made again.
-            for (const auto& o : objects())
-                if (o.type == "trigger" && have.count(o.name))
-                    exec(db, "DROP TRIGGER main." + o.name);
-            for (const auto& o : objects())
-                if (o.type == "table" && have.count(o.name))
-                    exec(db, "DROP TABLE main." + o.name);  // and its indexes
-            for (const auto& o : objects())
-                if (o.type == "index")
-                    exec(db, "DROP INDEX IF EXISTS main." + o.name);
+            dropObjects(db, have);
             for (const auto& o : objects())
                 exec(db, o.sql);
             exec(db, fillCounted("main."));

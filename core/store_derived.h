@@ -42,6 +42,10 @@ const std::vector<std::string>& tables();
 /// nothing when they are current. A writable connection.
 void ensure(sqlite3* db);
 
+/// Drops every derived table, index and trigger the database holds (bench's grown copies: their first
+/// writable open builds them again). A writable connection; no transaction of its own.
+void drop(sqlite3* db);
+
 /// Whether the database holds every derived object as this kbx defines it.
 bool current(const Store& store);
 

@@ -11,6 +11,7 @@
 #include "rounds.h"
 #include "stats_tables.h"
 #include "store.h"
+#include "store_grow.h"
 
 #include <fmt/format.h>
 #include <pybind11/stl.h>
@@ -532,6 +533,33 @@ and kbx.StoreError with the store's message when the file is not an SQLite datab
 database, or has a newer schema than this module understands. A database of an older kbx is
 migrated forward when this user can write it, as every kbx program does on open; when this user
 cannot, kbx.StoreError says so and suggests working on a copy.)doc");
+
+    m.def(
+        "grow_copy",
+        [](const py::object& source, const py::object& target, std::int64_t evaluations, const std::string& shape,
+           std::optional<std::vector<std::string>> gpus, int rounds) {
+            if (shape != "samples" && shape != "rounds")
+                throw std::invalid_argument(fmt::format("grow_copy: shape must be 'samples' or 'rounds', not '{}'", shape));
+            const auto g = kbx::growCopy(fsPath(source), fsPath(target), evaluations,
+                                         shape == "rounds" ? kbx::GrowShape::Rounds : kbx::GrowShape::Samples,
+                                         gpus ? *gpus : kbx::defaultGrowGpus(), rounds);
+            py::dict d;
+            d["evaluations"] = g.evaluations;
+            d["timings"] = g.timings;
+            d["copies"] = g.copies;
+            return d;
+        },
+        py::arg("source"), py::arg("target"), py::arg("evaluations"), py::kw_only(), py::arg("shape") = "samples",
+        py::arg("gpus") = py::none(), py::arg("rounds") = 4,
+        R"doc(Writes `target` (replaced): a copy of the kbx database `source` (never written) grown by whole copies
+of its own rows to about `evaluations` evaluations, for measuring how reports and figures scale
+(bench/report_scale.py). shape "samples": a large study, copies per (GPU, round, sample) over
+`gpus` (default five GPU models; cuda runs renamed, CPU runs kept) and `rounds` rounds (new
+candidates per sample, code hash + ":s"); "rounds": the source repeated as rounds + 1000 k. Ids of
+copy k are the source's + k * max(id). Case results, manual labels and code quality are not copied;
+the derived report tables are left to the copy's first writable open. Returns {evaluations,
+timings, copies}. kbx.StoreError (and no target) when the source is not a kbx database with
+evaluations; ValueError for a bad shape, evaluations or rounds < 1, or an empty GPU list.)doc");
 }
 
 }  // namespace kbxpy

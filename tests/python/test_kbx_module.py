@@ -284,6 +284,31 @@ class DatabaseQueries(unittest.TestCase):
         with kbx.open(pathlib.Path(self.path)) as again:  # os.PathLike too
             self.assertEqual(len(again.evaluations()), len(self.db.evaluations()))
 
+    def test_grow_copy(self):
+        base = len(self.db.evaluations())
+        grown = os.path.join(self.tmp.name, "grown.sqlite")
+        before = pathlib.Path(self.path).read_bytes()
+        out = kbx.grow_copy(self.path, grown, 3 * base, shape="rounds")
+        self.assertEqual(pathlib.Path(self.path).read_bytes(), before, "the source is never written")
+        self.assertEqual(out, {"evaluations": 3 * base, "timings": out["timings"], "copies": 2})
+        with kbx.open(grown) as g:
+            evs = g.evaluations()
+            self.assertEqual(len(evs), 3 * base)
+            self.assertEqual(sorted({r["round"] for r in evs} - {r["round"] for r in self.db.evaluations()}),
+                             sorted({r["round"] + k * 1000 for r in self.db.evaluations() for k in (1, 2)}))
+        out = kbx.grow_copy(pathlib.Path(self.path), grown, 2 * base, gpus=["GPU A", "GPU B"], rounds=1)
+        self.assertEqual(out["evaluations"], 2 * base)
+        with self.assertRaises(ValueError):
+            kbx.grow_copy(self.path, grown, 10, shape="sideways")
+        with self.assertRaises(ValueError):
+            kbx.grow_copy(self.path, grown, 10, gpus=[])
+        notdb = os.path.join(self.tmp.name, "notdb.sqlite")
+        pathlib.Path(notdb).write_text("not a database\n")
+        os.remove(grown)
+        with self.assertRaises(kbx.StoreError):
+            kbx.grow_copy(notdb, grown, 10)
+        self.assertFalse(os.path.exists(grown))
+
     def test_evaluations(self):
         evs = self.db.evaluations()
         own = self.own(evs)
