@@ -233,6 +233,7 @@ Report tables: db.table(name) for the names in kbx.TABLES (as `kbx report --tabl
 Statistics: wilson, geomean_ci, speedup_stats, fast_p, log_grid, deviance_analysis, chi2_sf, quantile, box_stats,
 summarize, speedup_ci, geomean_speedup_ci, sum_time_ratio, roofline, transition_kinds.
 Reference data: failure_classes(), catalogue().
+Scale bench: grow_copy(source, target, n) writes a new database, source grown to about n evaluations.
 )doc";
 
 /// Statistics of rates and speedups for data from anywhere (as kbx report computes them).
