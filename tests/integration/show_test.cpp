@@ -72,7 +72,9 @@ TEST(Show, ATimedEvaluationShowsItsVerdictEveryPerfShapeAndTheProfiledKernels)
         const std::string sql = "UPDATE evaluations SET evidence = json_set(evidence, '$.perf.geomean_speedup', json('{\"estimate\": 1.2, "
            "\"lo\": 1.17, \"hi\": 1.23, \"interval\": \"repeat\", \"processes\": 3, \"between_process_rel\": 0.002, "
            "\"within_process_rel\": 0.001, \"sd_rel\": 0.0123, \"prior_rel\": 0.0065, \"prior_df\": 4, "
-           "\"shape_spread_rel\": 0.0123, \"sd_from\": \"shapes\"}')) WHERE id = " + std::to_string(id);
+           "\"shape_spread_rel\": 0.0123, \"sd_from\": \"shapes\"}'), '$.perf.extra_processes', json('{\"spread\": 0.0062, "
+           "\"threshold\": 0.005, \"target_width\": 0.02, \"widths\": [{\"processes\": 4, \"width\": 0.0241}], \"processes\": 5}')) "
+           "WHERE id = " + std::to_string(id);
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
         sqlite3_close(h);
@@ -80,6 +82,10 @@ TEST(Show, ATimedEvaluationShowsItsVerdictEveryPerfShapeAndTheProfiledKernels)
     auto a = run(kbxBin() + " show " + std::to_string(id) + " --db " + db.string() + " 2>&1");
     EXPECT_NE(a.out.find("95% repeat interval over 3 fresh process(es)"), std::string::npos) << a.out;
     EXPECT_NE(a.out.find("prior 0.65 % x 4 df, shapes 1.23 % (the shapes' spread decided)"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("timed in 5 processes: its first processes' geomeans disagreed by 0.62 % (more than 0.50 %); then its "
+                         "interval was wider than 2.00 % (2.41 % after 4)"),
+              std::string::npos)
+        << a.out;
     ASSERT_EQ(a.rc, 0) << a.out;
     EXPECT_NE(a.out.find("autotune (the config the candidate's autotuner chose per shape):"), std::string::npos) << a.out;
     EXPECT_NE(a.out.find(shapes[0]["shape"].get<std::string>()), std::string::npos);
