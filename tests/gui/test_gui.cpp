@@ -488,7 +488,9 @@ TEST(GuiPerf, PerformanceTabShowsTheShapesTheVerdictAndTheLaunchGap)
         c.exec(QStringLiteral("UPDATE timings SET samples = json_set(samples, '$.launch_gap_start_us', 197.0, '$.launch_gap_us', 394.0, "
                               "'$.starved', json('{\"candidate\":2,\"reference\":1}'), '$.host_sync', json('{\"candidate\":false,\"reference\":true}'), "
                               "'$.starved_kept', json('[]')) WHERE id = %1").arg(firstTiming));
-        c.exec(QStringLiteral("UPDATE evaluations SET evidence = json_set(evidence, '$.perf.flags', json('[\"faster_than_roofline:x\"]')) "
+        c.exec(QStringLiteral("UPDATE evaluations SET evidence = json_set(evidence, '$.perf.flags', json('[\"faster_than_roofline:x\"]'), "
+                              "'$.perf.geomean_speedup.interval', 'repeat', '$.perf.geomean_speedup.processes', 4, '$.perf.extra_processes', "
+                              "json('{\"target_width\": 0.02, \"widths\": [{\"processes\": 3, \"width\": 0.0257}], \"processes\": 4}')) "
                               "WHERE id = %1").arg(id));
     }
     FailureInspector fi;
@@ -514,6 +516,8 @@ TEST(GuiPerf, PerformanceTabShowsTheShapesTheVerdictAndTheLaunchGap)
     EXPECT_TRUE(summary.contains(QStringLiteral("⚠ Audit: 1 of %1 shapes ran faster than the roofline bound").arg(d.timings.size())))
         << summary.toStdString();
     EXPECT_FALSE(summary.contains(QStringLiteral("<b>Speedup against eager"))) << summary.toStdString();
+    EXPECT_TRUE(summary.contains(QStringLiteral("95 % repeat interval over 4 fresh processes"))) << summary.toStdString();
+    EXPECT_TRUE(summary.contains(QStringLiteral("Timed in 4 processes: its interval was wider than 2.00 % (2.57 % after 3)."))) << summary.toStdString();
     EXPECT_GT(p->kernelsTable()->rowCount(), 0);
     bool triton = false;
     for (int r = 0; r < p->kernelsTable()->rowCount(); ++r)
