@@ -437,6 +437,25 @@ TEST(Perf, AHostSlowerThanTheLaunchGapIsCaughtAndTheGapWidened)
     }
 }
 
+namespace {
+
+/// The known-good relu.py evaluated with --perf on the test's device, one 1M shape (on the CPU a
+/// quick timer), under the perf settings `settings` (JSON members without braces): its perf evidence,
+/// or null after a failed expectation (the run failed or printed other than its two lines).
+nlohmann::json quickReluPerf(const fs::path& db, const std::string& settings)
+{
+    const std::string timer = device() == "cuda" ? R"("shapes":["1M_f32"],)"
+                                                 : R"("shapes":["1M_f32"],"min_reps":3,"block":1,"max_seconds":0.05,"rotations":2,"max_warmup":1,)";
+    auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --device " + device() +
+                 " --perf --perf-config '{" + timer + settings + "}' --json --db " + db.string() + " 2>/dev/null");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    auto lines = jsonLines(r.out);
+    EXPECT_EQ(lines.size(), 2u) << r.out;
+    return r.rc == 0 && lines.size() == 2u ? lines[1]["perf"] : nlohmann::json();
+}
+
+}  // namespace
+
 TEST(Perf, ProcessesThatDisagreeAreJoinedByMore)
 {
     // kbx-perf-2 (issue 22): a kernel whose first `processes` geomean speedups differ by more than
@@ -444,18 +463,9 @@ TEST(Perf, ProcessesThatDisagreeAreJoinedByMore)
     REQUIRE_DEVICE();
     auto dir = tempPath("perf-extra");
     fs::create_directories(dir);
-    const std::string timer = device() == "cuda" ? R"("shapes":["1M_f32"],)"
-                                                 : R"("shapes":["1M_f32"],"min_reps":3,"block":1,"max_seconds":0.05,"rotations":2,"max_warmup":1,)";
     for (const char* threshold : {"-1", "100"}) {  // always disagreeing; never
         const auto db = dir / (std::string("db") + threshold + ".sqlite");
-        const std::string cfg =
-            "'{" + timer + R"("processes":2,"max_processes":3,"target_width":0,"extra_process_threshold":)" + threshold + "}'";
-        auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --device " + device() +
-                     " --perf --perf-config " + cfg + " --json --db " + db.string() + " 2>/dev/null");
-        ASSERT_EQ(r.rc, 0) << r.out;
-        auto lines = jsonLines(r.out);
-        ASSERT_EQ(lines.size(), 2u) << r.out;
-        const auto& perf = lines[1]["perf"];
+        const auto perf = quickReluPerf(db, std::string(R"("processes":2,"max_processes":3,"target_width":0,"extra_process_threshold":)") + threshold);
         ASSERT_TRUE(perf.contains("geomean_speedup")) << perf.dump();
         const bool always = std::string(threshold) == "-1";
         EXPECT_EQ(perf["geomean_speedup"].value("processes", 0), always ? 3 : 2) << perf["geomean_speedup"].dump();
@@ -478,19 +488,11 @@ TEST(Perf, AWideIntervalGetsMoreProcessesUntilItIsNarrowEnough)
     REQUIRE_DEVICE();
     auto dir = tempPath("perf-width");
     fs::create_directories(dir);
-    const std::string timer = device() == "cuda" ? R"("shapes":["1M_f32"],)"
-                                                 : R"("shapes":["1M_f32"],"min_reps":3,"block":1,"max_seconds":0.05,"rotations":2,"max_warmup":1,)";
     for (const char* target : {"1e-9", "10"}) {
         const auto db = dir / (std::string("db") + target + ".sqlite");
-        const std::string cfg = "'{" + timer +
-                                R"("processes":2,"max_processes":2,"max_processes_for_width":4,"extra_process_threshold":100,"target_width":)" +
-                                target + "}'";
-        auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --device " + device() +
-                     " --perf --perf-config " + cfg + " --json --db " + db.string() + " 2>/dev/null");
-        ASSERT_EQ(r.rc, 0) << r.out;
-        auto lines = jsonLines(r.out);
-        ASSERT_EQ(lines.size(), 2u) << r.out;
-        const auto& perf = lines[1]["perf"];
+        const auto perf = quickReluPerf(
+            db, std::string(R"("processes":2,"max_processes":2,"max_processes_for_width":4,"extra_process_threshold":100,"target_width":)") +
+                    target);
         ASSERT_TRUE(perf.contains("geomean_speedup")) << perf.dump();
         const bool never = std::string(target) == "1e-9";
         const int want = never ? 4 : 2;
