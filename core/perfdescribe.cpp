@@ -2,6 +2,7 @@
 #include "perfdescribe.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <utility>
@@ -82,6 +83,22 @@ std::string shapeNotes(const json& s)
     for (const auto& n : notes)
         out += (out.empty() ? "" : "; ") + n;
     return out;
+}
+
+std::string extraProcessesText(const json& x)
+{
+    std::vector<std::string> why;
+    if (x.contains("spread"))
+        why.push_back(fmt::format("its first processes' geomeans disagreed by {:.2f} % (more than {:.2f} %)", 100.0 * num(x, "spread", 0.0),
+                                  100.0 * num(x, "threshold", 0.0)));
+    if (const auto& w = x.value("widths", json::array()); w.is_array() && !w.empty()) {
+        std::vector<std::string> steps;
+        for (const auto& s : w)
+            if (s.is_object())
+                steps.push_back(fmt::format("{:.2f} % after {}", 100.0 * num(s, "width", 0.0), num(s, "processes", 0.0)));
+        why.push_back(fmt::format("its interval was wider than {:.2f} % ({})", 100.0 * num(x, "target_width", 0.0), fmt::join(steps, ", ")));
+    }
+    return fmt::format("timed in {} processes: {}", num(x, "processes", 0.0), why.empty() ? std::string("-") : fmt::format("{}", fmt::join(why, "; then ")));
 }
 
 std::string flagText(const std::string& flag)

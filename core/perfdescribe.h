@@ -22,6 +22,11 @@ std::string launchGapText(const nlohmann::json& samples);
 /// reader knows them: the task's reference is "eager".
 std::string shapeNotes(const nlohmann::json& samples);
 
+/// Why a kernel was timed in more processes than the first ones, from the perf evidence's
+/// extra_processes: "timed in 5 processes: its first processes' geomeans disagreed by 0.62 % (more than
+/// 0.50 %); then its interval was wider than 2.00 % (2.41 % after 4)".
+std::string extraProcessesText(const nlohmann::json& extra);
+
 /// A perf flag ("kind" or "kind:shape") in words, e.g. "faster than the roofline bound (audit) (x)".
 std::string flagText(const std::string& flag);
 

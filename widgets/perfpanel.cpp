@@ -198,19 +198,9 @@ void PerfPanel::showSummary(const QJsonObject& perf, int nShapes)
         // Why more processes than the first ones (the perf stage's extra_processes, docs/PERF_PROTOCOL.md).
         const auto extra = perf.value(QStringLiteral("extra_processes")).toObject();
         if (repeat && !extra.isEmpty()) {
-            QStringList why;
-            if (extra.contains(QStringLiteral("spread")))
-                why << tr("its first processes' geomeans disagreed by %1 (more than %2)")
-                           .arg(pct(extra.value(QStringLiteral("spread")).toDouble(), 2), pct(extra.value(QStringLiteral("threshold")).toDouble(), 2));
-            QStringList steps;
-            for (const auto& w : extra.value(QStringLiteral("widths")).toArray())
-                steps << tr("%1 after %2")
-                             .arg(pct(w.toObject().value(QStringLiteral("width")).toDouble(), 2))
-                             .arg(w.toObject().value(QStringLiteral("processes")).toInt());
-            if (!steps.isEmpty())
-                why << tr("its interval was wider than %1 (%2)")
-                           .arg(pct(extra.value(QStringLiteral("target_width")).toDouble(), 2), steps.join(QStringLiteral(", ")));
-            lines << tr("Timed in %1 processes: %2.").arg(extra.value(QStringLiteral("processes")).toInt()).arg(why.join(tr("; then ")));
+            QString text = QString::fromStdString(kbx::perf::extraProcessesText(toJson(extra)));
+            text[0] = text[0].toUpper();
+            lines << text.toHtmlEscaped() + QLatin1Char('.');
         }
     } else {
         lines << tr("<b>No speedup</b>: the samples cannot be trusted as a comparison with eager (see the flags).");

@@ -8,7 +8,6 @@
 #include "store.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -46,23 +45,6 @@ std::string str(const json& o, const char* key)
 double num(const json& o, const char* key, double fallback = 0.0)
 {
     return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : fallback;
-}
-
-/// Why a kernel was timed in more processes than the first ones (PerfStage::runProcesses's evidence).
-std::string extraProcesses(const json& x)
-{
-    std::vector<std::string> why;
-    if (x.contains("spread"))
-        why.push_back(fmt::format("its first processes' geomeans disagreed by {:.2f} % (more than {:.2f} %)", 100.0 * num(x, "spread"),
-                                  100.0 * num(x, "threshold")));
-    if (const auto& w = x.value("widths", json::array()); w.is_array() && !w.empty()) {
-        std::vector<std::string> steps;
-        for (const auto& s : w)
-            if (s.is_object())
-                steps.push_back(fmt::format("{:.2f} % after {}", 100.0 * num(s, "width"), num(s, "processes")));
-        why.push_back(fmt::format("its interval was wider than {:.2f} % ({})", 100.0 * num(x, "target_width"), fmt::join(steps, ", ")));
-    }
-    return fmt::format("timed in {} processes: {}", num(x, "processes"), why.empty() ? std::string("-") : fmt::format("{}", fmt::join(why, "; then ")));
 }
 
 /// Candidate-written text on one line: control characters (escape sequences included) become '?'.
@@ -114,7 +96,7 @@ void printPerf(const json& perf, const json& timings)
                                      num(g, "processes"), per.empty() ? "-" : per, 100.0 * num(g, "between_process_rel"),
                                      100.0 * num(g, "within_process_rel"), 100.0 * num(g, "prior_rel"), num(g, "prior_df"), shapesPart);
             if (const auto& x = perf.value("extra_processes", json::object()); x.is_object() && !x.empty())
-                std::cout << "  " << extraProcesses(x) << "\n";
+                std::cout << "  " << kbx::perf::extraProcessesText(x) << "\n";
         }
     } else {
         std::cout << "  no speedup: the samples cannot be trusted as a comparison with eager (see the flags)\n";

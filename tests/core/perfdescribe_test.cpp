@@ -57,3 +57,15 @@ TEST(PerfDescribe, FlagsInWords)
     EXPECT_EQ(flagText("host_latency_in_samples:1M_f32"), "host latency kept in the samples (too few clean ones) (1M_f32)");
     EXPECT_EQ(flagText("something_new:x"), "something_new (x)") << "an unknown flag is shown as it is";
 }
+
+TEST(PerfDescribe, ExtraProcessesSayWhyMoreWereTimed)
+{
+    using nlohmann::json;
+    EXPECT_EQ(kbx::perf::extraProcessesText(json{{"spread", 0.0071}, {"threshold", 0.005}, {"processes", 4}}),
+              "timed in 4 processes: its first processes' geomeans disagreed by 0.71 % (more than 0.50 %)");
+    EXPECT_EQ(kbx::perf::extraProcessesText(json{{"target_width", 0.02},
+                                                 {"widths", json::array({{{"processes", 3}, {"width", 0.031}}, {{"processes", 4}, {"width", 0.022}}})},
+                                                 {"processes", 5}}),
+              "timed in 5 processes: its interval was wider than 2.00 % (3.10 % after 3, 2.20 % after 4)");
+    EXPECT_EQ(kbx::perf::extraProcessesText(json{{"processes", 3}}), "timed in 3 processes: -");
+}
