@@ -20,6 +20,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
 #include <algorithm>
 #include <chrono>
 #include <random>
@@ -109,11 +113,38 @@ std::int64_t Evaluator::drawSeeds()
     return secret;
 }
 
-void Evaluator::prepareScratch(const std::atomic<bool>* cancel)
+fs::path makeRunScratch(const fs::path& root)
 {
-    fs::path scratch = m_opt.scratchRoot;
-    if (scratch.empty())
-        scratch = fs::temp_directory_path() / fmt::format("kbx-run-{}-{}", getpid(), std::chrono::steady_clock::now().time_since_epoch().count());
+    const fs::path parent = root.empty() ? fs::temp_directory_path() : root;
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    std::string templ = (parent / fmt::format("kbx-run-{}-XXXXXX", getpid())).string();
+    if (!::mkdtemp(templ.data()))
+        throw std::runtime_error(fmt::format("cannot make the run's scratch directory under {}: {}", parent.string(), std::strerror(errno)));
+    return fs::absolute(templ);
+}
+
+namespace {
+
+/// Removes the run's scratch directory when run() returns or throws, unless it is to be kept.
+struct ScratchRemoval {
+    fs::path dir;
+    bool keep = false;
+    ScratchRemoval(fs::path d, bool k) : dir(std::move(d)), keep(k) {}
+    ScratchRemoval(const ScratchRemoval&) = delete;
+    ScratchRemoval& operator=(const ScratchRemoval&) = delete;
+    ~ScratchRemoval()
+    {
+        std::error_code ec;
+        if (!keep)
+            fs::remove_all(dir, ec);
+    }
+};
+
+}  // namespace
+
+void Evaluator::prepareScratch(const fs::path& scratch, const std::atomic<bool>* cancel)
+{
     fs::create_directories(scratch);
     m_launcher->beginRun(scratch, cancel);
     if (!resolveSandbox(m_opt.sandbox).separateUid)
@@ -209,10 +240,6 @@ void Evaluator::finishRun(RunSummary& sum, nlohmann::json& prov, bool startedBef
     if (m_opt.device == Device::Cpu && m_interpGaps.valid())
         prov["interpreter_gaps"] = toJson(m_interpGaps.get());
     m_sink->finishRun(sum.runId, sum.cancelled ? "cancelled" : (sum.harnessErrors ? "finished_with_errors" : "finished"), prov);
-    if (!m_opt.keepScratch) {
-        std::error_code ec;
-        fs::remove_all(m_launcher->scratch(), ec);
-    }
 }
 
 RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn& progress, const std::atomic<bool>* cancel,
@@ -224,7 +251,10 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     if (m_worker.worker.empty() || !fs::exists(m_worker.worker))
         throw std::runtime_error("kbx-worker not found (build with KBX_BUILD_WORKER=ON or set KBX_WORKER)");
     const std::int64_t secret = drawSeeds();
-    prepareScratch(cancel);
+    // Only the run's own directory is ever removed, never --scratch's root; its removal is declared
+    // before the warm worker, which ends first.
+    const ScratchRemoval scratch{m_opt.scratchDir.empty() ? makeRunScratch(m_opt.scratchRoot) : m_opt.scratchDir, m_opt.keepScratch};
+    prepareScratch(scratch.dir, cancel);
     const WarmStart ws = startRunWorkers();  // held to the end of the run, as its warm worker
     m_perfStage->loadAutotuneReplay();
     const bool multi = m_slots.size() > 1 || !m_slots.front()->device.name.empty();

@@ -104,7 +104,13 @@ struct EvalOptions {
     double compareTimeout = 300;
     std::string method = "default";
     int round = 0;                               ///< used when the submission carries none
-    std::filesystem::path scratchRoot;           ///< default: a fresh directory under $TMPDIR
+    /// The directory under which the run makes its own scratch directory (makeRunScratch:
+    /// `kbx-run-<pid>-XXXXXX`, removed at the run's end unless keepScratch); default $TMPDIR. Never
+    /// removed nor shown to a candidate itself: `--scratch ~` must not cost a home directory.
+    std::filesystem::path scratchRoot;
+    /// The run's own scratch directory when the caller made it already (makeRunScratch, for a warm
+    /// worker it started before the run); empty: run() makes one under scratchRoot.
+    std::filesystem::path scratchDir;
     bool keepScratch = false;
     SandboxMode sandbox = SandboxMode::Auto;     ///< candidate code: auto | bwrap | rlimit | none (core/sandbox.h)
     /// Reference and candidate workers forked from a warm worker that imported torch once
@@ -187,6 +193,11 @@ struct RunSummary {
     nlohmann::json provenance;
 };
 
+/// Makes a new, empty directory of this process under `root` (default $TMPDIR; made if missing)
+/// for one run's scratch: `root/kbx-run-<pid>-XXXXXX`, mode 0700. Throws std::runtime_error with the
+/// reason when it cannot.
+std::filesystem::path makeRunScratch(const std::filesystem::path& root);
+
 /// Runs the evaluation pipeline for a set of submissions:
 ///   reference (once per task, clean process) -> candidate (own process, timeout, process-group
 ///   kill) -> compare (C++/LibTorch) -> one transaction into the store.
@@ -242,14 +253,14 @@ private:
     // core/scheduler.h (the device slots and the pools), core/result_sink.h (the store's writes).
     /// Draws the run's secret seed and sets the references' seeds; returns the secret.
     std::int64_t drawSeeds();
-    /// Creates the run's scratch directory and checks a separate-uid sandbox can reach what it must.
-    void prepareScratch(const std::atomic<bool>* cancel);
+    /// Starts the run in its scratch directory and checks a separate-uid sandbox can reach what it must.
+    void prepareScratch(const std::filesystem::path& scratch, const std::atomic<bool>* cancel);
     /// The run's warm worker (adopted or started) and, on the CPU, the interpreter canary.
     WarmStart startRunWorkers();
     /// The run's provenance; probes every slot of a multi-slot run ("slots"), marking the unhealthy out of the pool.
     nlohmann::json provenance(const std::string& coldWhy, bool multi);
     /// The run's end: the warm worker's report and the interpreter's gaps in the provenance, the
-    /// run's row finished, the scratch removed unless kept.
+    /// run's row finished (run() removes the scratch unless kept, also when the run throws).
     void finishRun(RunSummary& sum, nlohmann::json& prov, bool startedBeforeProbe, const std::atomic<bool>* cancel);
     InterpGaps runCanary() const;
 

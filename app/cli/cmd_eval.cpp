@@ -281,18 +281,13 @@ private:
         w.device = kbx::likelyDevice(m_request);
         w.sandbox = kbx::parseSandboxMode(m_a.sandbox).value_or(kbx::SandboxMode::Auto);
         w.warmWorkers = kbx::parseWarmWorkers(m_a.warmWorkers).value_or(kbx::WarmWorkers::Auto);
-        if (!m_a.scratch.empty())
-            w.scratchRoot = m_a.scratch;
-        if (w.scratchRoot.empty()) {
-            w.scratchRoot = std::filesystem::temp_directory_path() /
-                            fmt::format("kbx-run-{}-{}", getpid(), std::chrono::steady_clock::now().time_since_epoch().count());
-            m_scratchGuard.dir = w.scratchRoot;
-            m_scratchGuard.keep = m_a.keepScratch;
-        }
         try {
-            std::filesystem::create_directories(w.scratchRoot);
-            m_warm = kbx::Evaluator::startWarm(m_worker, w, w.scratchRoot);
-            m_opt.scratchRoot = w.scratchRoot;
+            // The run's own directory under --scratch (never --scratch itself): the run adopts it.
+            w.scratchDir = kbx::makeRunScratch(m_a.scratch);
+            m_scratchGuard.dir = w.scratchDir;
+            m_scratchGuard.keep = m_a.keepScratch;
+            m_warm = kbx::Evaluator::startWarm(m_worker, w, w.scratchDir);
+            m_opt.scratchDir = w.scratchDir;
         } catch (const std::exception&) {
             m_warm.reset();  // the run starts it itself and reports what is wrong
         }
@@ -318,7 +313,8 @@ private:
         opt.publicSeeds = m_opt.publicSeeds;
         opt.secretSeed = m_opt.secretSeed;
         opt.keepScratch = m_a.keepScratch;
-        opt.scratchRoot = !m_opt.scratchRoot.empty() ? m_opt.scratchRoot : std::filesystem::path(m_a.scratch);
+        opt.scratchRoot = m_a.scratch;
+        opt.scratchDir = m_opt.scratchDir;
         m_opt = std::move(opt);
         return std::nullopt;
     }
@@ -526,7 +522,9 @@ CLI::App* addEvalCommand(CLI::App& app, EvalArgs& ea)
                      "Read the secret seed from this file (one integer; keep it mode 0600); the Slurm driver passes it so")
         ->excludes("--secret-seed");
     eval->add_flag("--keep-scratch", ea.keepScratch, "Keep the run's scratch directory");
-    eval->add_option("--scratch", ea.scratch, "Scratch directory for this run");
+    eval->add_option("--scratch", ea.scratch,
+                     "Directory under which the run makes its own scratch directory (kbx-run-<pid>-XXXXXX, removed at the end "
+                     "unless --keep-scratch; the directory given is never removed); default $TMPDIR");
     eval->add_option("--sandbox", ea.sandbox, "Candidate sandbox: auto (bwrap when it works, else rlimit), bwrap, rlimit or none")
         ->check(CLI::IsMember({"auto", "bwrap", "rlimit", "none"}))
         ->capture_default_str();

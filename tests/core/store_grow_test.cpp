@@ -24,6 +24,14 @@ fs::path tempPath(const std::string& name)
     return fs::temp_directory_path() / ("kbx-grow-" + name + "-" + std::to_string(getpid()) + ".sqlite");
 }
 
+/// Removes a database and the -wal/-shm a read-only connection leaves beside a WAL database it
+/// could not checkpoint (the grown copy's source is only read).
+void removeDb(const fs::path& p)
+{
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        fs::remove(p.string() + suffix);
+}
+
 struct Source {
     fs::path path;
     int evaluations = 0;
@@ -34,7 +42,7 @@ struct Source {
 Source makeSource(const std::string& name)
 {
     Source s{tempPath(name)};
-    fs::remove(s.path);
+    removeDb(s.path);
     kbx::Store store(s.path);
     const auto method = store.ensureMethod("zero-shot");
     std::vector<std::int64_t> subs;
@@ -106,8 +114,8 @@ TEST(GrowCopy, RoundsCopiesEverySubmissionAsLaterRoundsAndLeavesTheSourceAlone)
         EXPECT_TRUE(kbx::derived::current(grown));
         EXPECT_EQ(count(grown, "SELECT count(*) AS n FROM counted_evaluations"), 2 * 3 * 3) << "every copy's submission, per device";
     }
-    fs::remove(src.path);
-    fs::remove(out);
+    removeDb(src.path);
+    removeDb(out);
 }
 
 TEST(GrowCopy, SamplesSpreadCudaRunsOverGpusRoundsAndSamples)
@@ -136,8 +144,8 @@ TEST(GrowCopy, SamplesSpreadCudaRunsOverGpusRoundsAndSamples)
     EXPECT_EQ(count(grown, "SELECT count(*) AS n FROM submissions"), 3 * 2 * 2);
     // Every device sees every submission once: 12 submissions x (cpu + two GPUs).
     EXPECT_EQ(count(grown, "SELECT count(*) AS n FROM counted_evaluations"), 12 * 3);
-    fs::remove(src.path);
-    fs::remove(out);
+    removeDb(src.path);
+    removeDb(out);
 }
 
 TEST(GrowCopy, BadInputIsRefusedAndLeavesNoCopy)
@@ -151,7 +159,7 @@ TEST(GrowCopy, BadInputIsRefusedAndLeavesNoCopy)
     EXPECT_FALSE(fs::exists(out));
 
     const auto empty = tempPath("bad-empty");
-    fs::remove(empty);
+    removeDb(empty);
     { kbx::Store s(empty); }
     EXPECT_THROW(kbx::growCopy(empty.string(), out.string(), 10, kbx::GrowShape::Rounds), kbx::StoreError);
     EXPECT_FALSE(fs::exists(out)) << "a source without evaluations leaves no half-made copy";
@@ -162,5 +170,5 @@ TEST(GrowCopy, BadInputIsRefusedAndLeavesNoCopy)
     EXPECT_THROW(kbx::growCopy(src.path.string(), out.string(), 10, kbx::GrowShape::Samples, {}), std::invalid_argument);
     EXPECT_FALSE(fs::exists(out));
     for (const auto& p : {notDb, empty, src.path})
-        fs::remove(p);
+        removeDb(p);
 }

@@ -246,6 +246,29 @@ TEST(Eval, SameSubmissionTwiceIsStoredOnceWithTwoEvaluations)
     EXPECT_EQ(rows[0]["exe_ok"], 1);
 }
 
+TEST(Eval, TheScratchGivenIsARootWhoseOtherContentStays)
+{
+    // --scratch names where the run makes its own directory; the run removes that one only (it once
+    // removed the directory given, and everything in it).
+    REQUIRE_DEVICE();
+    const auto root = tempPath("scratch-root");
+    fs::remove_all(root);
+    fs::create_directories(root / "notes");
+    std::ofstream(root / "notes" / "keep.txt") << "a user's file\n";
+    auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --json --device " + device() +
+                 " --scratch " + root.string() + " --db " + tempPath("scratch-root.sqlite").string());
+    ASSERT_EQ(r.rc, 0) << r.out;
+    ASSERT_EQ(jsonLines(r.out).size(), 1u) << r.out;
+    EXPECT_EQ(jsonLines(r.out)[0]["verdict"], "pass");
+    ASSERT_TRUE(fs::is_directory(root));
+    EXPECT_EQ(readFile(root / "notes" / "keep.txt"), "a user's file\n");
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(root))
+        left.push_back(e.path().filename().string());
+    EXPECT_EQ(left, std::vector<std::string>{"notes"}) << "the run's own directory is removed, nothing else";
+    fs::remove_all(root);
+}
+
 TEST(Eval, BadSourcesFailCleanlyAndWriteNothing)
 {
     auto dir = tempPath("badsrc");
@@ -659,7 +682,11 @@ TEST(Eval, AReferenceServerWritesTheSameFilesAsAProcessPerTask)
             cases.push_back(row["task"].get<std::string>() + " " + row["verdict"].get<std::string>() + " " + row["name"].get<std::string>() +
                             " " + row["status"].get<std::string>() + " " + row["tier"].get<std::string>() + " " + ev.dump());
         }
-        return std::make_pair(scratch / "reference", cases);
+        // --scratch is the root under which the run made its own directory, the one entry there.
+        std::vector<fs::path> runDirs(fs::directory_iterator(scratch), fs::directory_iterator{});
+        EXPECT_EQ(runDirs.size(), 1u);
+        EXPECT_EQ(runDirs.empty() ? "" : runDirs.front().filename().string().substr(0, 8), "kbx-run-");
+        return std::make_pair((runDirs.empty() ? scratch : runDirs.front()) / "reference", cases);
     };
     const auto [served, servedCases] = evalWith("-1");
     const auto [own, ownCases] = evalWith("0");
