@@ -175,7 +175,7 @@ PerfProcess PerfStage::runProcess(const nlohmann::json& req, const fs::path& pdi
 }
 
 std::vector<PerfProcess> PerfStage::runProcesses(nlohmann::json& req, const fs::path& dir, bool calibrate, Slot& slot, int& want,
-                                                 nlohmann::json& extraWhy, bool tf32) const
+                                                 nlohmann::json& extraWhy, bool tf32, perf::BootstrapMemo& memo) const
 {
     // Each side is timed in `processes` fresh perf workers (default 3 on a GPU), one after the other,
     // each taking its turn on the GPU like any other timing (so other candidates' timings fall between
@@ -222,7 +222,7 @@ std::vector<PerfProcess> PerfStage::runProcesses(nlohmann::json& req, const fs::
                 continue;
             }
         if (m_perf.targetWidth > 0 && done < maxForWidth)
-            if (const auto width = repeatWidth(procs, tf32, req.value("seed", std::uint64_t{0})); width && *width > m_perf.targetWidth) {
+            if (const auto width = repeatWidth(procs, tf32, req.value("seed", std::uint64_t{0}), memo); width && *width > m_perf.targetWidth) {
                 want = done + 1;
                 if (!extraWhy.is_object())
                     extraWhy = nlohmann::json::object();
@@ -234,15 +234,17 @@ std::vector<PerfProcess> PerfStage::runProcesses(nlohmann::json& req, const fs::
     return procs;
 }
 
-std::optional<double> PerfStage::repeatWidth(const std::vector<PerfProcess>& procs, bool tf32, std::uint64_t seed) const
+std::optional<double> PerfStage::repeatWidth(const std::vector<PerfProcess>& procs, bool tf32, std::uint64_t seed,
+                                             perf::BootstrapMemo& memo) const
 {
     // Exactly what the summary would report for these processes (perf_summary.h), without the
     // device peaks (rooflines do not enter the interval) and against a placeholder noise band.
     nlohmann::json ev = processEvidence(procs, static_cast<int>(procs.size()));
     if (ev.contains("error"))
         return std::nullopt;
-    auto shapes = summarizeShapes(procs, procs.size(), ev, nlohmann::json(), tf32, seed, m_perf);
-    geomeanSummary(ev, shapes, procs.size(), seed, m_perf, [] { return std::make_pair(perf::Interval{1.0, 0.98, 1.02}, std::string()); });
+    auto shapes = summarizeShapes(procs, procs.size(), ev, nlohmann::json(), tf32, seed, m_perf, &memo);
+    geomeanSummary(
+        ev, shapes, procs.size(), seed, m_perf, [] { return std::make_pair(perf::Interval{1.0, 0.98, 1.02}, std::string()); }, &memo);
     if (!ev.contains("geomean_speedup"))
         return std::nullopt;
     const auto& g = ev["geomean_speedup"];
@@ -356,7 +358,8 @@ nlohmann::json PerfStage::runPerf(Outcome& o, const Submission& sub, std::int64_
     int want = 0;
     nlohmann::json extraWhy;
     const bool tf32 = task->contract().value("tf32", false);
-    const auto procs = runProcesses(req, dir, calibrate, slot, want, extraWhy, tf32);
+    perf::BootstrapMemo memo;  // the extra-process decisions' intervals, reused by the summary below
+    const auto procs = runProcesses(req, dir, calibrate, slot, want, extraWhy, tf32, memo);
     const PerfProcess& first = procs.front();
     nlohmann::json ev = processEvidence(procs, want);
     nlohmann::json peaks;
@@ -383,8 +386,8 @@ nlohmann::json PerfStage::runPerf(Outcome& o, const Submission& sub, std::int64_
     }
     // Timings only where every process ran to the end.
     const std::size_t P = ev.contains("error") ? 0 : procs.size();
-    auto shapes = summarizeShapes(procs, P, ev, peaks, tf32, seed, m_perf);
-    geomeanSummary(ev, shapes, P, seed, m_perf, [&] { return noiseBand(*task, sub.selfCheckReference); });
+    auto shapes = summarizeShapes(procs, P, ev, peaks, tf32, seed, m_perf, &memo);
+    geomeanSummary(ev, shapes, P, seed, m_perf, [&] { return noiseBand(*task, sub.selfCheckReference); }, &memo);
     const auto failure = tritonShareFailure(ev, sub.selfCheckReference);
     m_sink.storePerf(o.evaluationId, shapes.rows, ev, failure);
     o.record.evidence["perf"] = ev;

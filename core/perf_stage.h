@@ -63,10 +63,11 @@ private:
     /// The perf worker processes of one candidate: nProc, or max_processes when the first disagree,
     /// then one more at a time while the repeat interval is wider than target_width.
     std::vector<PerfProcess> runProcesses(nlohmann::json& req, const std::filesystem::path& dir, bool calibrate, Slot& slot,
-                                          int& want, nlohmann::json& extraWhy, bool tf32) const;
+                                          int& want, nlohmann::json& extraWhy, bool tf32, perf::BootstrapMemo& memo) const;
     /// The relative width of the repeat interval these processes give, as the summary computes it
-    /// (nullopt: none, e.g. a failed process or a tampered torch).
-    std::optional<double> repeatWidth(const std::vector<PerfProcess>& procs, bool tf32, std::uint64_t seed) const;
+    /// (nullopt: none, e.g. a failed process or a tampered torch). The intervals it bootstraps stay in
+    /// `memo` for the next decision and the kernel's summary.
+    std::optional<double> repeatWidth(const std::vector<PerfProcess>& procs, bool tf32, std::uint64_t seed, perf::BootstrapMemo& memo) const;
     PerfProcess runProcess(const nlohmann::json& req, const std::filesystem::path& pdir, Slot& slot) const;
     /// The run's processes in the evidence, and their failure or the first one's results.
     nlohmann::json processEvidence(const std::vector<PerfProcess>& procs, int want) const;

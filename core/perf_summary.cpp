@@ -78,8 +78,8 @@ struct Shape {
 class ShapeSummarizer {
 public:
     ShapeSummarizer(const std::vector<PerfProcess>& procs, std::size_t P, const nlohmann::json& ev, const nlohmann::json& peaks,
-                    bool tf32, std::uint64_t seed, const PerfConfig& config, PerfShapes& out)
-        : m_procs(procs), m_P(P), m_ev(ev), m_peaks(peaks), m_tf32(tf32), m_seed(seed), m_config(config), m_out(out)
+                    bool tf32, std::uint64_t seed, const PerfConfig& config, PerfShapes& out, perf::BootstrapMemo* memo)
+        : m_procs(procs), m_P(P), m_ev(ev), m_peaks(peaks), m_tf32(tf32), m_seed(seed), m_config(config), m_out(out), m_memo(memo)
     {
     }
     void shape(std::size_t k, const nlohmann::json& f);
@@ -96,6 +96,10 @@ private:
     void recheckAndAutotune(Shape& s);
     void baselines(Shape& s);
     void flag(const std::string& what, const Shape& s) { m_out.flags.push_back(what + ":" + s.row.shape); }
+    perf::Interval speedupCI(const std::vector<double>& c, const std::vector<double>& r, std::uint64_t seed) const
+    {
+        return m_memo ? m_memo->speedupCI(c, r, seed) : perf::speedupCI(c, r, seed);
+    }
 
     const std::vector<PerfProcess>& m_procs;
     std::size_t m_P;
@@ -105,6 +109,7 @@ private:
     std::uint64_t m_seed;
     const PerfConfig& m_config;
     PerfShapes& m_out;
+    perf::BootstrapMemo* m_memo;  ///< null: every interval bootstrapped here
 };
 
 bool ShapeSummarizer::gather(Shape& s)
@@ -154,7 +159,7 @@ void ShapeSummarizer::statistics(Shape& s)
     for (std::size_t p = 0; p < m_P; ++p) {
         s.c = concat(std::move(s.c), s.cp[p]);
         s.r = concat(std::move(s.r), s.rp[p]);
-        const auto sp = perf::speedupCI(s.cp[p], s.rp[p], m_seed + s.k + 1000003u * p);
+        const auto sp = speedupCI(s.cp[p], s.rp[p], m_seed + s.k + 1000003u * p);
         spP.push_back(sp);
         s.cMedP.push_back(perf::quantile(s.cp[p], 0.5));
         s.rMedP.push_back(perf::quantile(s.rp[p], 0.5));
@@ -352,7 +357,7 @@ void ShapeSummarizer::baselines(Shape& s)
             if (x.empty())
                 continue;
             auto xsum = perf::summarize(x);
-            auto xsp = perf::speedupCI(s.c, x, m_seed + s.k + 7919);
+            auto xsp = speedupCI(s.c, x, m_seed + s.k + 7919);
             s.smp["baselines"][name] = {{"ms", x}, {"summary", summaryJson(xsum)}, {"median_ms", xsum.median},
                                         {"speedup", {{"estimate", xsp.estimate}, {"lo", xsp.lo}, {"hi", xsp.hi}}},
                                         {"first_call_s", f.value("first_call_s", nlohmann::json::object()).value(name, 0.0)}};
@@ -391,14 +396,14 @@ void ShapeSummarizer::shape(std::size_t k, const nlohmann::json& f)
 }  // namespace
 
 PerfShapes summarizeShapes(const std::vector<PerfProcess>& procs, std::size_t P, const nlohmann::json& ev, const nlohmann::json& peaks,
-                           bool tf32, std::uint64_t seed, const PerfConfig& config)
+                           bool tf32, std::uint64_t seed, const PerfConfig& config, perf::BootstrapMemo* memo)
 {
     PerfShapes out;
     out.cAllP.resize(P);
     out.rAllP.resize(P);
     if (P == 0)
         return out;
-    ShapeSummarizer summarizer(procs, P, ev, peaks, tf32, seed, config, out);
+    ShapeSummarizer summarizer(procs, P, ev, peaks, tf32, seed, config, out, memo);
     const auto& shapes0 = procs.front().shapes;
     for (std::size_t k = 0; k < shapes0.size(); ++k)
         summarizer.shape(k, shapes0[k]);
@@ -406,8 +411,11 @@ PerfShapes summarizeShapes(const std::vector<PerfProcess>& procs, std::size_t P,
 }
 
 void geomeanSummary(nlohmann::json& ev, PerfShapes& shapes, std::size_t P, std::uint64_t seed, const PerfConfig& config,
-                    const std::function<std::pair<perf::Interval, std::string>()>& noiseBand)
+                    const std::function<std::pair<perf::Interval, std::string>()>& noiseBand, perf::BootstrapMemo* memo)
 {
+    auto geomeanCI = [memo](const std::vector<std::vector<double>>& c, const std::vector<std::vector<double>>& r, std::uint64_t s) {
+        return memo ? memo->geomeanSpeedupCI(c, r, s) : perf::geomeanSpeedupCI(c, r, s);
+    };
     auto& flags = shapes.flags;
     ev["shapes"] = shapes.shapeSummaries;
     const bool tampered = ev.contains("torch_modified") && ev["torch_modified"].is_array() && !ev["torch_modified"].empty();
@@ -424,7 +432,7 @@ void geomeanSummary(nlohmann::json& ev, PerfShapes& shapes, std::size_t P, std::
         std::vector<perf::Interval> gP;
         nlohmann::json gPer = nlohmann::json::array();
         for (std::size_t p = 0; p < P; ++p) {
-            gP.push_back(perf::geomeanSpeedupCI(shapes.cAllP[p], shapes.rAllP[p], seed + 1000003u * p));
+            gP.push_back(geomeanCI(shapes.cAllP[p], shapes.rAllP[p], seed + 1000003u * p));
             gPer.push_back({{"estimate", gP.back().estimate}, {"lo", gP.back().lo}, {"hi", gP.back().hi}});
         }
         // Each shape's log speedup per process: the floor the shapes give the variance.
@@ -453,7 +461,7 @@ void geomeanSummary(nlohmann::json& ev, PerfShapes& shapes, std::size_t P, std::
         ev["vs_eager"] = perf::isTie(gi, noise) ? "tie" : (g.lo > 1.0 ? "faster" : "slower");
         ev["noise_band"] = {{"lo", noise.lo}, {"hi", noise.hi}, {"from", noiseFrom}};
         for (const auto& [name, cx] : shapes.extraAll) {
-            auto gx = perf::geomeanSpeedupCI(cx.first, cx.second, seed + 104729);  // within the pooled samples
+            auto gx = geomeanCI(cx.first, cx.second, seed + 104729);  // within the pooled samples
             ev["baselines"][name] = {{"geomean_speedup", {{"estimate", gx.estimate}, {"lo", gx.lo}, {"hi", gx.hi}}},
                                      {"shapes", cx.first.size()}};
         }

@@ -33,15 +33,16 @@ struct PerfShapes {
 };
 
 /// The shapes of the first P processes (0: none, a process failed). `ev` holds the first process's
-/// attribution; `peaks` the slot's device peaks (null: none); tf32 where the task allows it.
+/// attribution; `peaks` the slot's device peaks (null: none); tf32 where the task allows it. `memo`
+/// (optional): bootstrap intervals of earlier summaries of the same kernel's processes, reused.
 PerfShapes summarizeShapes(const std::vector<PerfProcess>& procs, std::size_t P, const nlohmann::json& ev, const nlohmann::json& peaks,
-                           bool tf32, std::uint64_t seed, const PerfConfig& config);
+                           bool tf32, std::uint64_t seed, const PerfConfig& config, perf::BootstrapMemo* memo = nullptr);
 
 /// Into `ev`: the shapes' summaries and flags (with torch_modified); unless the candidate tampered
 /// with torch or ran work outside the timed events, the geomean speedup over the shapes with its
 /// repeat interval over the processes, the sum-of-times ratio, the verdict against eager within the
 /// noise band `noise` gives, and the baselines' geomeans.
 void geomeanSummary(nlohmann::json& ev, PerfShapes& shapes, std::size_t P, std::uint64_t seed, const PerfConfig& config,
-                    const std::function<std::pair<perf::Interval, std::string>()>& noise);
+                    const std::function<std::pair<perf::Interval, std::string>()>& noise, perf::BootstrapMemo* memo = nullptr);
 
 }  // namespace kbx

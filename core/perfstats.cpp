@@ -106,6 +106,71 @@ Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& c, const std::
     return percentile(std::move(stats), est, level);
 }
 
+namespace {
+/// FNV-1a over the call's inputs: where to look; the entry's own fields decide.
+struct InputHash {
+    std::uint64_t h = 1469598103934665603ull;
+    void add(const void* data, std::size_t n)
+    {
+        const auto* b = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < n; ++i)
+            h = (h ^ b[i]) * 1099511628211ull;
+    }
+    void add(const std::vector<double>& xs)
+    {
+        const std::size_t n = xs.size();
+        add(&n, sizeof n);
+        add(xs.data(), n * sizeof(double));
+    }
+};
+}  // namespace
+
+const BootstrapMemo::Entry* BootstrapMemo::find(std::uint64_t key, const Entry& probe) const
+{
+    for (const auto& [k, e] : m_entries)
+        if (k == key && e.geomean == probe.geomean && e.seed == probe.seed && e.resamples == probe.resamples && e.level == probe.level &&
+            e.c == probe.c && e.r == probe.r)
+            return &e;
+    return nullptr;
+}
+
+Interval BootstrapMemo::speedupCI(const std::vector<double>& c, const std::vector<double>& r, std::uint64_t seed, int resamples,
+                                  double level)
+{
+    return geomeanOrShape(false, {c}, {r}, seed, resamples, level);
+}
+
+Interval BootstrapMemo::geomeanSpeedupCI(const std::vector<std::vector<double>>& c, const std::vector<std::vector<double>>& r,
+                                         std::uint64_t seed, int resamples, double level)
+{
+    return geomeanOrShape(true, c, r, seed, resamples, level);
+}
+
+Interval BootstrapMemo::geomeanOrShape(bool geomean, const std::vector<std::vector<double>>& c, const std::vector<std::vector<double>>& r,
+                                       std::uint64_t seed, int resamples, double level)
+{
+    Entry probe{geomean, seed, resamples, level, c, r, {}};
+    InputHash h;
+    h.add(&geomean, sizeof geomean);
+    h.add(&seed, sizeof seed);
+    h.add(&resamples, sizeof resamples);
+    h.add(&level, sizeof level);
+    for (const auto& side : {&c, &r}) {
+        const std::size_t n = side->size();
+        h.add(&n, sizeof n);
+        for (const auto& xs : *side)
+            h.add(xs);
+    }
+    if (const Entry* e = find(h.h, probe)) {
+        ++m_reused;
+        return e->interval;
+    }
+    probe.interval = geomean ? perf::geomeanSpeedupCI(c, r, seed, resamples, level) : perf::speedupCI(c.front(), r.front(), seed, resamples, level);
+    ++m_computed;
+    m_entries.emplace_back(h.h, std::move(probe));
+    return m_entries.back().second.interval;
+}
+
 RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double priorRel, double priorDf, double z, double shapeFloorVar)
 {
     if (perProcess.empty())

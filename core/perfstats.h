@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbx::perf {
@@ -39,6 +40,36 @@ Interval speedupCI(const std::vector<double>& candidateMs, const std::vector<dou
 Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& candidateMs,
                           const std::vector<std::vector<double>>& referenceMs, std::uint64_t seed, int resamples = 1000,
                           double level = 0.95);
+
+/// The two bootstrap intervals above, each computed once per distinct input. The perf stage
+/// summarises a kernel's processes after its first ones (whether to time another, PerfStage) and
+/// again at the end; a process's intervals depend only on its own samples and seed, so the later
+/// summaries reuse them. An entry is found by everything the call depends on (samples compared
+/// exactly, seed, resamples, level): a result is the uncached function's, bit for bit.
+class BootstrapMemo {
+public:
+    Interval speedupCI(const std::vector<double>& candidateMs, const std::vector<double>& referenceMs, std::uint64_t seed,
+                       int resamples = 2000, double level = 0.95);
+    Interval geomeanSpeedupCI(const std::vector<std::vector<double>>& candidateMs, const std::vector<std::vector<double>>& referenceMs,
+                              std::uint64_t seed, int resamples = 1000, double level = 0.95);
+    std::size_t computed() const { return m_computed; }  ///< intervals bootstrapped
+    std::size_t reused() const { return m_reused; }      ///< intervals found
+
+private:
+    struct Entry {
+        bool geomean = false;
+        std::uint64_t seed = 0;
+        int resamples = 0;
+        double level = 0;
+        std::vector<std::vector<double>> c, r;
+        Interval interval;
+    };
+    const Entry* find(std::uint64_t key, const Entry& probe) const;
+    Interval geomeanOrShape(bool geomean, const std::vector<std::vector<double>>& c, const std::vector<std::vector<double>>& r,
+                            std::uint64_t seed, int resamples, double level);
+    std::vector<std::pair<std::uint64_t, Entry>> m_entries;
+    std::size_t m_computed = 0, m_reused = 0;
+};
 
 /// Where a repeat of the whole measurement would land (issue 22): one speedup measured in P fresh
 /// worker processes (each with its within-process bootstrap interval) gives the estimate

@@ -92,3 +92,73 @@ TEST(PerfSummary, AnEagerCallThatWaitsForTheDeviceIsFlaggedAsTheBaselines)
     const auto q = summarize({shapeFrame("mlp", 0.33, async, 100.0, 0.001, 2900.0), shapeFrame("mlp", 0.33, async, 100.0, 0.001, 2900.0)});
     EXPECT_FALSE(hasFlag(q, "baseline_host_in_timing:mlp")) << q.flags.dump();
 }
+
+namespace {
+
+/// P processes of three shapes whose samples differ per process (the process index moves them).
+std::vector<kbx::PerfProcess> threeShapeProcesses(std::size_t P)
+{
+    const json async = {{"candidate", false}, {"reference", false}};
+    std::vector<kbx::PerfProcess> procs(P);
+    for (std::size_t p = 0; p < P; ++p)
+        for (const auto& [name, ms] : std::vector<std::pair<std::string, double>>{{"a", 0.05}, {"b", 0.4}, {"c", 2.0}})
+            procs[p].shapes.push_back(shapeFrame(name, ms * (1.0 + 0.003 * static_cast<double>(p)), async, 20.0, 0.002 + 0.001 * static_cast<double>(p)));
+    return procs;
+}
+
+/// The stored summary of these processes: the timings rows' samples and the evidence.
+json summaryOf(const std::vector<kbx::PerfProcess>& procs, kbx::perf::BootstrapMemo* memo)
+{
+    const auto cfg = kbx::PerfConfig::defaults(kbx::Device::Cuda);
+    json ev = json::object();
+    auto shapes = kbx::summarizeShapes(procs, procs.size(), ev, json(), false, 11, cfg, memo);
+    kbx::geomeanSummary(ev, shapes, procs.size(), 11, cfg, [] { return std::make_pair(kbx::perf::Interval{1.0, 0.98, 1.02}, std::string()); }, memo);
+    json rows = json::array();
+    for (const auto& r : shapes.rows)
+        rows.push_back({{"shape", r.shape},
+                        {"candidate_ms", r.candidateMs ? json(*r.candidateMs) : json()},
+                        {"baseline_ms", r.baselineMs ? json(*r.baselineMs) : json()},
+                        {"samples", r.samples}});
+    return {{"rows", rows}, {"evidence", ev}};
+}
+
+}  // namespace
+
+TEST(PerfSummary, AKernelsLaterSummariesReuseItsProcessesIntervalsAndReportTheSame)
+{
+    // The perf stage summarises a kernel's processes once per extra-process decision and at the end
+    // (PerfStage::repeatWidth, runPerf): what a process's intervals depend on is its own samples, so
+    // a memo bootstraps each once and every summary is the one computed without it.
+    const auto three = threeShapeProcesses(3), four = threeShapeProcesses(4);
+    kbx::perf::BootstrapMemo memo;
+    EXPECT_EQ(summaryOf(three, &memo), summaryOf(three, nullptr));
+    const auto afterThree = memo.computed();
+    EXPECT_EQ(afterThree, 3u * 3u + 3u) << "a speedup interval per shape and process, a geomean interval per process";
+    EXPECT_EQ(memo.reused(), 0u);
+
+    EXPECT_EQ(summaryOf(three, &memo), summaryOf(three, nullptr)) << "the final summary of the same processes";
+    EXPECT_EQ(memo.computed(), afterThree) << "nothing bootstrapped twice";
+    EXPECT_EQ(memo.reused(), afterThree);
+
+    EXPECT_EQ(summaryOf(four, &memo), summaryOf(four, nullptr)) << "one more process";
+    EXPECT_EQ(memo.computed(), afterThree + 3u + 1u) << "only the new process's intervals";
+}
+
+TEST(PerfSummary, TheMemoTellsApartInputsThatDifferInOneSampleOrTheSeed)
+{
+    kbx::perf::BootstrapMemo memo;
+    std::vector<double> c = {1.0, 1.1, 0.9, 1.05, 0.95}, r = {2.0, 2.1, 1.9, 2.2, 1.8};
+    EXPECT_EQ(memo.speedupCI(c, r, 3).hi, kbx::perf::speedupCI(c, r, 3).hi);
+    auto c2 = c;
+    c2[4] = 0.5;
+    const auto other = memo.speedupCI(c2, r, 3), fresh = kbx::perf::speedupCI(c2, r, 3);
+    EXPECT_EQ(other.estimate, fresh.estimate);
+    EXPECT_EQ(other.lo, fresh.lo);
+    EXPECT_EQ(memo.speedupCI(c, r, 4).lo, kbx::perf::speedupCI(c, r, 4).lo);
+    EXPECT_EQ(memo.computed(), 3u);
+    EXPECT_EQ(memo.speedupCI(c, r, 3).lo, kbx::perf::speedupCI(c, r, 3).lo);
+    EXPECT_EQ(memo.reused(), 1u);
+    // A geomean over one shape is not the shape's interval (another bootstrap): kept apart.
+    memo.geomeanSpeedupCI({c}, {r}, 3);
+    EXPECT_EQ(memo.computed(), 4u);
+}
