@@ -11,12 +11,15 @@
 
 namespace fs = std::filesystem;
 
+
 TEST(RunScratch, IsANewPrivateDirectoryUnderTheRootNeverTheRoot)
 {
     const auto root = fs::temp_directory_path() / ("kbx-scratch-root-" + std::to_string(getpid())) / "made";
     fs::remove_all(root.parent_path());
+    const mode_t oldMask = ::umask(077);  // kbx eval's
     const auto a = kbx::makeRunScratch(root);  // the root is made when missing
     const auto b = kbx::makeRunScratch(root);
+    ::umask(oldMask);
     EXPECT_NE(a, b);
     for (const auto& d : {a, b}) {
         EXPECT_EQ(d.parent_path(), fs::absolute(root));
@@ -26,6 +29,21 @@ TEST(RunScratch, IsANewPrivateDirectoryUnderTheRootNeverTheRoot)
         ASSERT_EQ(::stat(d.c_str(), &st), 0);
         EXPECT_EQ(st.st_mode & 0777, 0700u) << "other users never see into a run's scratch";
     }
+    // The directories made for the root can be traversed (a candidate under a uid of its own gets
+    // through them to its run's directory) but not listed; an existing root keeps its mode.
+    for (const auto& d : {root, root.parent_path()}) {
+        struct stat st {};
+        ASSERT_EQ(::stat(d.c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 0777, 0711u) << d;
+    }
+    const auto existing = fs::temp_directory_path() / ("kbx-scratch-existing-" + std::to_string(getpid()));
+    fs::remove_all(existing);
+    fs::create_directory(existing);
+    fs::permissions(existing, fs::perms::owner_all);
+    fs::remove(kbx::makeRunScratch(existing));
+    EXPECT_EQ(fs::status(existing).permissions(), fs::perms::owner_all) << "a root that existed keeps its mode";
+    fs::remove_all(existing);
+
     const auto def = kbx::makeRunScratch({});
     EXPECT_EQ(def.parent_path(), fs::absolute(fs::temp_directory_path()));
     fs::remove(def);
