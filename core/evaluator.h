@@ -193,9 +193,10 @@ struct RunSummary {
     nlohmann::json provenance;
 };
 
-/// Makes a new, empty directory of this process under `root` (default $TMPDIR; made if missing)
-/// for one run's scratch: `root/kbx-run-<pid>-XXXXXX`, mode 0700. Throws std::runtime_error with the
-/// reason when it cannot.
+/// Makes a new, empty directory of this process under `root` (default $TMPDIR) for one run's
+/// scratch: `root/kbx-run-<pid>-XXXXXX`, mode 0700. A root that does not exist is made, its new
+/// directories 0711 (traversable, not listable); one that exists keeps its mode. Throws
+/// std::runtime_error with the reason when it cannot.
 std::filesystem::path makeRunScratch(const std::filesystem::path& root);
 
 /// Runs the evaluation pipeline for a set of submissions:
