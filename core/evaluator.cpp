@@ -263,6 +263,7 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     // before the warm worker, which ends first.
     const ScratchRemoval scratch{m_opt.scratchDir.empty() ? makeRunScratch(m_opt.scratchRoot) : m_opt.scratchDir, m_opt.keepScratch};
     prepareScratch(scratch.dir, cancel);
+    sum.scratch = scratch.dir;
     const WarmStart ws = startRunWorkers();  // held to the end of the run, as its warm worker
     m_perfStage->loadAutotuneReplay();
     const bool multi = m_slots.size() > 1 || !m_slots.front()->device.name.empty();

@@ -191,6 +191,7 @@ struct RunSummary {
     int tailPrecompiles = 0;
     double tailPrecompileSeconds = 0;
     nlohmann::json provenance;
+    std::filesystem::path scratch;  ///< the run's scratch directory (still there with keepScratch)
 };
 
 /// Makes a new, empty directory of this process under `root` (default $TMPDIR) for one run's

@@ -446,6 +446,8 @@ private:
                                  sum.harnessErrors, sum.total, fmtDuration(sum.seconds));
         if (phases.evaluations())
             std::cerr << "kbx: correctness stage: " << phases.describe(m_opt.jobs, correctnessWall) << "\n";
+        if (m_opt.keepScratch)
+            std::cerr << fmt::format("kbx: the run's scratch directory is kept: {}\n", sum.scratch.string());
         if (sum.cancelled)
             return ExitInterrupted;
         return sum.harnessErrors ? ExitUnjudged : ExitOk;

@@ -686,6 +686,9 @@ TEST(Eval, AReferenceServerWritesTheSameFilesAsAProcessPerTask)
         std::vector<fs::path> runDirs(fs::directory_iterator(scratch), fs::directory_iterator{});
         EXPECT_EQ(runDirs.size(), 1u);
         EXPECT_EQ(runDirs.empty() ? "" : runDirs.front().filename().string().substr(0, 8), "kbx-run-");
+        if (!runDirs.empty())
+            EXPECT_NE(readFile(dir / "stderr.txt").find("scratch directory is kept: " + runDirs.front().string()), std::string::npos)
+                << "--keep-scratch says where\n" << readFile(dir / "stderr.txt");
         return std::make_pair((runDirs.empty() ? scratch : runDirs.front()) / "reference", cases);
     };
     const auto [served, servedCases] = evalWith("-1");
