@@ -45,6 +45,9 @@ const char* protocolName(Protocol p) { return wordOf(kProtocols, p); }
 std::optional<Protocol> parseProtocol(std::string_view word) { return valueOf(kProtocols, word); }
 const char* warmWorkersName(WarmWorkers w) { return wordOf(kWarmWorkers, w); }
 std::optional<WarmWorkers> parseWarmWorkers(std::string_view word) { return valueOf(kWarmWorkers, word); }
+std::vector<std::string> extendedStartWords() { return wordsOf(kExtendedStarts); }
+std::vector<std::string> protocolWords() { return wordsOf(kProtocols); }
+std::vector<std::string> warmWorkersWords() { return wordsOf(kWarmWorkers); }
 
 Evaluator::Evaluator(const TaskCatalogue& catalogue, Store& store, WorkerConfig worker, EvalOptions options)
     : m_catalogue(catalogue), m_store(store), m_worker(std::move(worker)), m_opt(std::move(options)),

@@ -88,6 +88,11 @@ enum class WarmWorkers { Auto, On, Off };
 /// "auto", "on", "off".
 const char* warmWorkersName(WarmWorkers w);
 std::optional<WarmWorkers> parseWarmWorkers(std::string_view word);
+/// Every word of --extended-start, --protocol and --warm-workers, in order (the command line's
+/// choices and the run plan's refusal list them from the same tables as the parsers).
+std::vector<std::string> extendedStartWords();
+std::vector<std::string> protocolWords();
+std::vector<std::string> warmWorkersWords();
 
 struct EvalOptions {
     Device device = Device::Cpu;                 ///< the CPU (Triton interpreter) or CUDA

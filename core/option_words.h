@@ -2,12 +2,14 @@
 #pragma once
 // The run options that are one of a few words on the command line (--sandbox, --protocol,
 // --warm-workers, --extended-start) are enums from the run plan on (core/runplan.h); each has one
-// table of its words, read both ways by these two functions.
+// table of its words, read both ways by these functions and listed whole by wordsOf.
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace kbx {
 
@@ -27,6 +29,16 @@ std::optional<E> valueOf(const std::pair<E, const char*> (&table)[N], std::strin
         if (word == w)
             return e;
     return std::nullopt;
+}
+
+/// Every word of the table, in its order (the command line's choices, the run plan's message).
+template <typename E, std::size_t N>
+std::vector<std::string> wordsOf(const std::pair<E, const char*> (&table)[N])
+{
+    std::vector<std::string> out;
+    for (const auto& [e, w] : table)
+        out.emplace_back(w);
+    return out;
 }
 
 }  // namespace kbx

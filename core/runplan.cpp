@@ -21,13 +21,10 @@ std::string trimmed(const std::string& s)
     return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
-void requireOneOf(const std::string& what, const std::string& value, std::initializer_list<const char*> choices)
+void requireOneOf(const std::string& what, const std::string& value, const std::vector<std::string>& choices)
 {
-    for (const char* c : choices)
-        if (value == c)
-            return;
-    std::vector<std::string> names(choices.begin(), choices.end());
-    throw RunPlanError(Code::BadValue, fmt::format("{}: '{}' is not one of {}", what, value, fmt::join(names, ", ")));
+    if (std::find(choices.begin(), choices.end(), value) == choices.end())
+        throw RunPlanError(Code::BadValue, fmt::format("{}: '{}' is not one of {}", what, value, fmt::join(choices, ", ")));
 }
 
 bool allGpus(const std::vector<std::string>& gpus)
@@ -80,19 +77,10 @@ nlohmann::json perfOverrides(const std::string& text, const std::vector<std::str
 void checkRequest(const PlanRequest& r)
 {
     requireOneOf("--device", r.device, {"auto", "cpu", "cuda"});
-    if (!parseSandboxMode(r.sandbox))
-        requireOneOf("--sandbox", r.sandbox,
-                     {sandboxModeName(SandboxMode::Auto), sandboxModeName(SandboxMode::Bwrap), sandboxModeName(SandboxMode::Rlimit),
-                      sandboxModeName(SandboxMode::None)});
-    if (!parseWarmWorkers(r.warmWorkers))
-        requireOneOf("--warm-workers", r.warmWorkers,
-                     {warmWorkersName(WarmWorkers::Auto), warmWorkersName(WarmWorkers::On), warmWorkersName(WarmWorkers::Off)});
-    if (!parseProtocol(r.protocol))
-        requireOneOf("--protocol", r.protocol, {protocolName(Protocol::Contract), protocolName(Protocol::Strict)});
-    if (!parseExtendedStart(r.extendedStart))
-        requireOneOf("--extended-start", r.extendedStart,
-                     {extendedStartName(ExtendedStart::Auto), extendedStartName(ExtendedStart::AfterContract),
-                      extendedStartName(ExtendedStart::Early)});
+    requireOneOf("--sandbox", r.sandbox, sandboxModeWords());
+    requireOneOf("--warm-workers", r.warmWorkers, warmWorkersWords());
+    requireOneOf("--protocol", r.protocol, protocolWords());
+    requireOneOf("--extended-start", r.extendedStart, extendedStartWords());
     if (r.jobs < 0)
         throw RunPlanError(Code::BadValue, fmt::format("--jobs: {} is not a number of candidates", r.jobs));
     if (r.referenceServers < -1)

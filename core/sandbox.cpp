@@ -218,6 +218,7 @@ constexpr std::pair<SandboxMode, const char*> kSandboxModes[] = {
 const char* sandboxModeName(SandboxMode mode) { return wordOf(kSandboxModes, mode); }
 std::optional<SandboxMode> parseSandboxMode(std::string_view word) { return valueOf(kSandboxModes, word); }
 bool isSandboxMode(const std::string& mode) { return parseSandboxMode(mode).has_value(); }
+std::vector<std::string> sandboxModeWords() { return wordsOf(kSandboxModes); }
 
 namespace {
 /// As root, candidates run under a uid of their own when that uid can reach the worker and its Python.

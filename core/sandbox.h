@@ -55,6 +55,8 @@ enum class SandboxMode { Auto, Bwrap, Rlimit, None };
 /// "auto", "bwrap", "rlimit", "none".
 const char* sandboxModeName(SandboxMode mode);
 std::optional<SandboxMode> parseSandboxMode(std::string_view word);
+/// Every --sandbox word, in order (auto, bwrap, rlimit, none).
+std::vector<std::string> sandboxModeWords();
 
 /// "auto", "bwrap", "rlimit" or "none".
 bool isSandboxMode(const std::string& mode);

@@ -528,20 +528,20 @@ CLI::App* addEvalCommand(CLI::App& app, EvalArgs& ea)
                      "Directory under which the run makes its own scratch directory (kbx-run-<pid>-XXXXXX, removed at the end "
                      "unless --keep-scratch; the directory given is never removed); default $TMPDIR");
     eval->add_option("--sandbox", ea.sandbox, "Candidate sandbox: auto (bwrap when it works, else rlimit), bwrap, rlimit or none")
-        ->check(CLI::IsMember({"auto", "bwrap", "rlimit", "none"}))
+        ->check(CLI::IsMember(kbx::sandboxModeWords()))
         ->capture_default_str();
     eval->add_option("--protocol", ea.protocol, "Which cases decide the verdict: contract (default: the argument patterns the "
                      "seed's own tests use, tasks/contracts.json; the other cases run as the extended tier beside it) or strict "
                      "(every case)")
-        ->check(CLI::IsMember({"contract", "strict"}));
+        ->check(CLI::IsMember(kbx::protocolWords()));
     eval->add_option("--extended-start", ea.extendedStart, "When the extended tier's process starts: auto (with the contract "
                      "tier at the run's tail, when the queue is empty, and for the candidates expected to be the stage's "
                      "critical path; otherwise once the contract tier was right), after-contract (auto without the critical "
                      "path) or early (always with the contract tier: less latency per candidate, work thrown away for "
                      "candidates that fail)")
-        ->check(CLI::IsMember({"auto", "after-contract", "early"}))->capture_default_str();
+        ->check(CLI::IsMember(kbx::extendedStartWords()))->capture_default_str();
     eval->add_option("--warm-workers", ea.warmWorkers, "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
-        ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+        ->check(CLI::IsMember(kbx::warmWorkersWords()))->capture_default_str();
     eval->add_option("--reference-servers", ea.referenceServers, "Reference processes per GPU that compute one task's references "
                      "after another with one CUDA context (-1: one per four jobs, at most 4; 0: a process per task)")
         ->check(CLI::Range(-1, 16))->capture_default_str();

@@ -243,7 +243,7 @@ CLI::App* addTasksCommand(CLI::App& app, TasksArgs& ca)
         ->delimiter(',')->check(CLI::IsMember({"compile", "tf32"}));
     tasks->add_option("--perf-workers", ca.perfWorkers, "With --check --perf: " "Perf workers per GPU: one times while the others start up (only the timed part holds the GPU); default on cuda: half the host's cores per GPU, 4 to 12; 2 on cpu")->check(CLI::Range(1, 16));
     tasks->add_option("--warm-workers", ca.warmWorkers, "With --check: " "Worker processes forked from a warm worker that imported torch once, instead of a fresh interpreter each: auto (where the sandbox allows it: rlimit, none), on, off")
-        ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+        ->check(CLI::IsMember(kbx::warmWorkersWords()))->capture_default_str();
     tasks->add_option("--gpus", ca.gpus, "With --check --device cuda: spread over these GPUs (as kbx eval --gpus)")->delimiter(',');
     tasks->add_option("--fixtures", ca.fixtures, "With --check: folder of known-good solutions (Category/stem.py)");
     return tasks;

@@ -269,6 +269,33 @@ TEST(RunPlan, AutotuneReplayNeedsPerfAndValuesAreChecked)
     }
 }
 
+TEST(RunPlan, EachWordOptionListsTheWordsItsParserTakesAndTheRefusalNamesThem)
+{
+    // One table per option: the command line's choices (CLI::IsMember), the parser and the run
+    // plan's refusal all read it.
+    using Words = std::vector<std::string>;
+    EXPECT_EQ(kbx::sandboxModeWords(), (Words{"auto", "bwrap", "rlimit", "none"}));
+    EXPECT_EQ(kbx::warmWorkersWords(), (Words{"auto", "on", "off"}));
+    EXPECT_EQ(kbx::protocolWords(), (Words{"contract", "strict"}));
+    EXPECT_EQ(kbx::extendedStartWords(), (Words{"auto", "after-contract", "early"}));
+    for (const auto& w : kbx::sandboxModeWords())
+        EXPECT_EQ(kbx::sandboxModeName(*kbx::parseSandboxMode(w)), w);
+    for (const auto& w : kbx::warmWorkersWords())
+        EXPECT_EQ(kbx::warmWorkersName(*kbx::parseWarmWorkers(w)), w);
+    for (const auto& w : kbx::protocolWords())
+        EXPECT_EQ(kbx::protocolName(*kbx::parseProtocol(w)), w);
+    for (const auto& w : kbx::extendedStartWords())
+        EXPECT_EQ(kbx::extendedStartName(*kbx::parseExtendedStart(w)), w);
+    PlanRequest r;
+    r.sandbox = "docker";
+    try {
+        kbx::resolvePlan(r, gpuHost(1));
+        ADD_FAILURE() << "--sandbox docker accepted";
+    } catch (const RunPlanError& e) {
+        EXPECT_EQ(std::string(e.what()), "--sandbox: 'docker' is not one of auto, bwrap, rlimit, none");
+    }
+}
+
 TEST(RunPlan, TheEvaluatorsOptionsCarryThePlan)
 {
     PlanRequest r;
