@@ -12,6 +12,7 @@
 #include "result_sink.h"
 #include "sandbox.h"
 #include "scheduler.h"
+#include "scratch_removal.h"
 #include "taxonomy.h"
 #include "tier_judge.h"
 #include "worker_launch.h"
@@ -134,25 +135,6 @@ fs::path makeRunScratch(const fs::path& root)
         throw std::runtime_error(fmt::format("cannot make the run's scratch directory under {}: {}", parent.string(), std::strerror(errno)));
     return fs::absolute(templ);
 }
-
-namespace {
-
-/// Removes the run's scratch directory when run() returns or throws, unless it is to be kept.
-struct ScratchRemoval {
-    fs::path dir;
-    bool keep = false;
-    ScratchRemoval(fs::path d, bool k) : dir(std::move(d)), keep(k) {}
-    ScratchRemoval(const ScratchRemoval&) = delete;
-    ScratchRemoval& operator=(const ScratchRemoval&) = delete;
-    ~ScratchRemoval()
-    {
-        std::error_code ec;
-        if (!keep)
-            fs::remove_all(dir, ec);
-    }
-};
-
-}  // namespace
 
 void Evaluator::prepareScratch(const fs::path& scratch, const std::atomic<bool>* cancel)
 {

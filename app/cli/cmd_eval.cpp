@@ -10,6 +10,7 @@
 #include "resume.h"
 #include "runplan.h"
 #include "sandbox.h"
+#include "scratch_removal.h"
 #include "stage_phases.h"
 
 #include <fmt/format.h>
@@ -111,18 +112,6 @@ kbx::PlanRequest planRequest(const EvalArgs& a)
     return r;
 }
 
-/// A prestarted run's scratch directory: removed if kbx stops before the run does.
-struct ScratchGuard {
-    std::filesystem::path dir;
-    bool keep = false;
-    ~ScratchGuard()
-    {
-        std::error_code ec;
-        if (!dir.empty() && !keep)
-            std::filesystem::remove_all(dir, ec);
-    }
-};
-
 /// The perf stage's line for one candidate (stderr), and its JSON with --json.
 void printPerf(const kbx::Outcome& o, const nlohmann::json& p, int done, int total, bool json)
 {
@@ -217,7 +206,7 @@ private:
     kbx::SandboxInfo m_sandbox;
     nlohmann::json m_shardArgs;      ///< --shard I/N: what the run's args record (cmd_slurm.h)
     std::optional<kbx::Evaluator::WarmStart> m_warm;
-    ScratchGuard m_scratchGuard;
+    kbx::ScratchRemoval m_scratchGuard;  ///< a prestarted run's scratch: removed if kbx stops before the run does
     nlohmann::json m_probe;
     std::filesystem::path m_dbPath;
     std::unique_ptr<kbx::Store> m_store;
