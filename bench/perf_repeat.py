@@ -128,7 +128,7 @@ def load(db):
         st = e["stage_seconds"] or {}
         if isinstance(st.get("evaluation"), (int, float)):
             parts = {k: float(st[k]) for k in ("reference", "candidate", "autotune_sweep", "candidate_extended",
-                                               "extended_started_after", "precompile") if isinstance(st.get(k), (int, float))}
+                                               "contract_started_after", "extended_started_after", "precompile") if isinstance(st.get(k), (int, float))}
             longest.append((float(st["evaluation"]), e["task"], e["code_hash"][:8], parts))
     longest.sort(key=lambda x: -x[0])
     prov["_longest"] = longest[:5]

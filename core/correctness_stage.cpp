@@ -199,6 +199,10 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     } joiner{extThread, extRun.abandon};
     if (ext != ref.tiers.end() && (m_opt.extendedStart == ExtendedStart::Early || atTail()))
         startExtended();
+    // When the contract tier began, on the same clock as extended_started_after: whether the
+    // extended tier started with it or after it is read from these two, not from summed phases
+    // (the reference's own seconds leave out waiting for a busy reference process).
+    rec.stageSeconds["contract_started_after"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!m_judge.judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out, slot.device))
         return finish(out, sub, methodId, false, t0);
     if (!ref.contractNote.empty())

@@ -21,7 +21,8 @@ TEST(StagePhases, SumsEachPhaseAndCountsACachedReferenceOnce)
     // two evaluations of one task share its cached reference (both store its seconds)
     p.add(outcome("Math/abs", {{"reference", 2.0}, {"reference_cases", 40}, {"reference_phases", {{"draw_inputs", 1.0}}},
                                {"candidate", 3.0}, {"compare", 0.5}, {"candidate_extended", 4.0}, {"compare_extended", 0.25},
-                               {"judge_outputs_extended", 0.125}, {"extended_started_after", 9.0}, {"evaluation", 8.0}}));
+                               {"judge_outputs_extended", 0.125}, {"extended_started_after", 9.0}, {"contract_started_after", 2.5},
+                               {"evaluation", 8.0}}));
     p.add(outcome("Math/abs", {{"reference", 2.0}, {"candidate", 1.0}, {"compare", 0.5}, {"autotune_sweep", 6.0}, {"judge", 0.75},
                                {"precompile", 1.5}, {"evaluation", 9.0}}));
     kbx::Outcome err = outcome("Math/exp", {{"reference", 100.0}});
