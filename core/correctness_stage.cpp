@@ -27,6 +27,25 @@ CorrectnessStage::CorrectnessStage(const TaskCatalogue& catalogue, const EvalOpt
 }
 
 namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// An early return (not judged) wants nothing of a running extended tier: abandon it and join.
+struct AbandonAndJoin {
+    std::thread& t;
+    std::atomic<bool>& abandon;
+    ~AbandonAndJoin()
+    {
+        if (t.joinable()) {
+            abandon = true;
+            t.join();
+        }
+    }
+};
+
 /// A tier's own verdict, whichever decided (kbx report --table protocol reads them).
 nlohmann::json tierJson(const EvaluationRecord& r)
 {
@@ -53,7 +72,7 @@ Outcome& CorrectnessStage::finish(Outcome& out, const Submission& sub, std::int6
         inTaxonomy(c.failureClass);
         c.name = printable(c.name);
     }
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.seconds = secondsSince(t0);
     if (store && !out.harnessError)
         m_sink.storeEvaluation(sub, methodId, out);
     return out;
@@ -183,26 +202,14 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
     ExtendedRun extRun;
     std::thread extThread;
     auto startExtended = [&] {
-        extRun.startedAfter = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        extRun.startedAfter = secondsSince(t0);
         extThread = std::thread([&, t = task, runId = rec.runId] { runExtended(sub, *t, ext->second, dir, runId, extRun, slot); });
     };
-    struct Joiner {  // an early return (not judged) wants nothing of a running extended tier
-        std::thread& t;
-        std::atomic<bool>& abandon;
-        ~Joiner()
-        {
-            if (t.joinable()) {
-                abandon = true;
-                t.join();
-            }
-        }
-    } joiner{extThread, extRun.abandon};
+    AbandonAndJoin joiner{extThread, extRun.abandon};
     if (ext != ref.tiers.end() && (m_opt.extendedStart == ExtendedStart::Early || atTail()))
         startExtended();
-    // When the contract tier began, on the same clock as extended_started_after: whether the
-    // extended tier started with it or after it is read from these two, not from summed phases
-    // (the reference's own seconds leave out waiting for a busy reference process).
-    rec.stageSeconds["contract_started_after"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // On extended_started_after's clock (the reference's seconds leave out waiting for its server).
+    rec.stageSeconds["contract_started_after"] = secondsSince(t0);
     if (!m_judge.judgeTier(sub, *task, "contract", contractTier->second, dir, rec, out, slot.device))
         return finish(out, sub, methodId, false, t0);
     if (!ref.contractNote.empty())
@@ -238,7 +245,7 @@ Outcome CorrectnessStage::evaluateOne(const Submission& sub, std::int64_t runId,
             leaveForTail = true;
     }
     pre.finish(rec);
-    rec.stageSeconds["evaluation"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rec.stageSeconds["evaluation"] = secondsSince(t0);
     auto& o = finish(out, sub, methodId, true, t0);
     if (leaveForTail && !o.harnessError && o.evaluationId > 0) {
         std::lock_guard g(m_pendingMutex);
