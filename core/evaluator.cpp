@@ -117,25 +117,6 @@ std::int64_t Evaluator::drawSeeds()
     return secret;
 }
 
-fs::path makeRunScratch(const fs::path& root)
-{
-    const fs::path parent = fs::absolute(root.empty() ? fs::temp_directory_path() : root);
-    // The directories made here (a --scratch that did not exist yet) are opened to traversal (0711,
-    // not listable): a candidate under a uid of its own must get through them to its own directory
-    // (prepareScratch checks the way). A directory that existed keeps its mode.
-    std::vector<fs::path> made;
-    std::error_code ec;
-    for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path())
-        made.push_back(p);
-    fs::create_directories(parent, ec);
-    for (const auto& p : made)
-        fs::permissions(p, fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add, ec);
-    std::string templ = (parent / fmt::format("kbx-run-{}-XXXXXX", getpid())).string();
-    if (!::mkdtemp(templ.data()))
-        throw std::runtime_error(fmt::format("cannot make the run's scratch directory under {}: {}", parent.string(), std::strerror(errno)));
-    return fs::absolute(templ);
-}
-
 void Evaluator::prepareScratch(const fs::path& scratch, const std::atomic<bool>* cancel)
 {
     fs::create_directories(scratch);

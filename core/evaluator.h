@@ -6,6 +6,7 @@
 #include "interpgaps.h"
 #include "perfconfig.h"
 #include "process.h"
+#include "run_scratch.h"
 #include "sandbox.h"
 #include "store.h"
 #include "warm.h"
@@ -198,12 +199,6 @@ struct RunSummary {
     nlohmann::json provenance;
     std::filesystem::path scratch;  ///< the run's scratch directory (still there with keepScratch)
 };
-
-/// Makes a new, empty directory of this process under `root` (default $TMPDIR) for one run's
-/// scratch: `root/kbx-run-<pid>-XXXXXX`, mode 0700. A root that does not exist is made, its new
-/// directories 0711 (traversable, not listable); one that exists keeps its mode. Throws
-/// std::runtime_error with the reason when it cannot.
-std::filesystem::path makeRunScratch(const std::filesystem::path& root);
 
 /// Runs the evaluation pipeline for a set of submissions:
 ///   reference (once per task, clean process) -> candidate (own process, timeout, process-group

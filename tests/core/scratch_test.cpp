@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// kbx::makeRunScratch (core/evaluator.h): a run's scratch is a new directory of its own under the
+// kbx::makeRunScratch (core/run_scratch.h): a run's scratch is a new directory of its own under the
 // root it is given, never the root itself (the run removes its scratch at the end).
-#include "evaluator.h"
+#include "run_scratch.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -23,7 +24,7 @@ TEST(RunScratch, IsANewPrivateDirectoryUnderTheRootNeverTheRoot)
     EXPECT_NE(a, b);
     for (const auto& d : {a, b}) {
         EXPECT_EQ(d.parent_path(), fs::absolute(root));
-        EXPECT_EQ(d.filename().string().rfind("kbx-run-" + std::to_string(getpid()) + "-", 0), 0u) << d;
+        EXPECT_EQ(d.filename().string().rfind(kbx::runScratchPrefix(), 0), 0u) << d;
         EXPECT_TRUE(fs::is_empty(d));
         struct stat st {};
         ASSERT_EQ(::stat(d.c_str(), &st), 0);
@@ -61,4 +62,42 @@ TEST(RunScratch, ARootThatIsAFileIsAClearError)
         EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
     }
     fs::remove(file);
+}
+
+TEST(RunScratch, WhatKilledRunsOfThisHostLeftIsRemovedAndNothingElse)
+{
+    // A run killed before removing its scratch (SIGKILL, the OOM killer, a Slurm time limit) leaves
+    // kbx-run-<host>-<pid>-XXXXXX behind; the next run under the same root removes it once that pid
+    // no longer runs. A live run's, another host's (a shared file system), an older name, a file of
+    // that name and a link to a dead run's name are kept.
+    const auto root = fs::temp_directory_path() / ("kbx-scratch-sweep-" + std::to_string(getpid()));
+    fs::remove_all(root);
+    fs::create_directories(root);
+    const pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    ASSERT_GT(child, 0);
+    ASSERT_EQ(waitpid(child, nullptr, 0), child);  // a pid that no longer runs
+    const std::string prefix = kbx::runScratchPrefix();
+    const std::string host = prefix.substr(0, prefix.size() - std::to_string(getpid()).size() - 1);  // "kbx-run-<host>-"
+    const auto dead = root / (host + std::to_string(child) + "-a1B2c3");
+    fs::create_directories(dead / "Math__abs");
+    std::ofstream(dead / "Math__abs" / "inputs-contract.pt") << "tensor bytes\n";
+    const auto live = root / (prefix + "d4E5f6");
+    const auto parentsRun = root / (host + std::to_string(getppid()) + "-g7H8i9");
+    const auto otherHost = root / ("kbx-run-some.other.host-" + std::to_string(child) + "-j1K2l3");
+    const auto older = root / ("kbx-run-" + std::to_string(child) + "-m4N5o6");
+    const auto notADir = root / (host + std::to_string(child) + "-p7Q8r9");
+    const auto link = root / (host + std::to_string(child) + "-s1T2u3");
+    for (const auto& d : {live, parentsRun, otherHost, older})
+        fs::create_directories(d);
+    std::ofstream(notADir) << "a file\n";
+    fs::create_directory_symlink(live, link);
+
+    const auto made = kbx::makeRunScratch(root);
+    EXPECT_FALSE(fs::exists(dead)) << "a killed run's scratch stays";
+    for (const auto& kept : {live, parentsRun, otherHost, older, notADir, link, made})
+        EXPECT_TRUE(fs::exists(fs::symlink_status(kept))) << kept << " was removed";
+    EXPECT_TRUE(kbx::sweepStaleRunScratch(root).empty()) << "the second sweep finds nothing";
+    fs::remove_all(root);
 }
