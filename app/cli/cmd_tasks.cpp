@@ -253,7 +253,8 @@ int runTasks(const TasksArgs& a)
 {
     if (!a.check)
         return listTasks(a.category, a.json);
-    std::signal(SIGINT, onCheckSignal);
+    std::signal(SIGINT, onCheckSignal);  // as kbx eval: stop, keep what was committed, remove the scratch, 130
+    std::signal(SIGTERM, onCheckSignal);
     return checkTasks(a);
 }
 

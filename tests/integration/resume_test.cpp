@@ -2,7 +2,7 @@
 // No lost results (issue #7): `kbx eval` killed with SIGKILL in the middle of a run loses at most the
 // evaluations in flight, the database stays intact, and `kbx eval --resume` evaluates exactly what is
 // missing (core/resume.h); databases of older schemas are migrated with their rows, a newer one is
-// refused and left byte-identical.
+// refused and left byte-identical. SIGTERM ends `kbx eval` and `kbx tasks --check` as Ctrl-C does.
 #include "itest.h"
 #include "source.h"
 #include "store.h"
@@ -62,12 +62,15 @@ std::optional<std::string> peek(const fs::path& db, const std::string& sql)
     return out;
 }
 
-/// Starts kbx in a process group of its own (stdout and stderr to files); returns its pid.
-pid_t spawnKbx(const std::vector<std::string>& args, const fs::path& out, const fs::path& err)
+/// Starts kbx in a process group of its own (stdout and stderr to files, `env` set for it); returns its pid.
+pid_t spawnKbx(const std::vector<std::string>& args, const fs::path& out, const fs::path& err,
+               const std::vector<std::pair<std::string, std::string>>& env = {})
 {
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
+        for (const auto& [k, v] : env)
+            setenv(k.c_str(), v.c_str(), 1);
         int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);
@@ -91,6 +94,62 @@ std::string bytesOf(const fs::path& p) { return readFile(p); }
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
 }  // namespace
+
+TEST(Resume, ASigtermEndsARunAsCtrlCDoesAndLeavesNoScratch)
+{
+    // A job scheduler's time limit, `timeout`, systemd: SIGTERM to kbx alone. `kbx eval` and
+    // `kbx tasks --check` answer it as Ctrl-C: stop, keep what was committed, exit 130 (ExitInterrupted),
+    // and remove the run's scratch. (On the H200 a `kbx tasks --check` ended by SIGTERM died of it and
+    // left its scratch behind: the next run's sweep found it.)
+    if (device() != "cpu")
+        GTEST_SKIP() << "runs on the CPU";
+    const auto work = tempPath("sigterm");
+    fs::remove_all(work);
+    fs::create_directories(work);
+    const auto src = work / "subs.jsonl";
+    {
+        std::ofstream o(src);
+        for (const auto& s : kSubs)
+            o << nlohmann::json{{"predict", readFile(kFixtures / s.file)}, {"file", s.task + ".py"}}.dump() << "\n";
+    }
+    struct Cmd {
+        const char* name;
+        std::vector<std::string> args;
+    };
+    for (const auto& c : {Cmd{"eval", {"eval", src.string(), "--device", "cpu", "--jobs", "2", "--json"}},
+                          Cmd{"tasks", {"tasks", "--check", "--device", "cpu", "--jobs", "2", "--task",
+                                        "Activation/relu,Math/abs,Math/add,Activation/sigmoid,Math/mul,Activation/leaky_relu"}}}) {
+        SCOPED_TRACE(c.name);
+        const auto tmp = work / (std::string(c.name) + "-tmp");
+        fs::create_directories(tmp);
+        const auto db = work / (std::string(c.name) + ".sqlite");
+        auto args = c.args;
+        args.insert(args.end(), {"--db", db.string()});
+        const auto err = work / (std::string(c.name) + ".err");
+        const pid_t pid = spawnKbx(args, work / (std::string(c.name) + ".out"), err, {{"TMPDIR", tmp.string()}});
+        ASSERT_GT(pid, 0);
+        const auto t0 = std::chrono::steady_clock::now();
+        int committed = 0;
+        while (committed < 1 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(240)) {
+            committed = std::stoi(peek(db, "SELECT count(*) FROM evaluations").value_or("0"));
+            int st = 0;
+            ASSERT_EQ(waitpid(pid, &st, WNOHANG), 0) << "kbx ended before the SIGTERM:\n" << readFile(err);
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        ASSERT_GE(committed, 1) << "no progress in 240 s:\n" << readFile(err);
+        ASSERT_EQ(kill(pid, SIGTERM), 0);
+        int st = 0;
+        ASSERT_EQ(waitpid(pid, &st, 0), pid);
+        ASSERT_TRUE(WIFEXITED(st)) << "kbx died of signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0) << ":\n" << readFile(err);
+        EXPECT_EQ(WEXITSTATUS(st), 130) << readFile(err);
+        EXPECT_EQ(peek(db, "PRAGMA integrity_check"), "ok");
+        EXPECT_GE(std::stoi(peek(db, "SELECT count(*) FROM evaluations").value_or("0")), committed);
+        for (const auto& e : fs::directory_iterator(tmp))
+            EXPECT_NE(e.path().filename().string().rfind("kbx-run-", 0), 0u) << "the run's scratch stayed: " << e.path();
+    }
+    if (!::testing::Test::HasFailure())
+        fs::remove_all(work);
+}
 
 TEST(Resume, KilledRunLosesOnlyWhatWasInFlightAndResumeCompletesIt)
 {
