@@ -227,7 +227,7 @@ RunSummary Evaluator::run(const std::vector<Submission>& subs, const ProgressFn&
     const std::int64_t secret = drawSeeds();
     // Only the run's own directory is ever removed, never --scratch's root; its removal is declared
     // before the warm worker, which ends first.
-    const ScratchRemoval scratch{m_opt.scratchDir.empty() ? makeRunScratch(m_opt.scratchRoot) : m_opt.scratchDir, m_opt.keepScratch};
+    const ScratchRemoval scratch{m_opt.scratchDir.empty() ? makeRunScratch(m_opt.scratchRoot, m_opt.keepScratch) : m_opt.scratchDir, m_opt.keepScratch};
     prepareScratch(scratch.dir, cancel);
     sum.scratch = scratch.dir;
     const WarmStart ws = startRunWorkers();  // held to the end of the run, as its warm worker

@@ -111,7 +111,7 @@ struct EvalOptions {
     std::string method = "default";
     int round = 0;                               ///< used when the submission carries none
     /// The directory under which the run makes its own scratch directory (makeRunScratch:
-    /// `kbx-run-<pid>-XXXXXX`, removed at the run's end unless keepScratch); default $TMPDIR. Never
+    /// `kbx-run-<host>-<pid>-XXXXXX`, removed at the run's end unless keepScratch); default $TMPDIR. Never
     /// removed nor shown to a candidate itself: `--scratch ~` must not cost a home directory.
     std::filesystem::path scratchRoot;
     /// The run's own scratch directory when the caller made it already (makeRunScratch, for a warm

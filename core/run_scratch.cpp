@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <system_error>
@@ -66,6 +67,8 @@ std::vector<fs::path> sweepStaleRunScratch(const fs::path& root)
         struct stat st {};
         if (pid <= 0 || pid == getpid() || ::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
             continue;
+        if (std::error_code keptEc; fs::exists(it->path() / kKeptScratchMarker, keptEc) || keptEc)
+            continue;
         if (::kill(pid, 0) == 0 || errno != ESRCH)
             continue;  // it runs (or runs under another user): its run may still be going
         std::error_code rmEc;
@@ -75,7 +78,7 @@ std::vector<fs::path> sweepStaleRunScratch(const fs::path& root)
     return removed;
 }
 
-fs::path makeRunScratch(const fs::path& root)
+fs::path makeRunScratch(const fs::path& root, bool keep)
 {
     const fs::path parent = fs::absolute(root.empty() ? fs::temp_directory_path() : root);
     // The directories made here (a --scratch that did not exist yet) are opened to traversal (0711,
@@ -98,6 +101,8 @@ fs::path makeRunScratch(const fs::path& root)
     std::string templ = (parent / (runScratchPrefix() + "XXXXXX")).string();
     if (!::mkdtemp(templ.data()))
         throw std::runtime_error(fmt::format("cannot make the run's scratch directory under {}: {}", parent.string(), std::strerror(errno)));
+    if (keep && !std::ofstream(fs::path(templ) / kKeptScratchMarker))
+        throw std::runtime_error(fmt::format("cannot mark {} as kept", templ));
     return fs::absolute(templ);
 }
 

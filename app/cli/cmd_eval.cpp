@@ -272,7 +272,7 @@ private:
         w.warmWorkers = kbx::parseWarmWorkers(m_a.warmWorkers).value_or(kbx::WarmWorkers::Auto);
         try {
             // The run's own directory under --scratch (never --scratch itself): the run adopts it.
-            w.scratchDir = kbx::makeRunScratch(m_a.scratch);
+            w.scratchDir = kbx::makeRunScratch(m_a.scratch, m_a.keepScratch);
             m_scratchGuard.dir = w.scratchDir;
             m_scratchGuard.keep = m_a.keepScratch;
             m_warm = kbx::Evaluator::startWarm(m_worker, w, w.scratchDir);

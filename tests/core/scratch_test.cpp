@@ -69,7 +69,7 @@ TEST(RunScratch, WhatKilledRunsOfThisHostLeftIsRemovedAndNothingElse)
     // A run killed before removing its scratch (SIGKILL, the OOM killer, a Slurm time limit) leaves
     // kbx-run-<host>-<pid>-XXXXXX behind; the next run under the same root removes it once that pid
     // no longer runs. A live run's, another host's (a shared file system), an older name, a file of
-    // that name and a link to a dead run's name are kept.
+    // that name, a link to a dead run's name and a kept run's (--keep-scratch) stay.
     const auto root = fs::temp_directory_path() / ("kbx-scratch-sweep-" + std::to_string(getpid()));
     fs::remove_all(root);
     fs::create_directories(root);
@@ -89,15 +89,21 @@ TEST(RunScratch, WhatKilledRunsOfThisHostLeftIsRemovedAndNothingElse)
     const auto older = root / ("kbx-run-" + std::to_string(child) + "-m4N5o6");
     const auto notADir = root / (host + std::to_string(child) + "-p7Q8r9");
     const auto link = root / (host + std::to_string(child) + "-s1T2u3");
-    for (const auto& d : {live, parentsRun, otherHost, older})
+    const auto kept = root / (host + std::to_string(child) + "-v4W5x6");  // --keep-scratch
+    for (const auto& d : {live, parentsRun, otherHost, older, kept})
         fs::create_directories(d);
+    std::ofstream(kept / kbx::kKeptScratchMarker) << "";
     std::ofstream(notADir) << "a file\n";
     fs::create_directory_symlink(live, link);
 
     const auto made = kbx::makeRunScratch(root);
     EXPECT_FALSE(fs::exists(dead)) << "a killed run's scratch stays";
-    for (const auto& kept : {live, parentsRun, otherHost, older, notADir, link, made})
-        EXPECT_TRUE(fs::exists(fs::symlink_status(kept))) << kept << " was removed";
+    for (const auto& stays : {live, parentsRun, otherHost, older, notADir, link, kept, made})
+        EXPECT_TRUE(fs::exists(fs::symlink_status(stays))) << stays << " was removed";
+    // A kept run's directory says so from the start (a run killed under --keep-scratch is kept too).
+    const auto keptRun = kbx::makeRunScratch(root, true);
+    EXPECT_TRUE(fs::exists(keptRun / kbx::kKeptScratchMarker));
+    EXPECT_FALSE(fs::exists(made / kbx::kKeptScratchMarker));
     EXPECT_TRUE(kbx::sweepStaleRunScratch(root).empty()) << "the second sweep finds nothing";
     fs::remove_all(root);
 }
