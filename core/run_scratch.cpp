@@ -71,9 +71,11 @@ std::vector<fs::path> sweepStaleRunScratch(const fs::path& root)
             continue;
         if (::kill(pid, 0) == 0 || errno != ESRCH)
             continue;  // it runs (or runs under another user): its run may still be going
-        std::error_code rmEc;
-        fs::remove_all(it->path(), rmEc);
         removed.push_back(it->path());
+    }
+    for (const auto& p : removed) {  // not while the directory is listed
+        std::error_code rmEc;
+        fs::remove_all(p, rmEc);
     }
     return removed;
 }
