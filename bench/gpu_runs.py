@@ -7,10 +7,13 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
   bench/gpu_runs.py verdicts OUT [--variants-only]   the fixture set's verdict table (verdicts.md): every
                                                     known-good solution must pass and every known-bad
                                                     variant get its expected class
-  bench/gpu_runs.py check OUT [--tasks LIST] [--perf] kbx tasks --check (every task's reference and
+  bench/gpu_runs.py check OUT [--tasks LIST] [--perf] [--after LISTING...]
+                                                    kbx tasks --check (every task's reference and
                                                     known-good solution); with --perf also
                                                     per evaluation the verdict, Triton share and
-                                                    speedup (check-perf.md)
+                                                    speedup (check-perf.md); --after: only the tasks
+                                                    that earlier calls' listings, cut short, did not
+                                                    show ok
   bench/gpu_runs.py scale OUT [--gpu-sets "0 0,1"]  correctness throughput of the known-good set on each
                                                     GPU set, same submissions and secret seed
   bench/gpu_runs.py smoke OUT                       three known-good kernels with --perf, in minutes:
@@ -201,11 +204,50 @@ def not_ok_entries(listing):
     return out
 
 
+def finished_ok(listings):
+    """(kind, task) of every `ok` entry in these `kbx tasks --check` listings."""
+    done = set()
+    for listing in listings:
+        with open(listing, errors="replace") as f:
+            for line in f:
+                m = re.match(r"\[\d+/\d+\] ok\s+(\S+)\s+(\S+)", line)
+                if m:
+                    done.add((m.group(1), m.group(2)))
+    return done
+
+
+def tasks_left(listings, tasks_dir=os.path.join(ROOT, "tasks"), good_dir=os.path.join(ROOT, "tests", "fixtures", "good")):
+    """The tasks whose reference, or known-good solution where there is one, no listing shows `ok`
+    (a check cut by a time limit goes on with these), in catalogue order."""
+    done = finished_ok(listings)
+    left = []
+    for cat in sorted(os.listdir(tasks_dir)):
+        if not cat[:1].isupper() or not os.path.isdir(os.path.join(tasks_dir, cat)):
+            continue
+        for f in sorted(os.listdir(os.path.join(tasks_dir, cat))):
+            if not f.endswith(".py"):
+                continue
+            task = f"{cat}/{f[:-3]}"
+            has_good = os.path.isfile(os.path.join(good_dir, cat, f))
+            if ("reference", task) not in done or (has_good and ("known-good", task) not in done):
+                left.append(task)
+    return left
+
+
 def cmd_check(a):
     db = os.path.join(a.out, "self-check.sqlite")
     cmd = [a.kbx, "tasks", "--check", "--device", a.device, "--db", db] + gpu_args(a)
-    if a.tasks:
-        cmd += ["--task", a.tasks]
+    tasks = a.tasks
+    if a.after:
+        left = tasks_left(a.after)
+        if a.tasks:
+            left = [t for t in left if t in a.tasks.split(",")]
+        print(f"check: {len(left)} task(s) not yet ok in {' '.join(a.after)}")
+        if not left:
+            return 0
+        tasks = ",".join(left)
+    if tasks:
+        cmd += ["--task", tasks]
     if a.perf:
         cmd += ["--perf"]
     rc, wall = run(cmd, os.path.join(a.out, "self-check.txt"), os.path.join(a.out, "self-check.log"), a.time_limit)
@@ -482,6 +524,8 @@ def main():
     subs["verdicts"].add_argument("--variants-only", action="store_true")
     subs["check"].add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     subs["check"].add_argument("--perf", action="store_true")
+    subs["check"].add_argument("--after", nargs="+", default=[], metavar="LISTING",
+                               help="self-check.txt of earlier calls cut short: check only the tasks they did not finish ok")
     subs["scale"].add_argument("--gpu-sets", default="0 0,1", help="space-separated kbx --gpus values")
     subs["stage-ab"].add_argument("--variants", nargs="+", default=[], metavar="OPTIONS",
                                   help='kbx eval options per run, e.g. "" "--extended-start early" "" (the defaults, early, the defaults)')

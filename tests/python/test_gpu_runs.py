@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """bench/gpu_runs.py gputests: the parts of --part K/N cover every selected gpu test once, in ctest's
-order, and the suites other subcommands run in full are left out of the selection."""
+order, and the suites other subcommands run in full are left out of the selection; check --after goes
+on with what cut listings did not finish ok."""
 import os
 import re
 import sys
@@ -39,6 +40,32 @@ class PartOf(unittest.TestCase):
             self.assertTrue(made.search(name), name)
         for name in ("gpu.Perf.CorrectKernelGetsTimingsSpeedupAndProvenance", "gpu.Eval.SameSubmissionTwiceIsStoredOnceWithTwoEvaluations"):
             self.assertFalse(made.search(name), name)
+
+
+class TasksLeft(unittest.TestCase):
+    def test_a_cut_check_goes_on_with_what_no_listing_shows_ok(self):
+        with tempfile.TemporaryDirectory() as d:
+            for cat, stems in {"Math": ["abs", "exp", "floor"], "Activation": ["relu"], "lib": ["common"]}.items():
+                os.makedirs(os.path.join(d, "tasks", cat))
+                for s in stems:
+                    open(os.path.join(d, "tasks", cat, s + ".py"), "w").close()
+            for cat, stems in {"Math": ["abs", "exp"], "Activation": ["relu"]}.items():
+                os.makedirs(os.path.join(d, "good", cat), exist_ok=True)
+                for s in stems:
+                    open(os.path.join(d, "good", cat, s + ".py"), "w").close()
+            first, second = os.path.join(d, "call1.txt"), os.path.join(d, "call2.txt")
+            with open(first, "w") as f:  # cut: relu's known-good never ran, exp's failed
+                f.write("[1/7] ok   reference   Math/abs                           \n"
+                        "[2/7] ok   known-good  Math/abs                           \n"
+                        "[3/7] ok   reference   Activation/relu                    \n"
+                        "[4/7] FAIL known-good  Math/exp                           timed out\n")
+            with open(second, "w") as f:
+                f.write("[1/7] ok   reference   Math/exp                           \n"
+                        "[2/7] ok   reference   Math/floor                         \n")
+            left = lambda *ls: gpu_runs.tasks_left(list(ls), os.path.join(d, "tasks"), os.path.join(d, "good"))
+            self.assertEqual(left(first), ["Activation/relu", "Math/exp", "Math/floor"])
+            # floor has no known-good solution: its reference alone finishes it
+            self.assertEqual(left(first, second), ["Activation/relu", "Math/exp"])
 
 
 class NotOkEntries(unittest.TestCase):
