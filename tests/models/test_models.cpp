@@ -153,8 +153,9 @@ TEST_F(BenchDb, TaskTreePassRatesMatchTheDatabase)
         const int evaluated = model.index(relu.parent().row(), TaskTreeModel::EvaluatedColumn).data().toInt();
         EXPECT_TRUE(pass.data(Qt::ToolTipRole).toString().contains(QStringLiteral(" of %1 (").arg(evaluated)))
             << pass.data(Qt::ToolTipRole).toString().toStdString();
-        if (evaluated < 10000)
+        if (evaluated < 10000) {  // braces: EXPECT_* expands to an if/else of its own
             EXPECT_TRUE(pass.data().toString().endsWith(QStringLiteral("/%1)").arg(evaluated))) << pass.data().toString().toStdString();
+        }
     }
 
     // A method without evaluations empties the statistics.
