@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "run_scratch.h"
 
+#include "resume.h"
+
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -22,10 +24,9 @@ namespace {
 
 std::string hostTag()
 {
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0 || !buf[0])
+    std::string h = thisHost();
+    if (h.empty())
         return "host";
-    std::string h(buf);
     for (char& c : h)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.'))
             c = '_';
