@@ -299,6 +299,9 @@ def stage_cost_lines(runs, data):
     return L + [""]
 
 
+RUN_SHIFT_MIN, RUN_SHIFT_TIMES_SD = 0.01, 3.0
+
+
 class RunPair:
     """Run 0 and run 1 of a repeat: per-kernel evidence (k0, k1) and per-shape timings (s0, s1)."""
 
@@ -338,6 +341,27 @@ class RunPair:
         if spread >= d:
             return f"process_spread:{shape} (one run's processes {100 * spread:.1f} % apart)"
         return None
+
+    def run_shifts(self, min_shift=RUN_SHIFT_MIN, times_sd=RUN_SHIFT_TIMES_SD):
+        """(shape-sides compared, [(key, side, run 0's median, shift, processes' sd)]): the sides of a
+        shape whose median over the processes moved between the runs by more than min_shift and more
+        than times_sd times the processes' own spread (relative sd, pooled over the two runs). The
+        processes of one run agreed and the other run's agreed elsewhere: a run-level part that the
+        repeat interval, built from the processes of one run, cannot see."""
+        compared, out = 0, []
+        for key in sorted(set(self.s0) & set(self.s1)):
+            per = [self.s0[key][2].get("per_process") or [], self.s1[key][2].get("per_process") or []]
+            for side, field in (("candidate", "candidate_ms"), ("eager", "reference_ms")):
+                xs = [[x for x in ((p or {}).get(field) for p in run) if isinstance(x, (int, float)) and x > 0] for run in per]
+                if min(len(x) for x in xs) < 2:
+                    continue
+                compared += 1
+                m0, m1 = statistics.median(xs[0]), statistics.median(xs[1])
+                shift = (m1 - m0) / ((m0 + m1) / 2)
+                sd = math.sqrt(sum((statistics.stdev(x) / statistics.mean(x)) ** 2 for x in xs) / 2)
+                if abs(shift) > min_shift and abs(shift) > times_sd * sd:
+                    out.append((key, side, m0, shift, sd))
+        return compared, out
 
     def causes(self, kk, shape=None):
         """A kernel's causes: its flags in either run, an autotuner that chose differently between
@@ -412,6 +436,13 @@ def ci_coverage_lines(pair, cross):
     cover_back = 0                      # the other direction: run 1's interval holds run 0
     plain, plain_cover, plain_back = 0, 0, 0  # kernels with no flagged cause
     misses, misses_back = [], []
+    shifted = {}  # a miss's run-level shifts (run_shifts): read from both runs, not a flag of either
+    for (task, code, shape), side, _, shift, _ in pair.run_shifts()[1]:
+        shifted.setdefault((task, code), []).append(f"{shape} {side} {100 * shift:+.1f} %")
+
+    def shift_note(kk):
+        return f"; run-level shift: {', '.join(shifted[kk])}" if kk in shifted else ""
+
     for kk in sorted(set(k0) & set(k1)):
         g0, g1 = (k0[kk] or {}).get("geomean_speedup"), (k1[kk] or {}).get("geomean_speedup")
         if not (g0 and g1):
@@ -422,7 +453,8 @@ def ci_coverage_lines(pair, cross):
         cover_back += back
         if not back:
             misses_back.append(f"- {kk[0]} {kk[1][:12]}: run 1 {g1['estimate']:.3f} [{g1['lo']:.3f}, "
-                               f"{g1['hi']:.3f}], run 0 {g0['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}")
+                               f"{g1['hi']:.3f}], run 0 {g0['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}"
+                               + shift_note(kk))
         if not causes(kk):
             plain += 1
             plain_cover += g0["lo"] <= g1["estimate"] <= g0["hi"]
@@ -431,7 +463,7 @@ def ci_coverage_lines(pair, cross):
             cover += 1
         else:
             misses.append(f"- {kk[0]} {kk[1][:12]}: run 0 {g0['estimate']:.3f} [{g0['lo']:.3f}, {g0['hi']:.3f}], "
-                          f"run 1 {g1['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}")
+                          f"run 1 {g1['estimate']:.3f}; causes: {', '.join(causes(kk)) or 'none'}" + shift_note(kk))
     # The interval kbx reports (kbx-perf-2: the repeat interval over fresh processes) and, for
     # comparison, the first process's own within-process bootstrap interval.
     kinds, between, cover_within, widths_within = set(), [], 0, []
@@ -474,6 +506,18 @@ def ci_coverage_lines(pair, cross):
     return L
 
 
+def run_shift_lines(pair):
+    compared, shifts = pair.run_shifts()
+    L = ["", "## Run-level shifts", "",
+         f"- shape sides (candidate or eager) timed in at least two processes in both runs: {compared}; moved between "
+         f"the runs by more than {100 * RUN_SHIFT_MIN:.0f} % and more than {RUN_SHIFT_TIMES_SD:.0f} times their "
+         f"processes' sd: {len(shifts)}"]
+    for (task, code, shape), side, m0, shift, sd in shifts:
+        L.append(f"  - {task} {code[:12]} {shape} {side}: {1000 * m0:.2f} us in run 0, {100 * shift:+.2f} % in run 1; "
+                 f"processes' sd {100 * sd:.2f} %")
+    return L
+
+
 def autotune_lines(pair):
     L = ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(pair.at_diff)}"]
     for key, x0, x1 in pair.at_diff[:20]:
@@ -506,7 +550,7 @@ def report(a, extra, runs):
         L += ["(one run only: no run-to-run figures)"]
     else:
         pair = RunPair(data[0], data[1])
-        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + autotune_lines(pair)
+        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + run_shift_lines(pair) + autotune_lines(pair)
         L += ["", "## Coverage against the prior (recomputed from the stored per-process estimates)", ""]
         for r in range(1, len(data)):
             replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""

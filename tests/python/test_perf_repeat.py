@@ -122,6 +122,42 @@ class PerfRepeatReport(unittest.TestCase):
             # the shapes' spread by their time (10 us: the 10-50 us class), both runs' two shapes
             self.assertIn("by the shape's time (both runs; the shapes' floor rests on it): 10-50 us 4.00 % (n=4)", md)
 
+    def test_a_shape_whose_processes_agree_in_each_run_but_not_across_runs_is_named(self):
+        # Shape "tight": each run's three processes within 0.1 %, run 1 2 % slower on the candidate
+        # side (a run-level shift: named, and the kernel's miss says so). Shape "loose": the same
+        # 2 % shift, but the processes themselves 2 % apart (not beyond their spread). Shape "small":
+        # tight processes, a 0.5 % shift (under the 1 % threshold). Eager sides do not move.
+        def db(path, estimate, scale):
+            g = {"estimate": estimate, "lo": estimate * 0.995, "hi": estimate * 1.005, "interval": "repeat", "processes": 3,
+                 "prior_rel": 0.0065, "prior_df": 4, "between_process_rel": 0.0}
+            per = [iv(estimate, estimate * 0.998, estimate * 1.002)] * 3
+            spread = {"tight": (0.999, 1.0, 1.001), "loose": (0.98, 1.0, 1.02), "small": (0.999, 1.0, 1.001)}
+            timings = []
+            for name, xs in spread.items():
+                c = 0.020 * scale[name]
+                timings.append({"shape": name, "candidate_ms": c, "baseline_ms": 0.020,
+                                "samples": {"per_process": [{"candidate_ms": c * x, "reference_ms": 0.020 * y}
+                                                            for x, y in zip(xs, (0.9995, 1.0, 1.0005))]}})
+            ev = {"task": "Activation/relu", "code": "e" * 40, "stage_seconds": {"evaluation": 1.0},
+                  "evidence": {"perf": {"geomean_speedup": g, "flags": [], "geomean_speedup_per_process": per,
+                                        "nvml_before": {"uuid": "GPU-aaaa"}}}, "timings": timings}
+            return fixture_db.write(path, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}]}, "evaluations": [ev]}])
+
+        runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "kbx", "db": f"run-{r}.sqlite"} for r in (0, 1)]
+        with tempfile.TemporaryDirectory() as out:
+            h = db(os.path.join(out, "run-0.sqlite"), 1.0, {"tight": 1.0, "loose": 1.0, "small": 1.0})["e" * 40][:12]
+            db(os.path.join(out, "run-1.sqlite"), 0.98, {"tight": 1.02, "loose": 1.02, "small": 1.005})
+            md = self.report(out, runs)
+        section = md.split("## Run-level shifts")[1].split("\n## ")[0]
+        self.assertIn("timed in at least two processes in both runs: 6; moved between the runs by more than 1 % and more "
+                      "than 3 times their processes' sd: 1", section)
+        self.assertIn(f"  - Activation/relu {h} tight candidate: 20.00 us in run 0, +1.98 % in run 1; processes' sd 0.10 %", section)
+        self.assertNotIn("loose", section)
+        self.assertNotIn("small", section)
+        self.assertNotIn("eager:", section)
+        self.assertIn(f"- Activation/relu {h}: run 0 1.000 [0.995, 1.005], run 1 0.980; causes: none; "
+                      "run-level shift: tight candidate +2.0 %", md)
+
     def test_a_repeat_on_another_gpu_says_so(self):
         k = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), [])}
         with tempfile.TemporaryDirectory() as out:
