@@ -184,14 +184,22 @@ public:
         m_cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
         if (auto rc = prepare())
             return *rc;
+        // Ctrl-C / SIGTERM from the warm worker's start on: before the run begins (the probe takes
+        // seconds) kbx stops there, its scratch removed; afterwards the run stops as docs/CLI.md says.
+        std::signal(SIGINT, onEvalSignal);
+        std::signal(SIGTERM, onEvalSignal);
         startWarm();
         if (auto rc = plan())
             return *rc;
+        if (stoppedEarly())
+            return ExitInterrupted;
         m_store = openStore(m_dbPath);
         if (!m_store)
             return ExitDatabase;
         if (auto rc = resume())
             return *rc;
+        if (stoppedEarly())
+            return ExitInterrupted;
         return evaluate();
     }
 
@@ -212,6 +220,15 @@ private:
     std::unique_ptr<kbx::Store> m_store;
     std::string m_sourcePath;        ///< what --resume matches
     std::optional<std::int64_t> m_resumes;
+
+    /// A signal came before the run began: nothing was evaluated or stored.
+    bool stoppedEarly() const
+    {
+        if (!g_cancel.load())
+            return false;
+        std::cerr << "kbx: stopped before the run began (interrupted); nothing was evaluated\n";
+        return true;
+    }
 
     /// The submissions (of this shard), the database, the worker, the sandbox and the request.
     std::optional<int> prepare()
@@ -380,8 +397,6 @@ private:
                                  kbx::deviceName(m_opt.device), cuda && !m_probe["devices"].empty() ? m_probe["devices"][0].value("name", "") : "Triton interpreter",
                                  m_opt.jobs, m_plan.gpus.empty() ? std::string() : fmt::format(" on each of {} GPU(s)", m_plan.gpus.size()),
                                  m_plan.jobsWhy.empty() ? std::string() : " (" + m_plan.jobsWhy + ")", m_dbPath.string());
-        std::signal(SIGINT, onEvalSignal);
-        std::signal(SIGTERM, onEvalSignal);
         if (m_plan.perf && !cuda)
             std::cerr << "kbx: --perf on the CPU times the Triton interpreter: the plumbing works, the numbers mean nothing\n";
         std::cerr << "kbx: sandbox: " << m_sandbox.describe() << "\n";

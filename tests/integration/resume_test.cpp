@@ -151,6 +151,49 @@ TEST(Resume, ASigtermEndsARunAsCtrlCDoesAndLeavesNoScratch)
         fs::remove_all(work);
 }
 
+TEST(Resume, ASigtermBeforeTheRunBeginsStopsKbxAndRemovesItsScratch)
+{
+    // The warm worker and the run's scratch exist before the probe (seconds of importing torch). A
+    // SIGTERM then used to kill kbx outright, leaving the scratch for the next run's sweep; now kbx
+    // stops once the probe returns, says so, removes its scratch and exits 130 with nothing stored.
+    if (device() != "cpu")
+        GTEST_SKIP() << "runs on the CPU";
+    const auto work = tempPath("sigterm-early");
+    fs::remove_all(work);
+    fs::create_directories(work / "tmp");
+    const auto src = work / "subs.jsonl";
+    std::ofstream(src) << nlohmann::json{{"predict", readFile(kFixtures / kSubs[0].file)}, {"file", kSubs[0].task + ".py"}}.dump() << "\n";
+    const auto db = work / "early.sqlite", err = work / "err.txt";
+    const pid_t pid = spawnKbx({"eval", src.string(), "--device", "cpu", "--db", db.string()}, work / "out.txt", err,
+                               {{"TMPDIR", (work / "tmp").string()}});
+    ASSERT_GT(pid, 0);
+    auto scratchMade = [&] {
+        for (const auto& e : fs::directory_iterator(work / "tmp"))
+            if (e.path().filename().string().rfind("kbx-run-", 0) == 0)
+                return true;
+        return false;
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!scratchMade() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+        int st = 0;
+        ASSERT_EQ(waitpid(pid, &st, WNOHANG), 0) << "kbx ended before its scratch was made:\n" << readFile(err);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(scratchMade()) << readFile(err);
+    ASSERT_EQ(kill(pid, SIGTERM), 0);
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    ASSERT_TRUE(WIFEXITED(st)) << "kbx died of signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0) << ":\n" << readFile(err);
+    EXPECT_EQ(WEXITSTATUS(st), 130) << readFile(err);
+    const auto text = readFile(err);
+    EXPECT_NE(text.find("kbx: stopped before the run began"), std::string::npos) << text;
+    EXPECT_EQ(text.find("kbx: evaluating"), std::string::npos) << "the signal came before the run: " << text;
+    EXPECT_FALSE(scratchMade()) << "the run's scratch stayed";
+    EXPECT_EQ(std::stoi(peek(db, "SELECT count(*) FROM evaluations").value_or("0")), 0);
+    if (!::testing::Test::HasFailure())
+        fs::remove_all(work);
+}
+
 TEST(Resume, KilledRunLosesOnlyWhatWasInFlightAndResumeCompletesIt)
 {
     if (device() != "cpu")
