@@ -9,6 +9,7 @@
 #include "option_words.h"
 #include "perf_stage.h"
 #include "reference_cache.h"
+#include "resume.h"
 #include "result_sink.h"
 #include "sandbox.h"
 #include "scheduler.h"
@@ -170,7 +171,7 @@ nlohmann::json Evaluator::provenance(const std::string& coldWhy, bool multi)
 {
     nlohmann::json prov = m_probe.is_null() ? probe() : m_probe;
     prov.erase("type");
-    prov["host"] = evalutil::hostName();
+    prov["host"] = thisHost();  // core/resume.h: the name --resume and the scratch sweep match
     prov["device"] = m_opt.device;
     prov["kbx_version"] = "0.1.0";
     prov["taxonomy_version"] = kTaxonomyVersion;

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <fstream>
 #include <stdexcept>
@@ -66,13 +65,6 @@ std::string entryPoint(const EvaluationRecord& rec, const TaskInfo& task)
 fs::path candidateDir(const fs::path& scratch, int index, const std::string& codeHash)
 {
     return scratch / "candidates" / fmt::format("{:05d}-{}", index, codeHash.substr(0, 12));
-}
-
-std::string hostName()
-{
-    char buf[256] = {};
-    gethostname(buf, sizeof buf - 1);
-    return buf;
 }
 
 std::vector<double> positiveNumbers(const nlohmann::json& a)

@@ -29,8 +29,6 @@ nlohmann::json printableStrings(const nlohmann::json& j);
 std::string entryPoint(const EvaluationRecord& rec, const TaskInfo& task);
 /// A candidate's scratch directory (its source, its stages' files, its Triton cache).
 std::filesystem::path candidateDir(const std::filesystem::path& scratch, int index, const std::string& codeHash);
-/// This host's name.
-std::string hostName();
 /// The positive numbers of a JSON array of timings (anything else, and a non-array, gives none).
 std::vector<double> positiveNumbers(const nlohmann::json& a);
 
