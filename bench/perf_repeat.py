@@ -314,6 +314,7 @@ class RunPair:
             if a0 and a1 and a0 != a1:
                 self.at_diff.append((key, a0, a1))
         self.at_kernels = {key[:2] for key, _, _ in self.at_diff}
+        self.shifts_compared, self.shifts = self.run_shifts()
 
     def common_mode(self, kk, shape):
         # Both sides of the shape moved the same way between the runs and their ratio moved by less
@@ -342,10 +343,10 @@ class RunPair:
             return f"process_spread:{shape} (one run's processes {100 * spread:.1f} % apart)"
         return None
 
-    def run_shifts(self, min_shift=RUN_SHIFT_MIN, times_sd=RUN_SHIFT_TIMES_SD):
+    def run_shifts(self):
         """(shape-sides compared, [(key, side, run 0's median, shift, processes' sd)]): the sides of a
-        shape whose median over the processes moved between the runs by more than min_shift and more
-        than times_sd times the processes' own spread (relative sd, pooled over the two runs). The
+        shape whose median over the processes moved between the runs by more than RUN_SHIFT_MIN and more
+        than RUN_SHIFT_TIMES_SD times the processes' own spread (relative sd, pooled over the two runs). The
         processes of one run agreed and the other run's agreed elsewhere: a run-level part that the
         repeat interval, built from the processes of one run, cannot see."""
         compared, out = 0, []
@@ -359,7 +360,7 @@ class RunPair:
                 m0, m1 = statistics.median(xs[0]), statistics.median(xs[1])
                 shift = (m1 - m0) / ((m0 + m1) / 2)
                 sd = math.sqrt(sum((statistics.stdev(x) / statistics.mean(x)) ** 2 for x in xs) / 2)
-                if abs(shift) > min_shift and abs(shift) > times_sd * sd:
+                if abs(shift) > RUN_SHIFT_MIN and abs(shift) > RUN_SHIFT_TIMES_SD * sd:
                     out.append((key, side, m0, shift, sd))
         return compared, out
 
@@ -437,7 +438,7 @@ def ci_coverage_lines(pair, cross):
     plain, plain_cover, plain_back = 0, 0, 0  # kernels with no flagged cause
     misses, misses_back = [], []
     shifted = {}  # a miss's run-level shifts (run_shifts): read from both runs, not a flag of either
-    for (task, code, shape), side, _, shift, _ in pair.run_shifts()[1]:
+    for (task, code, shape), side, _, shift, _ in pair.shifts:
         shifted.setdefault((task, code), []).append(f"{shape} {side} {100 * shift:+.1f} %")
 
     def shift_note(kk):
@@ -507,12 +508,11 @@ def ci_coverage_lines(pair, cross):
 
 
 def run_shift_lines(pair):
-    compared, shifts = pair.run_shifts()
     L = ["", "## Run-level shifts", "",
-         f"- shape sides (candidate or eager) timed in at least two processes in both runs: {compared}; moved between "
+         f"- shape sides (candidate or eager) timed in at least two processes in both runs: {pair.shifts_compared}; moved between "
          f"the runs by more than {100 * RUN_SHIFT_MIN:.0f} % and more than {RUN_SHIFT_TIMES_SD:.0f} times their "
-         f"processes' sd: {len(shifts)}"]
-    for (task, code, shape), side, m0, shift, sd in shifts:
+         f"processes' sd: {len(pair.shifts)}"]
+    for (task, code, shape), side, m0, shift, sd in pair.shifts:
         L.append(f"  - {task} {code[:12]} {shape} {side}: {1000 * m0:.2f} us in run 0, {100 * shift:+.2f} % in run 1; "
                  f"processes' sd {100 * sd:.2f} %")
     return L
