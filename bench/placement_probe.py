@@ -12,7 +12,15 @@ time — a new flush buffer, a new input tensor, the output's block in the cachi
 that a level change can be pinned on what changed. Each process prints JSON lines; the parent
 starts --processes fresh ones and prints the table.
 
+A large shape's level can move between whole runs while the processes of one run agree
+(bench/results/2026-12-05-h200-repeat-0a58635: Activation/relu 16M fp16). For that question the
+probe also takes another dtype and op (--dtype float16 --op relu), the factor "spacer" (a random
+64..4096 MiB allocation kept before a new input, a wider move than kbx's 12..42 MiB spacer), and
+--ballast-mb: before each process, another process holds that much device memory for its whole
+life, so that the probe's allocations get other physical pages at the same virtual addresses.
+
     python3 bench/placement_probe.py [--processes 4] [--numel 1048576] [--pairs 100] [--trials 16]
+        [--dtype float32|float16] [--op floor|relu] [--factors none,flush,input,...] [--ballast-mb 0,4096]
 """
 from __future__ import annotations
 
@@ -24,6 +32,7 @@ import subprocess
 import sys
 
 FACTORS = ["none", "flush", "input", "output", "flush+output"]
+SPACER_MB = (64, 4096)
 
 
 def child(a) -> None:
@@ -37,23 +46,39 @@ def child(a) -> None:
         m = offs < n
         tl.store(y_ptr + offs, tl.floor(tl.load(x_ptr + offs, mask=m)), mask=m)
 
-    def triton_floor(x):
+    @triton.jit
+    def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        v = tl.load(x_ptr + offs, mask=m)
+        tl.store(y_ptr + offs, tl.where(v > 0, v, 0.0), mask=m)
+
+    kernel = {"floor": floor_kernel, "relu": relu_kernel}[a.op]
+
+    def triton_side(x):
         y = torch.empty_like(x)
-        floor_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+        kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
         return y
 
     dev = torch.device("cuda")
     l2 = torch.cuda.get_device_properties(dev).L2_cache_size
     keep = []  # what a change replaced stays allocated, so the next allocation lands elsewhere
     flush = torch.empty(max(2 * l2, 64 << 20), dtype=torch.int8, device=dev)
-    x = torch.randn(a.numel, device=dev) * 100
-    sides = {"triton": triton_floor, "eager": torch.floor}
+    x = (torch.randn(a.numel, device=dev) * 100).to(getattr(torch, a.dtype))
+    sides = {"triton": triton_side, "eager": {"floor": torch.floor, "relu": torch.relu}[a.op]}
+    factors = a.factors.split(",") if a.factors else FACTORS
     for f in sides.values():
         for _ in range(5):
             f(x)
     torch.cuda.synchronize()
     for trial in range(a.trials):
-        factor = FACTORS[trial % len(FACTORS)] if trial else "none"
+        factor = factors[trial % len(factors)] if trial else "none"
+        spacer_mb = 0
+        if factor == "spacer":
+            spacer_mb = 2 * (int.from_bytes(os.urandom(4), "little") % ((SPACER_MB[1] - SPACER_MB[0]) // 2 + 1)) + SPACER_MB[0]
+            keep.append(torch.empty(spacer_mb << 20, dtype=torch.int8, device=dev))
+            keep.append(x)
+            x = x.clone()
         if "flush" in factor:
             keep.append(flush)
             flush = torch.empty_like(flush)
@@ -77,8 +102,18 @@ def child(a) -> None:
                 del out
         torch.cuda.synchronize()
         med = {s: 1000 * statistics.median(e0.elapsed_time(e1) for e0, e1 in ev) for s, ev in times.items()}
-        print(json.dumps({"trial": trial, "factor": factor, "us": med, "flush": flush.data_ptr() % (1 << 32),
+        print(json.dumps({"trial": trial, "factor": factor, "spacer_mb": spacer_mb, "us": med, "flush": flush.data_ptr() % (1 << 32),
                           "x": x.data_ptr() % (1 << 32), "out": {s: p % (1 << 32) for s, p in ptr.items()}}), flush=True)
+
+
+def hold(mb: int) -> None:
+    """Holds `mb` MiB of device memory (written once, so that its pages are really mapped) until stdin closes."""
+    import torch
+    ballast = torch.ones(mb << 20, dtype=torch.int8, device="cuda")
+    torch.cuda.synchronize()
+    print("ready", flush=True)
+    sys.stdin.read()
+    del ballast
 
 
 def main() -> None:
@@ -87,25 +122,50 @@ def main() -> None:
     ap.add_argument("--numel", type=int, default=1 << 20)
     ap.add_argument("--pairs", type=int, default=100)
     ap.add_argument("--trials", type=int, default=16)
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float16"])
+    ap.add_argument("--op", default="floor", choices=["floor", "relu"])
+    ap.add_argument("--factors", default="", help="comma-separated, cycled from trial 1 (default: " + ",".join(FACTORS) + "; also spacer)")
+    ap.add_argument("--ballast-mb", default="0", help="comma-separated MiB held by another process, cycled over the processes")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--hold", type=int, default=-1, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.hold >= 0:
+        hold(a.hold)
+        return
     if a.child:
         child(a)
         return
-    print(f"# placement probe: {a.numel} float32 elements, {a.pairs} pairs per trial, {a.trials} trials per process")
-    print("| process | trial | changed | triton us | eager us | triton/eager | flush | x | out (triton, eager) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    ballasts = [int(b) for b in a.ballast_mb.split(",")]
+    print(f"# placement probe: {a.op}, {a.numel} {a.dtype} elements, {a.pairs} pairs per trial, {a.trials} trials per process, "
+          f"ballast MiB per process {ballasts}")
+    print("| process | ballast MiB | trial | changed | spacer MiB | triton us | eager us | triton/eager | flush | x | out (triton, eager) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    me = os.path.abspath(__file__)
     for p in range(a.processes):
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", "--numel", str(a.numel), "--pairs",
-                            str(a.pairs), "--trials", str(a.trials)], capture_output=True, text=True)
+        ballast = ballasts[p % len(ballasts)]
+        holder = None
+        if ballast:
+            holder = subprocess.Popen([sys.executable, me, "--hold", str(ballast)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            if holder.stdout.readline().strip() != "ready":
+                print(f"process {p}: the ballast holder of {ballast} MiB did not start")
+                holder.kill()
+                continue
+        try:
+            r = subprocess.run([sys.executable, me, "--child", "--numel", str(a.numel), "--pairs", str(a.pairs), "--trials",
+                                str(a.trials), "--dtype", a.dtype, "--op", a.op, "--factors", a.factors],
+                               capture_output=True, text=True)
+        finally:
+            if holder:
+                holder.stdin.close()
+                holder.wait()
         if r.returncode:
             print(f"process {p} failed: {r.stderr[-2000:]}")
             continue
         for line in r.stdout.splitlines():
             j = json.loads(line)
             t, e = j["us"]["triton"], j["us"]["eager"]
-            print(f"| {p} | {j['trial']} | {j['factor']} | {t:.2f} | {e:.2f} | {t / e:.3f} | {j['flush']:x} | {j['x']:x} | "
-                  f"{j['out']['triton']:x}, {j['out']['eager']:x} |")
+            print(f"| {p} | {ballast} | {j['trial']} | {j['factor']} | {j['spacer_mb']} | {t:.2f} | {e:.2f} | {t / e:.3f} | "
+                  f"{j['flush']:x} | {j['x']:x} | {j['out']['triton']:x}, {j['out']['eager']:x} |", flush=True)
 
 
 if __name__ == "__main__":
