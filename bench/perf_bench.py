@@ -266,9 +266,10 @@ def header_lines(a, prov):
               f"- versions: python {v.get('python')}, torch {v.get('torch')}, CUDA {v.get('cuda')}, triton {v.get('triton')}",
               f"- source: `{a.source if not a.self_check_only else 'kbx tasks --check --perf (known-good solutions and references)'}`, "
               f"{a.repeats} repeats, --jobs {a.jobs}{', --gpus ' + a.gpus if a.gpus else ''}"
-              + (f", tasks: {len(a.tasks.split(','))}" if a.tasks else ""),
-              "- slots: " + "; ".join(f"{s.get('slot')}: {(s.get('devices') or [{}])[0].get('name', '?')}" for s in prov.get("slots", [])), ""]
-    return lines
+              + (f", tasks: {len(a.tasks.split(','))}" if a.tasks else "")]
+    if prov.get("slots"):  # only a run spread over GPU slots (--gpus) records them
+        lines.append("- slots: " + "; ".join(f"{s.get('slot')}: {(s.get('devices') or [{}])[0].get('name', '?')}" for s in prov["slots"]))
+    return lines + [""]
 
 
 def per_kernel(rows):
