@@ -15,7 +15,9 @@ starts --processes fresh ones and prints the table.
 A large shape's level can move between whole runs while the processes of one run agree
 (bench/results/2026-12-05-h200-repeat-0a58635: Activation/relu 16M fp16). For that question the
 probe also takes another dtype and op (--dtype float16 --op relu), the factor "spacer" (a random
-64..4096 MiB allocation kept before a new input, a wider move than kbx's 12..42 MiB spacer), and
+64..4096 MiB allocation kept before a new input, a wider move than kbx's 12..42 MiB spacer; "spacer:LO-HI"
+another range), "gap[:LO-HI]" (a new input, then such an allocation, then new output blocks: the
+outputs' segment beyond it; compare "input+output", the same without the allocation), and
 --ballast-mb: before each process, another process holds that much device memory for its whole
 life, so that the probe's allocations get other physical pages at the same virtual addresses.
 
@@ -74,18 +76,25 @@ def child(a) -> None:
     for trial in range(a.trials):
         factor = factors[trial % len(factors)] if trial else "none"
         spacer_mb = 0
-        if factor == "spacer":
-            spacer_mb = 2 * (int.from_bytes(os.urandom(4), "little") % ((SPACER_MB[1] - SPACER_MB[0]) // 2 + 1)) + SPACER_MB[0]
+        kind, _, span = factor.partition(":")
+        if kind in ("spacer", "gap"):
+            lo, hi = (int(v) for v in span.split("-")) if span else SPACER_MB
+            spacer_mb = 2 * (int.from_bytes(os.urandom(4), "little") % ((hi - lo) // 2 + 1)) + lo
+        if kind == "spacer":  # a large allocation, then the new input
             keep.append(torch.empty(spacer_mb << 20, dtype=torch.int8, device=dev))
             keep.append(x)
             x = x.clone()
+        if kind == "gap":  # the new input, then a large allocation, then new output blocks beyond it
+            keep.append(x)
+            x = x.clone()
+            keep.append(torch.empty(spacer_mb << 20, dtype=torch.int8, device=dev))
         if "flush" in factor:
             keep.append(flush)
             flush = torch.empty_like(flush)
-        if factor == "input":
+        if factor.startswith("input"):
             keep.append(x)
             x = x.clone()
-        if "output" in factor:
+        if "output" in factor or kind == "gap":
             keep.append(torch.empty_like(x))  # takes the block the outputs were cycling through
         ptr = {}
         times = {s: [] for s in sides}
@@ -124,7 +133,8 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=16)
     ap.add_argument("--dtype", default="float32", choices=["float32", "float16"])
     ap.add_argument("--op", default="floor", choices=["floor", "relu"])
-    ap.add_argument("--factors", default="", help="comma-separated, cycled from trial 1 (default: " + ",".join(FACTORS) + "; also spacer)")
+    ap.add_argument("--factors", default="", help="comma-separated, cycled from trial 1 (default: " + ",".join(FACTORS)
+                    + "; also input+output, spacer[:LO-HI], gap[:LO-HI], in MiB)")
     ap.add_argument("--ballast-mb", default="0", help="comma-separated MiB held by another process, cycled over the processes")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--hold", type=int, default=-1, help=argparse.SUPPRESS)
