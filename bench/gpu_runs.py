@@ -42,12 +42,16 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
                                                     run's verdicts against the adjudication and its
                                                     protocol table. With --runs 3 run 2 replays run 0's
                                                     autotune choices
-  bench/gpu_runs.py gputests OUT [--tests REGEX] [--part K/N]
+  bench/gpu_runs.py gputests OUT [--tests REGEX] [--part K/N] [--after LISTING...] [--deadline EPOCH]
                                                     builds the integration tests in --build-dir and runs
                                                     the gpu-labelled ones but those the runs above make
                                                     in full (the fixture set's two suites, the self-check,
                                                     the exploit suite); --part 1/2 then 2/2 splits them
-                                                    over two device calls
+                                                    over two device calls; or --deadline (one test at a
+                                                    time, none started that would end after it) and
+                                                    --after the earlier calls' gputests.txt (the tests
+                                                    passed there left out) in each call; with --deadline
+                                                    OUT/gputests.txt grows by each test's output
 
 Common options: --kbx (default build-gpu/bin/kbx, else build/bin/kbx), --device (cuda), --jobs
 (default: kbx picks), --gpus (verdicts, check: e.g. all), --time-limit S (each kbx run is stopped
@@ -481,6 +485,35 @@ def part_of(names, part):
     return names[k - 1::n]
 
 
+def passed_tests(listings):
+    """The tests that these ctest outputs (gputests.txt of earlier calls) show as Passed."""
+    done = set()
+    for listing in listings:
+        with open(listing, errors="replace") as f:
+            for line in f:
+                m = re.search(r"Test\s+#\d+: (\S+) \.*\s+Passed\b", line)
+                if m:
+                    done.add(m.group(1))
+    return done
+
+
+def test_durations(listings):
+    """{test: seconds} from ctest outputs, any status: what a test took in an earlier call."""
+    took = {}
+    for listing in listings:
+        with open(listing, errors="replace") as f:
+            for line in f:
+                m = re.search(r"Test\s+#\d+: (\S+) \.*.*?([\d.]+) sec", line)
+                if m:
+                    took[m.group(1)] = float(m.group(2))
+    return took
+
+
+def fits(name, took, default_s, now, deadline):
+    """Whether test `name`, expected to take what it took before (else default_s), ends before deadline (0: none)."""
+    return not deadline or now + took.get(name, default_s) <= deadline
+
+
 def cmd_gputests(a):
     t0 = time.time()
     b = subprocess.run(["cmake", "--build", a.build_dir, "-j", str(os.cpu_count() or 2), "--target", "integration_tests"],
@@ -496,16 +529,46 @@ def cmd_gputests(a):
         except ValueError as e:
             print(e)
             return 2
+    if a.after:
+        done = passed_tests(a.after)
+        print(f"{len(done & set(names))} selected test(s) passed in {' '.join(a.after)}: left out")
+        names = [n for n in names if n not in done]
     if not names:
-        print("no gpu test selected")
-        return 1
+        print("no gpu test selected" + (" (all passed before)" if a.after else ""))
+        return 0 if a.after else 1
     print(f"{len(names)} gpu test(s): " + " ".join(names))
-    cmd = ["ctest", "--test-dir", a.build_dir, "-L", "gpu", "--output-on-failure",
-           "-R", "^(" + "|".join(re.escape(n) for n in names) + ")$"]
-    rc, wall = run(cmd, os.path.join(a.out, "gputests.txt"), os.path.join(a.out, "gputests.err"), a.time_limit)
-    print(f"ctest rc={rc} wall {wall:.0f} s")
-    print(tail(os.path.join(a.out, "gputests.txt"), 30))
-    return rc
+    listing = os.path.join(a.out, "gputests.txt")
+    if not a.deadline:
+        cmd = ["ctest", "--test-dir", a.build_dir, "-L", "gpu", "--output-on-failure",
+               "-R", "^(" + "|".join(re.escape(n) for n in names) + ")$"]
+        rc, wall = run(cmd, listing, os.path.join(a.out, "gputests.err"), a.time_limit)
+        print(f"ctest rc={rc} wall {wall:.0f} s")
+        print(tail(listing, 30))
+        return rc
+    # With a deadline: one ctest per test, each started only if it is expected to end in time (what
+    # it took in the listings given, else --test-estimate), so a device call ends with whole tests.
+    # The listing grows by each test's output (earlier calls' stay), so `--after OUT/gputests.txt`
+    # goes on in the same OUT.
+    took = test_durations(a.after)
+    rc_all, ran, left = 0, [], []
+    for n in names:
+        if not fits(n, took, a.test_estimate, time.time(), a.deadline):
+            left.append(n)
+            continue
+        part = os.path.join(a.out, "gputests-one.txt")
+        rc, wall = run(["ctest", "--test-dir", a.build_dir, "-L", "gpu", "--output-on-failure", "-R", f"^{re.escape(n)}$"],
+                       part, os.path.join(a.out, "gputests.err"), 0)
+        with open(part, errors="replace") as src:
+            text = src.read()
+        with open(listing, "a") as dst:
+            dst.write(text)
+        os.remove(part)
+        ran.append(n)
+        rc_all = rc_all or rc
+        status = re.search(r"Test\s+#\d+: \S+ \.*\s*(\**\w+)", text)
+        print(f"{n}: {status.group(1).lstrip('*') if status else 'no result'} (rc={rc}, {wall:.0f} s)")
+    print(f"ran {len(ran)}, left for a later call (the deadline): {len(left)}" + (": " + " ".join(left) if left else ""))
+    return rc_all
 
 
 def main():
@@ -539,6 +602,13 @@ def main():
     subs["repeat"].add_argument("--runs", type=int, default=3, help="runs in all (3: run 2 replays run 0's autotune choices)")
     subs["gputests"].add_argument("--build-dir", default=os.path.join(ROOT, "build-gpu"))
     subs["gputests"].add_argument("--tests", default="", help="only the gpu tests matching this ctest -R expression")
+    subs["gputests"].add_argument("--after", nargs="+", default=[], metavar="LISTING",
+                                  help="gputests.txt of earlier calls on the same tree: the tests they show Passed are left out, "
+                                       "and what the others took there is their estimate for --deadline")
+    subs["gputests"].add_argument("--deadline", type=float, default=0, metavar="EPOCH",
+                                  help="run the tests one at a time and start none expected to end after this (seconds since the epoch)")
+    subs["gputests"].add_argument("--test-estimate", type=float, default=120,
+                                  help="with --deadline, the seconds expected of a test no listing timed (default 120)")
     subs["gputests"].add_argument("--part", default="", metavar="K/N",
                                   help="every N-th selected test from the K-th (the tests take ~20-90 s each: "
                                        "about six fit one device call)")

@@ -146,5 +146,47 @@ class StageAb(unittest.TestCase):
             self.assertRegex(rows[1].split("|")[5].strip(), r"^\d+\.\d s$", rows[1])
 
 
+class GpuTestsAcrossCalls(unittest.TestCase):
+    # ctest's own lines, as gputests.txt holds them (one call ran a test that failed and one cut short)
+    CALL1 = ("Test project /work/main/build-gpu\n"
+             "    Start 59: gpu.Eval.SameSubmissionTwiceIsStoredOnceWithTwoEvaluations\n"
+             "1/3 Test #59: gpu.Eval.SameSubmissionTwiceIsStoredOnceWithTwoEvaluations .............   Passed   28.68 sec\n"
+             "    Start 60: gpu.Perf.SlowCallsNeedFewerPairsSoTheTimeCapHolds\n"
+             "2/3 Test #60: gpu.Perf.SlowCallsNeedFewerPairsSoTheTimeCapHolds .......***Failed   97.89 sec\n"
+             "[  FAILED  ] Perf.SlowCallsNeedFewerPairsSoTheTimeCapHolds (97890 ms)\n"
+             "3/3 Test #61: gpu.Perf.TheTasksOwnSelfSpeedupIsTheNoiseBandForTies ...***Timeout 1800.05 sec\n")
+    CALL2 = "1/1 Test #62: gpu.Perf.ProcessesThatDisagreeAreJoinedByMore ...   Passed  103.20 sec\n"
+
+    def listings(self, d):
+        paths = []
+        for i, text in enumerate((self.CALL1, self.CALL2)):
+            paths.append(os.path.join(d, f"call{i}.txt"))
+            with open(paths[-1], "w") as f:
+                f.write(text)
+        return paths
+
+    def test_only_tests_shown_passed_are_left_out_of_a_later_call(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(gpu_runs.passed_tests(self.listings(d)),
+                             {"gpu.Eval.SameSubmissionTwiceIsStoredOnceWithTwoEvaluations",
+                              "gpu.Perf.ProcessesThatDisagreeAreJoinedByMore"})
+
+    def test_what_each_test_took_is_read_whatever_its_status(self):
+        with tempfile.TemporaryDirectory() as d:
+            took = gpu_runs.test_durations(self.listings(d))
+        self.assertEqual(took, {"gpu.Eval.SameSubmissionTwiceIsStoredOnceWithTwoEvaluations": 28.68,
+                                "gpu.Perf.SlowCallsNeedFewerPairsSoTheTimeCapHolds": 97.89,
+                                "gpu.Perf.TheTasksOwnSelfSpeedupIsTheNoiseBandForTies": 1800.05,
+                                "gpu.Perf.ProcessesThatDisagreeAreJoinedByMore": 103.2})
+
+    def test_a_test_starts_only_if_it_is_expected_to_end_before_the_deadline(self):
+        took = {"slow": 100.0}
+        self.assertTrue(gpu_runs.fits("slow", took, 120, now=1000, deadline=1100))
+        self.assertFalse(gpu_runs.fits("slow", took, 120, now=1000.5, deadline=1100))
+        self.assertTrue(gpu_runs.fits("unknown", took, 120, now=1000, deadline=1120))
+        self.assertFalse(gpu_runs.fits("unknown", took, 120, now=1000, deadline=1119))
+        self.assertTrue(gpu_runs.fits("slow", took, 120, now=1e12, deadline=0))  # no deadline
+
+
 if __name__ == "__main__":
     unittest.main()
