@@ -557,7 +557,7 @@ def cmd_gputests(a):
             continue
         part = os.path.join(a.out, "gputests-one.txt")
         rc, wall = run(["ctest", "--test-dir", a.build_dir, "-L", "gpu", "--output-on-failure", "-R", f"^{re.escape(n)}$"],
-                       part, os.path.join(a.out, "gputests.err"), 0)
+                       part, os.path.join(a.out, "gputests.err"), max(1.0, a.deadline - time.time()))  # one that overruns is cut
         with open(part, errors="replace") as src:
             text = src.read()
         with open(listing, "a") as dst:
