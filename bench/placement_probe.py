@@ -115,6 +115,28 @@ def child(a) -> None:
                           "x": x.data_ptr() % (1 << 32), "out": {s: p % (1 << 32) for s, p in ptr.items()}}), flush=True)
 
 
+def summary(trials: list) -> list:
+    """The table's trials grouped by what changed before them, then by the ballast: n, the medians of
+    both sides and Triton/eager's min, median and max (two groups whose ranges do not overlap sit at
+    two levels). A factor with a range ("gap:2-42") is its own group."""
+    def rows(key):
+        groups = {}
+        for t in trials:
+            groups.setdefault(key(t), []).append(t)
+        out = []
+        for k in sorted(groups, key=lambda k: (isinstance(k, str), k)):
+            g = groups[k]
+            ratio = sorted(t["triton"] / t["eager"] for t in g)
+            out.append(f"| {k} | {len(g)} | {statistics.median(t['triton'] for t in g):.2f} | "
+                       f"{statistics.median(t['eager'] for t in g):.2f} | {ratio[0]:.3f}, {statistics.median(ratio):.3f}, {ratio[-1]:.3f} |")
+        return out
+    head = ["| {} | n | triton us (median) | eager us (median) | triton/eager min, median, max |", "|---|---|---|---|---|"]
+    return (["", "## By what changed before the trial (none: the first trial)", "", head[0].format("changed"), head[1]]
+            + rows(lambda t: t["factor"])
+            + ["", "## By the ballast another process held (MiB)", "", head[0].format("ballast"), head[1]]
+            + rows(lambda t: t["ballast"]))
+
+
 def hold(mb: int) -> None:
     """Holds `mb` MiB of device memory (written once, so that its pages are really mapped) until stdin closes."""
     import torch
@@ -151,6 +173,7 @@ def main() -> None:
     print("| process | ballast MiB | trial | changed | spacer MiB | triton us | eager us | triton/eager | flush | x | out (triton, eager) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     me = os.path.abspath(__file__)
+    trials = []
     for p in range(a.processes):
         ballast = ballasts[p % len(ballasts)]
         holder = None
@@ -174,8 +197,10 @@ def main() -> None:
         for line in r.stdout.splitlines():
             j = json.loads(line)
             t, e = j["us"]["triton"], j["us"]["eager"]
+            trials.append({"factor": j["factor"], "ballast": ballast, "triton": t, "eager": e})
             print(f"| {p} | {ballast} | {j['trial']} | {j['factor']} | {j['spacer_mb']} | {t:.2f} | {e:.2f} | {t / e:.3f} | "
                   f"{j['flush']:x} | {j['x']:x} | {j['out']['triton']:x}, {j['out']['eager']:x} |", flush=True)
+    print("\n".join(summary(trials)))
 
 
 if __name__ == "__main__":
