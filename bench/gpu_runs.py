@@ -208,16 +208,19 @@ def not_ok_entries(listing):
     return out
 
 
-def finished_ok(listings):
-    """(kind, task) of every `ok` entry in these `kbx tasks --check` listings."""
-    done = set()
+def listing_matches(listings, pattern):
+    """Every match of `pattern` (re.search) in the lines of these listings, in order."""
     for listing in listings:
         with open(listing, errors="replace") as f:
             for line in f:
-                m = re.match(r"\[\d+/\d+\] ok\s+(\S+)\s+(\S+)", line)
+                m = re.search(pattern, line)
                 if m:
-                    done.add((m.group(1), m.group(2)))
-    return done
+                    yield m
+
+
+def finished_ok(listings):
+    """(kind, task) of every `ok` entry in these `kbx tasks --check` listings."""
+    return {(m.group(1), m.group(2)) for m in listing_matches(listings, r"^\[\d+/\d+\] ok\s+(\S+)\s+(\S+)")}
 
 
 def tasks_left(listings, tasks_dir=os.path.join(ROOT, "tasks"), good_dir=os.path.join(ROOT, "tests", "fixtures", "good")):
@@ -487,26 +490,12 @@ def part_of(names, part):
 
 def passed_tests(listings):
     """The tests that these ctest outputs (gputests.txt of earlier calls) show as Passed."""
-    done = set()
-    for listing in listings:
-        with open(listing, errors="replace") as f:
-            for line in f:
-                m = re.search(r"Test\s+#\d+: (\S+) \.*\s+Passed\b", line)
-                if m:
-                    done.add(m.group(1))
-    return done
+    return {m.group(1) for m in listing_matches(listings, r"Test\s+#\d+: (\S+) \.*\s+Passed\b")}
 
 
 def test_durations(listings):
     """{test: seconds} from ctest outputs, any status: what a test took in an earlier call."""
-    took = {}
-    for listing in listings:
-        with open(listing, errors="replace") as f:
-            for line in f:
-                m = re.search(r"Test\s+#\d+: (\S+) \.*.*?([\d.]+) sec", line)
-                if m:
-                    took[m.group(1)] = float(m.group(2))
-    return took
+    return {m.group(1): float(m.group(2)) for m in listing_matches(listings, r"Test\s+#\d+: (\S+) \.*.*?([\d.]+) sec")}
 
 
 def fits(name, took, default_s, now, deadline):
