@@ -41,7 +41,9 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
                                                     the report, the first
                                                     run's verdicts against the adjudication and its
                                                     protocol table. With --runs 3 run 2 replays run 0's
-                                                    autotune choices
+                                                    autotune choices. --perf-config JSON goes to every
+                                                    run's kbx eval (e.g. the placement experiment,
+                                                    '{"placement_gap_mb": 1024}')
   bench/gpu_runs.py gputests OUT [--tests REGEX] [--part K/N] [--after LISTING...] [--deadline EPOCH]
                                                     builds the integration tests in --build-dir and runs
                                                     the gpu-labelled ones but those the runs above make
@@ -454,11 +456,19 @@ def cmd_exploits(a):
     return rc
 
 
-def cmd_repeat(a):
+def repeat_command(a):
+    """bench/perf_repeat.py's command line for one run of the repeat (kbx eval's own options after --)."""
     cmd = [sys.executable, PERF_REPEAT, a.versions, "--out", a.out, "--kbx", a.kbx, "--device", a.device,
            "--run", str(a.run), "--runs", str(a.runs)] + (["--replay-run", "2"] if a.runs >= 3 else [])
     if a.time_limit:
         cmd += ["--deadline", str(time.time() + a.time_limit)]
+    if a.perf_config:
+        cmd += ["--", "--perf-config", a.perf_config]
+    return cmd
+
+
+def cmd_repeat(a):
+    cmd = repeat_command(a)
     rc = subprocess.run(cmd).returncode
     if a.run == a.runs - 1 and os.path.exists(os.path.join(a.out, "repeat.md")):
         adjudication_table(a, os.path.join(a.out, "run-0.jsonl"), os.path.join(a.out, "corpus.md"))
@@ -589,6 +599,9 @@ def main():
                                 help="their separate-process adjudication (default: .bench-carry/adjudicated.json)")
     subs["repeat"].add_argument("--run", type=int, required=True, help="which run (0 .. RUNS-1)")
     subs["repeat"].add_argument("--runs", type=int, default=3, help="runs in all (3: run 2 replays run 0's autotune choices)")
+    subs["repeat"].add_argument("--perf-config", default="", metavar="JSON",
+                                help="kbx eval --perf-config for every run, e.g. '{\"placement_gap_mb\": 1024}' (the placement experiment); "
+                                "give it to each call of a repeat alike")
     subs["gputests"].add_argument("--build-dir", default=os.path.join(ROOT, "build-gpu"))
     subs["gputests"].add_argument("--tests", default="", help="only the gpu tests matching this ctest -R expression")
     subs["gputests"].add_argument("--after", nargs="+", default=[], metavar="LISTING",

@@ -515,7 +515,25 @@ def run_shift_lines(pair):
     for (task, code, shape), side, m0, shift, sd in pair.shifts:
         L.append(f"  - {task} {code[:12]} {shape} {side}: {1000 * m0:.2f} us in run 0, {100 * shift:+.2f} % in run 1; "
                  f"processes' sd {100 * sd:.2f} %")
+        L.append("    - processes: " + "; ".join(f"run {r}: " + ", ".join(process_placements(runs[(task, code, shape)][2], side))
+                                                 for r, runs in enumerate((pair.s0, pair.s1))))
     return L
+
+
+def process_placements(samples, side):
+    """Each process's median of one side (us) with where it put its memory, as the worker recorded
+    it (kbx_harness/perf.py: placement_offset_mb, the spacer before the inputs; placement_gap_mb, the
+    experiment's gap before the outputs): e.g. ["20.75 (spacer 14, gap 512)", ...]. What a run-level
+    shift is read against: if the processes' levels follow the gap, the gap is the cause."""
+    field = "candidate_ms" if side == "candidate" else "reference_ms"
+    out = []
+    for p in (samples or {}).get("per_process") or []:
+        x = (p or {}).get(field)
+        if not isinstance(x, (int, float)) or x <= 0:
+            continue
+        where = [f"{k} {p[f]}" for k, f in (("spacer", "placement_offset_mb"), ("gap", "placement_gap_mb")) if f in p]
+        out.append(f"{1000 * x:.2f}" + (f" ({', '.join(where)})" if where else ""))
+    return out
 
 
 def autotune_lines(pair):

@@ -169,6 +169,9 @@ void ShapeSummarizer::statistics(Shape& s)
         // Where this process drew its inputs (kbx_harness/perf.py placement_offset; absent on the CPU).
         if (const auto mb = (*s.fp[p]).find("placement_offset_mb"); mb != (*s.fp[p]).end() && mb->is_number() && mb->get<double>() > 0)
             perProcess.back()["placement_offset_mb"] = *mb;
+        // The gap this process drew before the shape's outputs (perf config placement_gap_mb; 0 is a draw).
+        if (const auto gap = (*s.fp[p]).find("placement_gap_mb"); gap != (*s.fp[p]).end() && gap->is_number_integer())
+            perProcess.back()["placement_gap_mb"] = *gap;
     }
     auto cs = perf::summarize(s.c), rs = perf::summarize(s.r);
     const auto rep = perf::repeatInterval(spP, m_config.betweenProcessPrior, m_config.betweenProcessPriorDf);

@@ -52,12 +52,14 @@ const std::vector<Key>& keys()
         {"recheck_drive_max_elements", &PerfConfig::recheckDriveMaxElements},
         {"recheck_drive_max_seconds", &PerfConfig::recheckDriveMaxSeconds},
         {"compile_backend", &PerfConfig::compileBackend},
+        {"placement_gap_mb", &PerfConfig::placementGapMb},
         {"max_shape_seconds", &PerfConfig::maxShapeSeconds},
     };
     return k;
 }
 
 const std::vector<std::string> kBaselines = {"compile", "tf32"};
+constexpr int kMaxPlacementGapMb = 65536;
 
 std::string typeName(const nlohmann::json& v)
 {
@@ -153,6 +155,9 @@ PerfConfig PerfConfig::fromJson(const nlohmann::json& overrides, Device device)
             },
             it->member);
     }
+    if (c.placementGapMb < 0 || c.placementGapMb > kMaxPlacementGapMb)
+        throw PerfConfigError(fmt::format("--perf-config: key 'placement_gap_mb' must lie in 0..{} (MiB), got {}", kMaxPlacementGapMb,
+                                          c.placementGapMb));
     for (const auto& b : c.baselines)
         if (std::find(kBaselines.begin(), kBaselines.end(), b) == kBaselines.end())
             throw PerfConfigError(fmt::format("--perf-config: key 'baselines': unknown baseline '{}' (known: {})", b, fmt::join(kBaselines, ", ")));

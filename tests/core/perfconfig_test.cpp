@@ -82,7 +82,7 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
     const auto c = PerfConfig::fromJson(
         {{"processes", 2}, {"between_process_prior", 0.005}, {"min_reps", 3}, {"max_seconds", 0.05}, {"max_warmup_seconds", 0},
          {"target_rel_ci", -1}, {"precompile", false}, {"shapes", {"1M_f32"}}, {"baselines", {"compile", "tf32"}},
-         {"compile_backend", "aot_eager"}, {"rotations", 2.0}},
+         {"compile_backend", "aot_eager"}, {"rotations", 2.0}, {"placement_gap_mb", 1024}},
         kbx::Device::Cuda);
     EXPECT_EQ(c.processes, 2);
     EXPECT_EQ(c.maxProcesses, 4);  // not overridden: the cuda default
@@ -96,6 +96,8 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
     EXPECT_EQ(c.baselines, (std::vector<std::string>{"compile", "tf32"}));
     EXPECT_EQ(c.compileBackend, "aot_eager");
     EXPECT_EQ(c.rotations, 2);  // an integral number is an integer
+    EXPECT_EQ(c.placementGapMb, 1024);
+    EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).placementGapMb, 0);  // the experiment is off unless asked for
     EXPECT_EQ(PerfConfig::fromJson({{"max_processes", 2}}, kbx::Device::Cpu).processes, 1);
 }
 
@@ -134,6 +136,10 @@ TEST(PerfConfig, WrongTypeIsRefusedNamingTheKey)
         EXPECT_NE(msg.find(c.want), std::string::npos) << c.overrides.dump() << ": " << msg;
     }
     EXPECT_NE(errorOf({{"baselines", {"compile", "eager"}}}).find("unknown baseline 'eager'"), std::string::npos);
+    // The gap is a size in MiB that the worker allocates: a negative one or one past 64 GiB is refused.
+    for (const int mb : {-2, 65538})
+        EXPECT_NE(errorOf({{"placement_gap_mb", mb}}).find("'placement_gap_mb' must lie in 0..65536"), std::string::npos) << mb;
+    EXPECT_TRUE(errorOf({{"placement_gap_mb", 65536}}).empty());
     EXPECT_NE(errorOf(nlohmann::json::array({1})).find("JSON object"), std::string::npos);
     EXPECT_NE(errorOf("text").find("JSON object"), std::string::npos);
 }

@@ -559,3 +559,37 @@ TEST(Perf, ARecordedAutotuneChoiceIsReplayedInALaterRun)
     EXPECT_NE(r3.out.find("--autotune-replay"), std::string::npos) << r3.out;
     fs::remove_all(dir);
 }
+
+TEST(Perf, AnAskedPlacementGapIsDrawnPerProcessAndStoredWithItsTimings)
+{
+    // The placement experiment (perf config placement_gap_mb, off by default): on a GPU every process
+    // draws a gap of its own before the shape's outputs, an even number of MiB up to the asked size,
+    // and each process's draw is stored beside its medians; on the CPU no gap is made or stored.
+    REQUIRE_DEVICE();
+    auto dir = tempPath("perf-gap");
+    fs::create_directories(dir);
+    const auto db = dir / "db.sqlite";
+    const auto perf = quickReluPerf(db, R"("processes":2,"max_processes":2,"target_width":0,"placement_gap_mb":64)");
+    ASSERT_TRUE(perf.contains("geomean_speedup")) << perf.dump();
+    kbx::Store s(db);
+    const auto rows = s.query("SELECT samples FROM timings");
+    ASSERT_EQ(rows.size(), 1u);
+    const auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
+    ASSERT_EQ(smp["per_process"].size(), 2u) << smp.dump();
+    for (const auto& pp : smp["per_process"]) {
+        if (device() != "cuda") {
+            EXPECT_FALSE(pp.contains("placement_gap_mb")) << pp.dump();
+            continue;
+        }
+        ASSERT_TRUE(pp.contains("placement_gap_mb")) << pp.dump();
+        const int mb = pp["placement_gap_mb"].get<int>();
+        EXPECT_GE(mb, 0);
+        EXPECT_LE(mb, 64);
+        EXPECT_EQ(mb % 2, 0) << mb;
+    }
+    // The run's provenance holds the configuration it ran with, the gap included.
+    const auto args = s.query("SELECT args FROM runs");
+    ASSERT_EQ(args.size(), 1u);
+    EXPECT_EQ(nlohmann::json::parse(args[0]["args"].get<std::string>())["perf_config"]["placement_gap_mb"], 64) << args[0].dump();
+    fs::remove_all(dir);
+}

@@ -188,5 +188,27 @@ class GpuTestsAcrossCalls(unittest.TestCase):
         self.assertTrue(gpu_runs.fits("slow", took, 120, now=1e12, deadline=0))  # no deadline
 
 
+
+class RepeatCommand(unittest.TestCase):
+    def args(self, perf_config):
+        import argparse
+        return argparse.Namespace(versions="v.jsonl", out="o", kbx="kbx", device="cuda", run=1, runs=2, time_limit=0,
+                                  perf_config=perf_config)
+
+    def test_a_perf_config_reaches_kbx_eval_of_every_run(self):
+        cfg = '{"placement_gap_mb": 1024}'
+        cmd = gpu_runs.repeat_command(self.args(cfg))
+        self.assertEqual(cmd[-3:], ["--", "--perf-config", cfg])
+        # perf_repeat.py hands what follows -- to kbx eval as it is.
+        a, extra = gpu_runs.perf_repeat.parse_args(cmd[2:])
+        self.assertEqual((a.run, a.runs, a.out), (1, 2, "o"))
+        self.assertEqual(extra, ["--perf-config", cfg])
+
+    def test_without_one_the_runs_take_kbx_defaults(self):
+        cmd = gpu_runs.repeat_command(self.args(""))
+        self.assertNotIn("--", cmd)
+        self.assertEqual(gpu_runs.perf_repeat.parse_args(cmd[2:])[1], [])
+
+
 if __name__ == "__main__":
     unittest.main()

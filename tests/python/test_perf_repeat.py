@@ -136,8 +136,9 @@ class PerfRepeatReport(unittest.TestCase):
             for name, xs in spread.items():
                 c = 0.020 * scale[name]
                 timings.append({"shape": name, "candidate_ms": c, "baseline_ms": 0.020,
-                                "samples": {"per_process": [{"candidate_ms": c * x, "reference_ms": 0.020 * y}
-                                                            for x, y in zip(xs, (0.9995, 1.0, 1.0005))]}})
+                                "samples": {"per_process": [{"candidate_ms": c * x, "reference_ms": 0.020 * y,
+                                                             "placement_offset_mb": 12 + 2 * i, "placement_gap_mb": (64 if scale[name] == 1.0 else 512) * i}
+                                                            for i, (x, y) in enumerate(zip(xs, (0.9995, 1.0, 1.0005)))]}})
             ev = {"task": "Activation/relu", "code": "e" * 40, "stage_seconds": {"evaluation": 1.0},
                   "evidence": {"perf": {"geomean_speedup": g, "flags": [], "geomean_speedup_per_process": per,
                                         "nvml_before": {"uuid": "GPU-aaaa"}}}, "timings": timings}
@@ -152,6 +153,9 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn("timed in at least two processes in both runs: 6; moved between the runs by more than 1 % and more "
                       "than 3 times their processes' sd: 1", section)
         self.assertIn(f"  - Activation/relu {h} tight candidate: 20.00 us in run 0, +1.98 % in run 1; processes' sd 0.10 %", section)
+        # Each process's median with the spacer and the gap it drew, so a level can be read against them.
+        self.assertIn("    - processes: run 0: 19.98 (spacer 12, gap 0), 20.00 (spacer 14, gap 64), 20.02 (spacer 16, gap 128); "
+                      "run 1: 20.38 (spacer 12, gap 0), 20.40 (spacer 14, gap 512), 20.42 (spacer 16, gap 1024)", section)
         self.assertNotIn("loose", section)
         self.assertNotIn("small", section)
         self.assertNotIn("eager:", section)

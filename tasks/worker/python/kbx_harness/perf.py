@@ -10,7 +10,8 @@ Protocol per perf shape (docs/PERF_PROTOCOL.md):
   * warm-up: the first call of each side is timed separately (JIT compilation, autotuning), then
     calls are repeated until two consecutive warm-up calls agree within 10 % (at most `max_warmup`);
   * placement: a random 12..42 MiB spacer is allocated before the inputs, so that each process
-    draws them at another place in device memory (placement_offset);
+    draws them at another place in device memory (placement_offset); with the experiment's
+    `placement_gap_mb` (off by default) also a random gap before each shape's outputs (placement_gap);
   * timed loop: L2 flushed (a buffer >= 2x the device's L2 is zeroed) before every timed call,
     outside the timed region; CUDA events on the current stream around each call plus a
     device-wide synchronize per block; candidate and reference alternate (ABAB);
@@ -186,7 +187,7 @@ class LaunchGap:
 FALLBACK_CONFIG = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
                    "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
                    "min_gap_us": 20, "max_gap_us": 2000, "probe_max_ms": 10.0, "recheck_drive_max_elements": 33554432,
-                   "recheck_drive_max_seconds": 2.0, "compile_backend": "inductor"}
+                   "recheck_drive_max_seconds": 2.0, "compile_backend": "inductor", "placement_gap_mb": 0}
 
 
 def perf_shapes(meta: dict, cfg: dict, req: dict) -> list:
@@ -214,6 +215,29 @@ def placement_offset(device: str):
         return None, 0
     mb = 12 + 2 * (os.urandom(1)[0] % 16)
     return torch.empty(mb << 20, dtype=torch.int8, device=device), mb
+
+
+def placement_gap(device: str, max_mb: int, free_bytes=None):
+    """An allocation of a random 0..max_mb MiB (2 MiB steps, from os.urandom; at most a quarter of
+    the free device memory) made just before a shape's first call, after the allocator's unused
+    blocks went back to the driver: returns (the tensor or None, its MiB). The caller holds it while
+    the shape is timed, so the outputs its calls make take new memory beyond it.
+
+    Why (an experiment, off unless the configuration's placement_gap_mb asks for it): the spacer of
+    placement_offset moves the inputs and the outputs together, so every process of a run keeps
+    one distance between them, and a two-level kernel (relu on 16M float16) sat at one level in
+    every process of a run and at the other in the next run. In bench/placement_probe.py the level
+    followed whether a large allocation had been made before the timed block. A gap drawn per
+    process and shape lets the processes of one run sample both, if the distance is the cause."""
+    if device != "cuda" or max_mb <= 0:
+        return None, 0
+    torch.cuda.empty_cache()
+    mb = 2 * (int.from_bytes(os.urandom(4), "little") % (max_mb // 2 + 1))
+    if free_bytes is None:
+        free_bytes = torch.cuda.mem_get_info()[0]
+    mb = min(mb, (free_bytes // 4) >> 20)
+    mb -= mb % 2
+    return (torch.empty(mb << 20, dtype=torch.int8, device=device) if mb > 0 else None), mb
 
 
 def perf_input_sets(task, task_id: str, shapes: list, device: str, rotations: int) -> dict:
@@ -456,6 +480,8 @@ class _PerfRun:
                              float(cfg["recheck_drive_max_seconds"]))
         sides = [("candidate", self.fn), ("reference", self.ref)] + [(b, f) for b, f in self.extra.items()
                                                                      if b not in self.baseline_errors]
+        # The experiment's gap before the shape's outputs (off by default), held to the shape's end.
+        gap_hold, gap_mb = placement_gap(self.device, int(cfg.get("placement_gap_mb", 0)))
         first, warm, last_ms, host_us = self._warm_up(sides, call, inputs)
         gap = LaunchGap(host_us, cfg, self.cycles_per_us)
         if gap.cycles:
@@ -467,12 +493,14 @@ class _PerfRun:
         min_reps, block, recheck_at = _repetitions(cfg, last_ms, gap, sides, recheck_at, inputs)
         reps, stop, recheck_result = self._timed_loop(sides, call, inputs, gap, samples, starved, min_reps, block,
                                                       recheck_at, rplan, restore)
+        del gap_hold  # the gap was held through the warm-up and the timed loop
         kept_starved = LaunchGap.keep_if_too_few(samples, starved, min_reps)
         res = {"shape": s["name"], "params": s["params"], "compute_dtype": compute_dtype(meta, *inputs[0]),
                "autotune": autotune.since(at_mark),
                "samples_ms": samples, "first_call_s": first,
                "warmup_calls": warm, "host_enqueue_us": host_us, **gap.evidence(starved, kept_starved),
                "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs), "placement_offset_mb": self.placement_mb,
+               **({"placement_gap_mb": gap_mb} if cfg.get("placement_gap_mb") and self.device == "cuda" else {}),
                "recheck": recheck_result, "inputs_restored": restore.evidence(), "cost": cost, "baseline_errors": dict(self.baseline_errors)}
         self.phase("timed_loops")
         return res
