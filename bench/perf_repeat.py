@@ -17,8 +17,12 @@ its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md
 3. CI coverage: the share of kernels whose second-run geomean speedup lies inside the first run's
    95 % interval (kbx-perf-2: the repeat interval over fresh processes), the median relative width,
    the same for the first process's within-process CI alone, and the between-process spread measured;
-4. autotune: shapes whose chosen config differs between the runs;
-5. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.
+4. run-level shifts: shape sides whose processes agree in each run but not across the runs, with
+   each process's median, spacer and gap; with the placement experiment (kbx eval --perf-config
+   '{"placement_gap_mb": N}'), the shape sides whose processes spread, sorted by their gap, and the
+   rank correlation of time and gap;
+5. autotune: shapes whose chosen config differs between the runs;
+6. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.
 The header names each run's GPU (the NVML uuid its perf workers recorded): runs on different GPUs
 make a cross-machine repeat, which the report says, since the repeat interval is for the same GPU.
 A kernel is the (task, code hash) pair, so the same code in two records is one kernel."""
@@ -536,6 +540,68 @@ def process_placements(samples, side):
     return out
 
 
+GAP_SPREAD_MIN, GAP_RHO_MIN = 0.01, 0.7
+
+
+def ranks(xs):
+    """Average ranks (1-based; tied values share their mean rank)."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+
+def spearman(xs, ys):
+    """Spearman's rank correlation of two equally long lists, or None where either is constant."""
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else None
+
+
+def gap_lines(pair):
+    """The placement experiment (perf config placement_gap_mb): where the processes drew a gap before
+    a shape's outputs, do the shape sides whose processes spread (over both runs) follow it? Each
+    such side's processes sorted by their gap, and the rank correlation of time and gap. Nothing
+    when no process drew a gap (the default)."""
+    sides = []  # (spread, rho, key, side, [(gap, us)])
+    with_gap = 0
+    for key in sorted(set(pair.s0) & set(pair.s1)):
+        procs = (pair.s0[key][2].get("per_process") or []) + (pair.s1[key][2].get("per_process") or [])
+        for side, field in (("candidate", "candidate_ms"), ("eager", "reference_ms")):
+            pts = [(p["placement_gap_mb"], 1000 * p[field]) for p in procs
+                   if isinstance(p, dict) and isinstance(p.get("placement_gap_mb"), (int, float))
+                   and isinstance(p.get(field), (int, float)) and p[field] > 0]
+            if len(pts) < 2:
+                continue
+            with_gap += 1
+            us = [u for _, u in pts]
+            spread = (max(us) - min(us)) / (sum(us) / len(us))
+            if spread > GAP_SPREAD_MIN:
+                rho = spearman([g for g, _ in pts], us) if len(pts) >= 4 else None
+                sides.append((spread, rho, key, side, sorted(pts)))
+    if not with_gap:
+        return []
+    follow = [x for x in sides if x[1] is not None and abs(x[1]) >= GAP_RHO_MIN]
+    L = ["", "## Placement gap (the experiment, perf config placement_gap_mb)", "",
+         f"- shape sides whose processes drew a gap (both runs): {with_gap}; their processes more than "
+         f"{100 * GAP_SPREAD_MIN:.0f} % apart: {len(sides)}; of these, time rank-correlated with the gap "
+         f"(|Spearman| >= {GAP_RHO_MIN}, at least 4 processes): {len(follow)}"]
+    for spread, rho, (task, code, shape), side, pts in sorted(sides, key=lambda x: -x[0])[:20]:
+        L.append(f"  - {task} {code[:12]} {shape} {side}: processes {100 * spread:.1f} % apart, Spearman "
+                 + (f"{rho:+.2f}" if rho is not None else "n/a") + "; by gap (MiB: us): "
+                 + ", ".join(f"{g:g}: {u:.2f}" for g, u in pts))
+    return L
+
+
 def autotune_lines(pair):
     L = ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(pair.at_diff)}"]
     for key, x0, x1 in pair.at_diff[:20]:
@@ -568,7 +634,7 @@ def report(a, extra, runs):
         L += ["(one run only: no run-to-run figures)"]
     else:
         pair = RunPair(data[0], data[1])
-        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + run_shift_lines(pair) + autotune_lines(pair)
+        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + run_shift_lines(pair) + gap_lines(pair) + autotune_lines(pair)
         L += ["", "## Coverage against the prior (recomputed from the stored per-process estimates)", ""]
         for r in range(1, len(data)):
             replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""

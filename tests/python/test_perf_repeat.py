@@ -90,6 +90,7 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn("- GPUs (NVML uuid of the perf workers): run 0 GPU-aaaa; run 1 GPU-aaaa", md)
         self.assertNotIn("cross-machine", md)
         self.assertIn("## CI coverage\n", md)
+        self.assertNotIn("## Placement gap", md)  # no process drew a gap: the default
 
     def test_the_recomputed_table_applies_the_shapes_floor_as_the_run_did(self):
         # One kernel whose three processes agree on the geomean (1.0) while its two shapes swing
@@ -161,6 +162,47 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertNotIn("eager:", section)
         self.assertIn(f"- Activation/relu {h}: run 0 1.000 [0.995, 1.005], run 1 0.980; causes: none; "
                       "run-level shift: tight candidate +2.0 %", md)
+
+    def test_with_the_placement_experiment_the_spread_sides_are_read_against_the_gap(self):
+        # Shape "two_level": the candidate's processes sit at 20 us with no gap and at 21 us with a
+        # gap of 64 MiB or more, in both runs (follows the gap: Spearman 0.93 by hand, ties at their mean rank). Its eager side
+        # spreads 2 % too, but by process order, not by gap. Shape "quiet": within 0.2 %, not listed.
+        gaps = ([0, 128, 0], [512, 0, 64])
+        def db(path, run):
+            timings = []
+            for name in ("two_level", "quiet"):
+                per = []
+                for i, g in enumerate(gaps[run]):
+                    c = (0.021 if g >= 64 else 0.020) if name == "two_level" else 0.020 * (1 + 0.001 * i)
+                    e = 0.030 * (1 + 0.01 * ((i + run) % 3)) if name == "two_level" else 0.030
+                    per.append({"candidate_ms": c, "reference_ms": e, "placement_offset_mb": 20, "placement_gap_mb": g})
+                timings.append({"shape": name, "candidate_ms": 0.0205, "baseline_ms": 0.030, "samples": {"per_process": per}})
+            g = {"estimate": 1.46, "lo": 1.40, "hi": 1.52, "interval": "repeat", "processes": 3, "prior_rel": 0.0065, "prior_df": 4}
+            ev = {"task": "Activation/relu", "code": "f" * 40, "stage_seconds": {"evaluation": 1.0}, "timings": timings,
+                  "evidence": {"perf": {"geomean_speedup": g, "flags": [], "geomean_speedup_per_process": [iv(1.46, 1.45, 1.47)] * 3,
+                                        "nvml_before": {"uuid": "GPU-aaaa"}}}}
+            return fixture_db.write(path, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}]}, "evaluations": [ev]}])
+
+        runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "kbx", "db": f"run-{r}.sqlite"} for r in (0, 1)]
+        with tempfile.TemporaryDirectory() as out:
+            h = db(os.path.join(out, "run-0.sqlite"), 0)["f" * 40][:12]
+            db(os.path.join(out, "run-1.sqlite"), 1)
+            md = self.report(out, runs)
+        section = md.split("## Placement gap")[1].split("\n## ")[0]
+        self.assertIn("shape sides whose processes drew a gap (both runs): 4; their processes more than 1 % apart: 2; of these, "
+                      "time rank-correlated with the gap (|Spearman| >= 0.7, at least 4 processes): 1", section)
+        self.assertIn(f"  - Activation/relu {h} two_level candidate: processes 4.9 % apart, Spearman +0.93; by gap (MiB: us): "
+                      "0: 20.00, 0: 20.00, 0: 20.00, 64: 21.00, 128: 21.00, 512: 21.00", section)
+        self.assertIn(f"two_level eager: processes 2.0 % apart, Spearman", section)
+        self.assertNotIn("quiet", section)
+
+    def test_spearman_uses_average_ranks_and_is_none_for_a_constant(self):
+        sys.path.insert(0, BENCH)
+        import perf_repeat
+        self.assertEqual(perf_repeat.ranks([3, 1, 3, 2]), [3.5, 1.0, 3.5, 2.0])
+        self.assertAlmostEqual(perf_repeat.spearman([1, 2, 3, 4], [10, 20, 30, 40]), 1.0)
+        self.assertAlmostEqual(perf_repeat.spearman([1, 2, 3, 4], [4, 3, 2, 1]), -1.0)
+        self.assertIsNone(perf_repeat.spearman([1, 1, 1], [1, 2, 3]))
 
     def test_a_repeat_on_another_gpu_says_so(self):
         k = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), [])}
