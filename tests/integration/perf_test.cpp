@@ -28,6 +28,24 @@ void evalReluFixture(const fs::path& dir, const std::string& fixture, const std:
     EXPECT_EQ(lines[1]["verdict"], "pass") << lines[1].dump();
     perfLine = lines[1];
 }
+
+/// Where each process of a stored timing put one of its placement allocations (kbx_harness/perf.py:
+/// the spacer before the inputs, the experiment's gap before the outputs): on a GPU an even number
+/// of MiB in lo..hi for every process; on the CPU none is made and nothing is stored.
+void expectPlacementPerProcess(const nlohmann::json& perProcess, const char* key, double lo, double hi)
+{
+    for (const auto& pp : perProcess) {
+        if (device() != "cuda") {
+            EXPECT_FALSE(pp.contains(key)) << pp.dump();
+            continue;
+        }
+        ASSERT_TRUE(pp.contains(key)) << pp.dump();
+        const double mb = pp[key].get<double>();
+        EXPECT_GE(mb, lo) << key;
+        EXPECT_LE(mb, hi) << key;
+        EXPECT_EQ(std::fmod(mb, 2.0), 0.0) << key << " " << mb;
+    }
+}
 }  // namespace
 
 TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
@@ -115,17 +133,7 @@ TEST(Perf, CorrectKernelGetsTimingsSpeedupAndProvenance)
         // On a GPU each process drew its inputs after a random 12..42 MiB spacer (2 MiB steps), and
         // says where; on the CPU there is no spacer and nothing is stored.
         ASSERT_TRUE(smp.contains("per_process")) << smp.dump();
-        for (const auto& pp : smp["per_process"]) {
-            if (device() != "cuda") {
-                EXPECT_FALSE(pp.contains("placement_offset_mb")) << pp.dump();
-                continue;
-            }
-            ASSERT_TRUE(pp.contains("placement_offset_mb")) << pp.dump();
-            const double mb = pp["placement_offset_mb"].get<double>();
-            EXPECT_GE(mb, 12.0);
-            EXPECT_LE(mb, 42.0);
-            EXPECT_EQ(std::fmod(mb, 2.0), 0.0) << mb;
-        }
+        expectPlacementPerProcess(smp["per_process"], "placement_offset_mb", 12, 42);
     }
     if (device() == "cuda") {
         EXPECT_GT(p["perf"]["attribution"]["triton_share"].get<double>(), 0.9) << p["perf"]["attribution"].dump();
@@ -576,17 +584,7 @@ TEST(Perf, AnAskedPlacementGapIsDrawnPerProcessAndStoredWithItsTimings)
     ASSERT_EQ(rows.size(), 1u);
     const auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
     ASSERT_EQ(smp["per_process"].size(), 2u) << smp.dump();
-    for (const auto& pp : smp["per_process"]) {
-        if (device() != "cuda") {
-            EXPECT_FALSE(pp.contains("placement_gap_mb")) << pp.dump();
-            continue;
-        }
-        ASSERT_TRUE(pp.contains("placement_gap_mb")) << pp.dump();
-        const int mb = pp["placement_gap_mb"].get<int>();
-        EXPECT_GE(mb, 0);
-        EXPECT_LE(mb, 64);
-        EXPECT_EQ(mb % 2, 0) << mb;
-    }
+    expectPlacementPerProcess(smp["per_process"], "placement_gap_mb", 0, 64);
     // The run's provenance holds the configuration it ran with, the gap included.
     const auto args = s.query("SELECT args FROM runs");
     ASSERT_EQ(args.size(), 1u);
