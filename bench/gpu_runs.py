@@ -43,7 +43,7 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
                                                     protocol table. With --runs 3 run 2 replays run 0's
                                                     autotune choices. --perf-config JSON goes to every
                                                     run's kbx eval (e.g. the placement experiment,
-                                                    '{"placement_gap_mb": 1024}')
+                                                    '{"placement_gap_mb": 2048}')
   bench/gpu_runs.py gputests OUT [--tests REGEX] [--part K/N] [--after LISTING...] [--deadline EPOCH]
                                                     builds the integration tests in --build-dir and runs
                                                     the gpu-labelled ones but those the runs above make
@@ -600,7 +600,7 @@ def main():
     subs["repeat"].add_argument("--run", type=int, required=True, help="which run (0 .. RUNS-1)")
     subs["repeat"].add_argument("--runs", type=int, default=3, help="runs in all (3: run 2 replays run 0's autotune choices)")
     subs["repeat"].add_argument("--perf-config", default="", metavar="JSON",
-                                help="kbx eval --perf-config for every run, e.g. '{\"placement_gap_mb\": 1024}' (the placement experiment); "
+                                help="kbx eval --perf-config for every run, e.g. '{\"placement_gap_mb\": 2048}' (the placement experiment); "
                                 "give it to each call of a repeat alike")
     subs["gputests"].add_argument("--build-dir", default=os.path.join(ROOT, "build-gpu"))
     subs["gputests"].add_argument("--tests", default="", help="only the gpu tests matching this ctest -R expression")

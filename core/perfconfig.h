@@ -85,8 +85,9 @@ struct PerfConfig {
     // An experiment on the run-level shifts (docs/PERF_PROTOCOL.md, "Placement"): the spacer before
     // the inputs moves inputs and outputs together, so every process of a run keeps one distance
     // between them. With a gap, each shape's outputs land beyond an allocation of a random size.
-    /// Per shape: unused cached blocks released, then a random 0..N MiB gap (2 MiB steps) held while
-    /// the shape is timed, so that its outputs take new memory beyond it (0: off; 0..65536; cuda only).
+    /// Per shape: unused cached blocks released, then a random 2..N MiB gap (uniform on a log scale,
+    /// 2 MiB steps) held while the shape is timed, so that its outputs take new memory beyond it
+    /// (0: off; 0..65536; cuda only).
     int placementGapMb = 0;
 
     // ---- The precompile worker (kbx_harness/precompile.py) ----

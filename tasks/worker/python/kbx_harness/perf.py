@@ -218,8 +218,8 @@ def placement_offset(device: str):
 
 
 def placement_gap(device: str, max_mb: int, free_bytes=None):
-    """An allocation of a random 0..max_mb MiB (2 MiB steps, from os.urandom; at most a quarter of
-    the free device memory) made just before a shape's first call, after the allocator's unused
+    """An allocation of a random 2..max_mb MiB, drawn uniformly on a log scale (2 MiB steps, from
+    os.urandom; at most a quarter of the free device memory) made just before a shape's first call, after the allocator's unused
     blocks went back to the driver: returns (the tensor or None, its MiB). The caller holds it while
     the shape is timed, so the outputs its calls make take new memory beyond it.
 
@@ -228,11 +228,16 @@ def placement_gap(device: str, max_mb: int, free_bytes=None):
     one distance between them, and a two-level kernel (relu on 16M float16) sat at one level in
     every process of a run and at the other in the next run. In bench/placement_probe.py the level
     followed whether a large allocation had been made before the timed block. A gap drawn per
-    process and shape lets the processes of one run sample both, if the distance is the cause."""
+    process and shape lets the processes of one run sample both, if the distance is the cause.
+    Why a log scale: in the probe a gap of 10..42 MiB left the kernel at one level and one of
+    220..4022 MiB at the other (bench/results/2026-12-06-h200-gap-probe-ded38de); where the switch
+    lies for other kernels and GPUs is not known, so the draw spreads evenly over the scales, and
+    any switch between 2 MiB and max_mb splits the processes rather than leaving one side rare."""
     if device != "cuda" or max_mb <= 0:
         return None, 0
     torch.cuda.empty_cache()
-    mb = 2 * (int.from_bytes(os.urandom(4), "little") % (max_mb // 2 + 1))
+    u = int.from_bytes(os.urandom(4), "little") / 0xFFFFFFFF  # 0..1, both ends included
+    mb = 2 * max(1, round(max(max_mb // 2, 1) ** u))
     if free_bytes is None:
         free_bytes = torch.cuda.mem_get_info()[0]
     mb = min(mb, (free_bytes // 4) >> 20)
