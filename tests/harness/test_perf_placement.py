@@ -66,7 +66,7 @@ class Gap(unittest.TestCase):
             self.assertIsNotNone(hold)
             seen.append(mb)
         # Uniform on a log scale: half the draws lie below the range's geometric middle (sqrt(2 * 64)
-        # = 11.3 MiB); a draw uniform in MiB would put 5 of 32 values (16 %) there. 2000 draws: the
+        # = 11.3 MiB); a draw uniform in MiB would put 6 of 33 values (18 %) there. 2000 draws: the
         # share's sd is 1.1 %, so 40..60 % fails only for another distribution.
         below = sum(mb <= 11 for mb in seen) / len(seen)
         self.assertTrue(0.40 <= below <= 0.60, below)

@@ -219,20 +219,19 @@ def placement_offset(device: str):
 
 def placement_gap(device: str, max_mb: int, free_bytes=None):
     """An allocation of a random 2..max_mb MiB, drawn uniformly on a log scale (2 MiB steps, from
-    os.urandom; at most a quarter of the free device memory) made just before a shape's first call, after the allocator's unused
-    blocks went back to the driver: returns (the tensor or None, its MiB). The caller holds it while
-    the shape is timed, so the outputs its calls make take new memory beyond it.
+    os.urandom; at most a quarter of the free device memory), made just before a shape's first
+    call after the allocator's unused blocks went back to the driver: returns (the tensor or None,
+    its MiB). The caller holds it while the shape is timed, so the outputs its calls make take new
+    memory beyond it.
 
-    Why (an experiment, off unless the configuration's placement_gap_mb asks for it): the spacer of
-    placement_offset moves the inputs and the outputs together, so every process of a run keeps
-    one distance between them, and a two-level kernel (relu on 16M float16) sat at one level in
-    every process of a run and at the other in the next run. In bench/placement_probe.py the level
-    followed whether a large allocation had been made before the timed block. A gap drawn per
-    process and shape lets the processes of one run sample both, if the distance is the cause.
-    Why a log scale: in the probe a gap of 10..42 MiB left the kernel at one level and one of
-    220..4022 MiB at the other (bench/results/2026-12-06-h200-gap-probe-ded38de); where the switch
-    lies for other kernels and GPUs is not known, so the draw spreads evenly over the scales, and
-    any switch between 2 MiB and max_mb splits the processes rather than leaving one side rare."""
+    Why (an experiment, off unless the configuration's placement_gap_mb asks for it): a two-level
+    kernel (relu on 16M float16) sat at one level in every process of a run and at the other in the
+    next run. In bench/placement_probe.py its level followed what was allocated between the timed
+    blocks and how much: a gap of 10..42 MiB before new outputs left it at one level, 220..4022 MiB
+    at the other, and the placement_offset spacer's 12..42 MiB always at the first
+    (bench/results/2026-12-06-h200-gap-probe-ded38de). A gap drawn per process and shape lets the
+    processes of one run sample both levels. A log scale because where the switch lies for other
+    kernels and GPUs is not known: every scale from 2 MiB to max_mb gets the same share of draws."""
     if device != "cuda" or max_mb <= 0:
         return None, 0
     torch.cuda.empty_cache()
