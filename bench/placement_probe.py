@@ -21,8 +21,18 @@ outputs' segment beyond it; compare "input+output", the same without the allocat
 --ballast-mb: before each process, another process holds that much device memory for its whole
 life, so that the probe's allocations get other physical pages at the same virtual addresses.
 
+Every probe of relu 16M fp16 before this note cycled an even number of factors that all made a new
+input, so what changed and the trial's parity were the same partition: the level there alternated
+trial by trial, which fits "each new input flips the level" (the floor 1M probe, five factors, moved
+only at new inputs) as well as the factors. So the order is balanced now (an even number of factors
+is rotated by one every cycle, so each factor meets both parities), "input-fresh" makes the new input
+in a block of its own instead of the block the outputs were cycling through, and the summary also
+groups the trials by parity and by the number of new inputs made before them (even or odd).
+`--reread FILE` prints that summary for a table this script printed earlier, new or old format.
+
     python3 bench/placement_probe.py [--processes 4] [--numel 1048576] [--pairs 100] [--trials 16]
         [--dtype float32|float16] [--op floor|relu] [--factors none,flush,input,...] [--ballast-mb 0,4096]
+    python3 bench/placement_probe.py --reread bench/results/DIR/probe.md
 """
 from __future__ import annotations
 
@@ -35,6 +45,31 @@ import sys
 
 FACTORS = ["none", "flush", "input", "output", "flush+output"]
 SPACER_MB = (64, 4096)
+
+
+def factor_at(trial: int, factors: list) -> str:
+    """What changes before `trial`: nothing before trial 0, then the factors in turn. An even number of
+    factors is rotated by one each cycle, or factor and trial parity would be the same partition."""
+    if not trial:
+        return "none"
+    cycle, pos = divmod(trial - 1, len(factors))
+    return factors[(pos + (cycle if len(factors) % 2 == 0 else 0)) % len(factors)]
+
+
+def makes_new_input(factor: str) -> bool:
+    """Whether the factor replaces the input tensor (spacer and gap do, before their allocation or after)."""
+    return factor.split("+")[0].partition(":")[0] in ("spacer", "gap") or factor.startswith("input")
+
+
+def extra_kernels(factor: str) -> int:
+    """Kernels the factor launches between two blocks of pairs: a new input's copy (x.clone()) and each
+    "launch[:K]" part's K spin kernels (allocations launch none)."""
+    n = int(makes_new_input(factor))
+    for part in factor.split("+"):
+        name, _, k = part.partition(":")
+        if name == "launch":
+            n += int(k or 1)
+    return n
 
 
 def child(a) -> None:
@@ -73,10 +108,13 @@ def child(a) -> None:
         for _ in range(5):
             f(x)
     torch.cuda.synchronize()
+    inputs = kernels = 0  # new inputs made and extra kernels launched so far in this process
     for trial in range(a.trials):
-        factor = factors[trial % len(factors)] if trial else "none"
+        factor = factor_at(trial, factors)
+        inputs += makes_new_input(factor)
+        kernels += extra_kernels(factor)
         spacer_mb = 0
-        kind, _, span = factor.partition(":")
+        kind, _, span = factor.split("+")[0].partition(":")
         if kind in ("spacer", "gap"):
             lo, hi = (int(v) for v in span.split("-")) if span else SPACER_MB
             spacer_mb = 2 * (int.from_bytes(os.urandom(4), "little") % ((hi - lo) // 2 + 1)) + lo
@@ -91,11 +129,15 @@ def child(a) -> None:
         if "flush" in factor:
             keep.append(flush)
             flush = torch.empty_like(flush)
+        if kind == "input-fresh":  # the freed output block is taken first, so the new input lands elsewhere
+            keep.append(torch.empty_like(x))
         if factor.startswith("input"):
             keep.append(x)
             x = x.clone()
         if "output" in factor or kind == "gap":
             keep.append(torch.empty_like(x))  # takes the block the outputs were cycling through
+        for _ in range(extra_kernels(factor) - makes_new_input(factor)):
+            torch.cuda._sleep(1000)  # "launch[:K]": kernels and nothing else
         ptr = {}
         times = {s: [] for s in sides}
         for _ in range(a.pairs):
@@ -111,14 +153,16 @@ def child(a) -> None:
                 del out
         torch.cuda.synchronize()
         med = {s: 1000 * statistics.median(e0.elapsed_time(e1) for e0, e1 in ev) for s, ev in times.items()}
-        print(json.dumps({"trial": trial, "factor": factor, "spacer_mb": spacer_mb, "us": med, "flush": flush.data_ptr() % (1 << 32),
-                          "x": x.data_ptr() % (1 << 32), "out": {s: p % (1 << 32) for s, p in ptr.items()}}), flush=True)
+        print(json.dumps({"trial": trial, "factor": factor, "inputs": inputs, "kernels": kernels, "spacer_mb": spacer_mb,
+                          "us": med, "flush": flush.data_ptr() % (1 << 32), "x": x.data_ptr() % (1 << 32),
+                          "out": {s: p % (1 << 32) for s, p in ptr.items()}}), flush=True)
 
 
 def summary(trials: list) -> list:
-    """The table's trials grouped by what changed before them, then by the ballast: n, the medians of
-    both sides and Triton/eager's min, median and max (two groups whose ranges do not overlap sit at
-    two levels). A factor with a range ("gap:2-42") is its own group."""
+    """The table's trials grouped by what changed before them, by the trial's parity, by the parity of
+    the new inputs made so far in its process, then by the ballast: n, the medians of both sides and
+    Triton/eager's min, median and max (two groups whose ranges do not overlap sit at two levels). A
+    factor with a range ("gap:2-42") is its own group."""
     def rows(key):
         groups = {}
         for t in trials:
@@ -131,10 +175,41 @@ def summary(trials: list) -> list:
                        f"{statistics.median(t['eager'] for t in g):.2f} | {ratio[0]:.3f}, {statistics.median(ratio):.3f}, {ratio[-1]:.3f} |")
         return out
     head = ["| {} | n | triton us (median) | eager us (median) | triton/eager min, median, max |", "|---|---|---|---|---|"]
-    return (["", "## By what changed before the trial (none: the first trial)", "", head[0].format("changed"), head[1]]
-            + rows(lambda t: t["factor"])
-            + ["", "## By the ballast another process held (MiB)", "", head[0].format("ballast"), head[1]]
+
+    def parity(n):
+        return "odd" if n % 2 else "even"
+    out = (["", "## By what changed before the trial (none: the first trial)", "", head[0].format("changed"), head[1]]
+           + rows(lambda t: t["factor"]))
+    if all("trial" in t and "inputs" in t and "kernels" in t for t in trials):
+        out += (["", "## By the trial's parity", "", head[0].format("trial"), head[1]] + rows(lambda t: parity(t["trial"]))
+                + ["", "## By the new inputs made in the process up to the trial, even or odd", "", head[0].format("new inputs"),
+                   head[1]] + rows(lambda t: parity(t["inputs"]))
+                + ["", "## By the extra kernels launched in the process up to the trial (a new input's copy is one), "
+                   "even or odd", "", head[0].format("extra kernels"), head[1]] + rows(lambda t: parity(t["kernels"])))
+    return (out + ["", "## By the ballast another process held (MiB)", "", head[0].format("ballast"), head[1]]
             + rows(lambda t: t["ballast"]))
+
+
+def reread(text: str) -> list:
+    """The trials of a table this script printed (any version: the ballast, spacer, new-inputs and
+    extra-kernels columns came later; without the last two, they are counted from what changed)."""
+    cols, trials, made, launched = None, [], {}, {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| process |"):
+            cols = cells
+            continue
+        if not cols or not line.startswith("| ") or len(cells) != len(cols) or not cells[0].isdigit():
+            continue
+        r = dict(zip(cols, cells))
+        p, factor = int(r["process"]), r["changed"]
+        made[p] = made.get(p, 0) + makes_new_input(factor)
+        launched[p] = launched.get(p, 0) + extra_kernels(factor)
+        trials.append({"factor": factor, "ballast": int(r.get("ballast MiB", 0)), "trial": int(r["trial"]),
+                       "inputs": int(r["new inputs"]) if "new inputs" in r else made[p],
+                       "kernels": int(r["extra kernels"]) if "extra kernels" in r else launched[p],
+                       "triton": float(r["triton us"]), "eager": float(r["eager us"])})
+    return trials
 
 
 def hold(mb: int) -> None:
@@ -156,8 +231,11 @@ def main() -> None:
     ap.add_argument("--dtype", default="float32", choices=["float32", "float16"])
     ap.add_argument("--op", default="floor", choices=["floor", "relu"])
     ap.add_argument("--factors", default="", help="comma-separated, cycled from trial 1 (default: " + ",".join(FACTORS)
-                    + "; also input+output, spacer[:LO-HI], gap[:LO-HI], in MiB)")
+                    + "; also input+output, input-fresh, spacer[:LO-HI], gap[:LO-HI] in MiB, launch[:K] (K spin "
+                    "kernels), parts joined by +; "
+                    "an even number is rotated by one each cycle)")
     ap.add_argument("--ballast-mb", default="0", help="comma-separated MiB held by another process, cycled over the processes")
+    ap.add_argument("--reread", metavar="FILE", help="print the summary of a table printed earlier, and nothing else")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--hold", type=int, default=-1, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -167,11 +245,16 @@ def main() -> None:
     if a.child:
         child(a)
         return
+    if a.reread:
+        with open(a.reread) as f:
+            print("\n".join(summary(reread(f.read()))[1:]))
+        return
     ballasts = [int(b) for b in a.ballast_mb.split(",")]
     print(f"# placement probe: {a.op}, {a.numel} {a.dtype} elements, {a.pairs} pairs per trial, {a.trials} trials per process, "
           f"ballast MiB per process {ballasts}")
-    print("| process | ballast MiB | trial | changed | spacer MiB | triton us | eager us | triton/eager | flush | x | out (triton, eager) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| process | ballast MiB | trial | changed | new inputs | extra kernels | spacer MiB | triton us | eager us | "
+          "triton/eager | flush | x | out (triton, eager) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     me = os.path.abspath(__file__)
     trials = []
     for p in range(a.processes):
@@ -197,8 +280,10 @@ def main() -> None:
         for line in r.stdout.splitlines():
             j = json.loads(line)
             t, e = j["us"]["triton"], j["us"]["eager"]
-            trials.append({"factor": j["factor"], "ballast": ballast, "triton": t, "eager": e})
-            print(f"| {p} | {ballast} | {j['trial']} | {j['factor']} | {j['spacer_mb']} | {t:.2f} | {e:.2f} | {t / e:.3f} | "
+            trials.append({"factor": j["factor"], "ballast": ballast, "trial": j["trial"], "inputs": j["inputs"],
+                           "kernels": j["kernels"], "triton": t, "eager": e})
+            print(f"| {p} | {ballast} | {j['trial']} | {j['factor']} | {j['inputs']} | {j['kernels']} | {j['spacer_mb']} | "
+                  f"{t:.2f} | {e:.2f} | {t / e:.3f} | "
                   f"{j['flush']:x} | {j['x']:x} | {j['out']['triton']:x}, {j['out']['eager']:x} |", flush=True)
     print("\n".join(summary(trials)))
 
