@@ -82,10 +82,10 @@ struct PerfConfig {
     std::int64_t recheckDriveMaxElements = std::int64_t{1} << 25;  ///< the in-timing recheck drives outputs up to this size
     double recheckDriveMaxSeconds = 2.0;  ///< and up to this long
     std::string compileBackend = "inductor";  ///< torch.compile backend of the "compile" baseline
-    // An experiment on the run-level shifts (docs/PERF_PROTOCOL.md, "Placement"): a kernel's level
-    // followed the size of the allocation made before its outputs, and the spacer's 12..42 MiB before
-    // the inputs always gave the same one. With a gap, each shape's outputs land beyond an allocation
-    // of a random size, so the processes of one run sample both levels.
+    // An experiment on the run-level shifts (docs/PERF_PROTOCOL.md, "Placement"): each shape's outputs
+    // land beyond an allocation of a random size. The probe reading it came from (the level follows
+    // the allocation's size) was confounded with trial parity; re-read, the level flipped with each
+    // new input instead. Kept off until a repeat pair shows it helps.
     /// Per shape: unused cached blocks released, then a random 2..N MiB gap (uniform on a log scale,
     /// 2 MiB steps) held while the shape is timed, so that its outputs take new memory beyond it
     /// (0: off; 0..65536; cuda only).

@@ -226,12 +226,12 @@ def placement_gap(device: str, max_mb: int, free_bytes=None):
 
     Why (an experiment, off unless the configuration's placement_gap_mb asks for it): a two-level
     kernel (relu on 16M float16) sat at one level in every process of a run and at the other in the
-    next run. In bench/placement_probe.py its level followed what was allocated between the timed
-    blocks and how much: a gap of 10..42 MiB before new outputs left it at one level, 220..4022 MiB
-    at the other, and the placement_offset spacer's 12..42 MiB always at the first
-    (bench/results/2026-12-06-h200-gap-probe-ded38de). A gap drawn per process and shape lets the
-    processes of one run sample both levels. A log scale because where the switch lies for other
-    kernels and GPUs is not known: every scale from 2 MiB to max_mb gets the same share of draws."""
+    next run. The gap was meant to let the processes of one run sample both levels, from a probe
+    reading in which the level followed the size of the allocation before the outputs; that reading
+    was confounded with the trials' parity, and re-read, every stored probe's level flipped with
+    each new input (or each extra kernel launch) instead, whatever was allocated
+    (bench/results/2026-12-06-h100-parity-ff437e0). Whether the gap helps is for a repeat pair to
+    show. A log scale so that every scale from 2 MiB to max_mb gets the same share of draws."""
     if device != "cuda" or max_mb <= 0:
         return None, 0
     torch.cuda.empty_cache()
