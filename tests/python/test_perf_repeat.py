@@ -127,12 +127,15 @@ class PerfRepeatReport(unittest.TestCase):
         # Shape "tight": each run's three processes within 0.1 %, run 1 2 % slower on the candidate
         # side (a run-level shift: named, and the kernel's miss says so). Shape "loose": the same
         # 2 % shift, but the processes themselves 2 % apart (not beyond their spread). Shape "small":
-        # tight processes, a 0.5 % shift (under the 1 % threshold). Eager sides do not move.
+        # tight processes, a 0.5 % shift (under the 1 % threshold). Shape "outlier": the 2 % shift, two
+        # processes within 0.1 % and one 3 % off in each run (its sd, 1.7 %, would hide the shift; the
+        # robust spread does not). Eager sides do not move.
         def db(path, estimate, scale):
             g = {"estimate": estimate, "lo": estimate * 0.995, "hi": estimate * 1.005, "interval": "repeat", "processes": 3,
                  "prior_rel": 0.0065, "prior_df": 4, "between_process_rel": 0.0}
             per = [iv(estimate, estimate * 0.998, estimate * 1.002)] * 3
-            spread = {"tight": (0.999, 1.0, 1.001), "loose": (0.98, 1.0, 1.02), "small": (0.999, 1.0, 1.001)}
+            spread = {"tight": (0.999, 1.0, 1.001), "loose": (0.98, 1.0, 1.02), "small": (0.999, 1.0, 1.001),
+                      "outlier": (0.999, 1.0, 1.03)}
             timings = []
             for name, xs in spread.items():
                 c = 0.020 * scale[name]
@@ -147,13 +150,16 @@ class PerfRepeatReport(unittest.TestCase):
 
         runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "kbx", "db": f"run-{r}.sqlite"} for r in (0, 1)]
         with tempfile.TemporaryDirectory() as out:
-            h = db(os.path.join(out, "run-0.sqlite"), 1.0, {"tight": 1.0, "loose": 1.0, "small": 1.0})["e" * 40][:12]
-            db(os.path.join(out, "run-1.sqlite"), 0.98, {"tight": 1.02, "loose": 1.02, "small": 1.005})
+            h = db(os.path.join(out, "run-0.sqlite"), 1.0, {"tight": 1.0, "loose": 1.0, "small": 1.0, "outlier": 1.0})["e" * 40][:12]
+            db(os.path.join(out, "run-1.sqlite"), 0.98, {"tight": 1.02, "loose": 1.02, "small": 1.005, "outlier": 1.02})
             md = self.report(out, runs)
         section = md.split("## Run-level shifts")[1].split("\n## ")[0]
-        self.assertIn("timed in at least two processes in both runs: 6; moved between the runs by more than 1 % and more "
-                      "than 3 times their processes' sd: 1", section)
-        self.assertIn(f"  - Activation/relu {h} tight candidate: 20.00 us in run 0, +1.98 % in run 1; processes' sd 0.10 %", section)
+        self.assertIn("timed in at least two processes in both runs: 8; moved between the runs by more than 1 % and more "
+                      "than 3 times their processes' robust sd (1.4826 x the median absolute deviation): 2", section)
+        self.assertIn(f"  - Activation/relu {h} tight candidate: 20.00 us in run 0, +1.98 % in run 1; processes' robust sd 0.15 %",
+                      section)
+        self.assertIn(f"  - Activation/relu {h} outlier candidate: 20.00 us in run 0, +1.98 % in run 1; processes' robust sd 0.15 %",
+                      section)
         # Each process's median with the spacer and the gap it drew, so a level can be read against them.
         self.assertIn("    - processes: run 0: 19.98 (spacer 12, gap 0), 20.00 (spacer 14, gap 64), 20.02 (spacer 16, gap 128); "
                       "run 1: 20.38 (spacer 12, gap 0), 20.40 (spacer 14, gap 512), 20.42 (spacer 16, gap 1024)", section)
@@ -161,7 +167,7 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertNotIn("small", section)
         self.assertNotIn("eager:", section)
         self.assertIn(f"- Activation/relu {h}: run 0 1.000 [0.995, 1.005], run 1 0.980; causes: none; "
-                      "run-level shift: tight candidate +2.0 %", md)
+                      "run-level shift: outlier candidate +2.0 %, tight candidate +2.0 %", md)
 
     def test_with_the_placement_experiment_the_spread_sides_are_read_against_the_gap(self):
         # Shape "two_level": the candidate's processes sit at 20 us with no gap and at 21 us with a
