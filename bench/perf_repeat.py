@@ -20,7 +20,8 @@ its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md
 4. run-level shifts: shape sides whose processes agree in each run but not across the runs, with
    each process's median, spacer and gap; with the placement experiment (kbx eval --perf-config
    '{"placement_gap_mb": N}'), the shape sides whose processes spread, sorted by their gap, and the
-   rank correlation of time and gap;
+   rank correlation of time and gap; with the history flip (kbx eval --perf-config '{"history_flip": 1}'),
+   the shape sides whose processes split by their bit;
 5. autotune: shapes whose chosen config differs between the runs;
 6. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.
 The header names each run's GPU (the NVML uuid its perf workers recorded): runs on different GPUs
@@ -306,11 +307,15 @@ def stage_cost_lines(runs, data):
 RUN_SHIFT_MIN, RUN_SHIFT_TIMES_SD = 0.01, 3.0
 
 
-def robust_rel_sd(xs):
-    """The processes' spread relative to their median: 1.4826 times the median absolute deviation (the
-    sd for normal data; for two processes 0.74 times their distance)."""
-    m = statistics.median(xs)
-    return 1.4826 * statistics.median(abs(x - m) for x in xs) / m
+def trimmed_rel_sd(xs):
+    """The processes' relative sd (sd / mean), from four processes on without the one farthest from
+    their median: one process off on its own does not make the others' spread. (Not the median
+    absolute deviation: with three processes it is 0 when two agree, and a median that moves because
+    one process of each run sits at the other level would read as a run-level shift.)"""
+    if len(xs) >= 4:
+        m = statistics.median(xs)
+        xs = sorted(xs, key=lambda x: abs(x - m))[:-1]
+    return statistics.stdev(xs) / statistics.mean(xs)
 
 
 class RunPair:
@@ -357,7 +362,7 @@ class RunPair:
     def run_shifts(self):
         """(shape-sides compared, [(key, side, run 0's median, shift, processes' sd)]): the sides of a
         shape whose median over the processes moved between the runs by more than RUN_SHIFT_MIN and more
-        than RUN_SHIFT_TIMES_SD times the processes' own spread (robust_rel_sd, pooled over the two
+        than RUN_SHIFT_TIMES_SD times the processes' own spread (trimmed_rel_sd, pooled over the two
         runs). The processes of one run agreed and the other run's agreed elsewhere: a run-level part
         that the repeat interval, built from the processes of one run, cannot see. Robust because one
         process off on its own (Optimizer/RMSProp 1M_params in the 0a58635 pair: 35.62 us against
@@ -372,7 +377,7 @@ class RunPair:
                 compared += 1
                 m0, m1 = statistics.median(xs[0]), statistics.median(xs[1])
                 shift = (m1 - m0) / ((m0 + m1) / 2)
-                sd = math.sqrt(sum(robust_rel_sd(x) ** 2 for x in xs) / 2)
+                sd = math.sqrt(sum(trimmed_rel_sd(x) ** 2 for x in xs) / 2)
                 if abs(shift) > RUN_SHIFT_MIN and abs(shift) > RUN_SHIFT_TIMES_SD * sd:
                     out.append((key, side, m0, shift, sd))
         return compared, out
@@ -524,10 +529,10 @@ def run_shift_lines(pair):
     L = ["", "## Run-level shifts", "",
          f"- shape sides (candidate or eager) timed in at least two processes in both runs: {pair.shifts_compared}; moved between "
          f"the runs by more than {100 * RUN_SHIFT_MIN:.0f} % and more than {RUN_SHIFT_TIMES_SD:.0f} times their "
-         f"processes' robust sd (1.4826 x the median absolute deviation): {len(pair.shifts)}"]
+         f"processes' sd (from four processes on without the one farthest from their median): {len(pair.shifts)}"]
     for (task, code, shape), side, m0, shift, sd in pair.shifts:
         L.append(f"  - {task} {code[:12]} {shape} {side}: {1000 * m0:.2f} us in run 0, {100 * shift:+.2f} % in run 1; "
-                 f"processes' robust sd {100 * sd:.2f} %")
+                 f"processes' sd {100 * sd:.2f} %")
         L.append("    - processes: " + "; ".join(f"run {r}: " + ", ".join(process_placements(runs[(task, code, shape)][2], side))
                                                  for r, runs in enumerate((pair.s0, pair.s1))))
     return L
@@ -536,15 +541,17 @@ def run_shift_lines(pair):
 def process_placements(samples, side):
     """Each process's median of one side (us) with where it put its memory, as the worker recorded
     it (kbx_harness/perf.py: placement_offset_mb, the spacer before the inputs; placement_gap_mb, the
-    experiment's gap before the outputs): e.g. ["20.75 (spacer 14, gap 512)", ...]. What a run-level
-    shift is read against: if the processes' levels follow the gap, the gap is the cause."""
+    experiment's gap before the outputs; history_flip, the other experiment's bit): e.g.
+    ["20.75 (spacer 14, gap 512)", ...]. What a run-level shift is read against: if the processes'
+    levels follow the gap or the bit, that is the cause."""
     field = "candidate_ms" if side == "candidate" else "reference_ms"
     out = []
     for p in (samples or {}).get("per_process") or []:
         x = (p or {}).get(field)
         if not isinstance(x, (int, float)) or x <= 0:
             continue
-        where = [f"{k} {p[f]}" for k, f in (("spacer", "placement_offset_mb"), ("gap", "placement_gap_mb")) if f in p]
+        where = [f"{k} {p[f]}" for k, f in (("spacer", "placement_offset_mb"), ("gap", "placement_gap_mb"), ("flip", "history_flip"))
+                 if f in p]
         out.append(f"{1000 * x:.2f}" + (f" ({', '.join(where)})" if where else ""))
     return out
 
@@ -611,6 +618,41 @@ def gap_lines(pair):
     return L
 
 
+FLIP_SPLIT_MIN = 0.01
+
+
+def flip_lines(pair):
+    """The history-flip experiment (perf config history_flip): for each shape side timed by processes
+    of both bits (over both runs), the median of each bit's processes, and whether the two groups
+    split (their ranges do not overlap and their medians are more than FLIP_SPLIT_MIN apart). If the
+    probes' level flip is what moves a kbx process, the two-level sides split by the bit, and a run's
+    processes then sample both levels. Nothing when no process drew a bit (the default)."""
+    both, split = 0, []
+    for key in sorted(set(pair.s0) & set(pair.s1)):
+        procs = (pair.s0[key][2].get("per_process") or []) + (pair.s1[key][2].get("per_process") or [])
+        for side, field in (("candidate", "candidate_ms"), ("eager", "reference_ms")):
+            by = {0: [], 1: []}
+            for p in procs:
+                if isinstance(p, dict) and p.get("history_flip") in (0, 1) and isinstance(p.get(field), (int, float)) and p[field] > 0:
+                    by[p["history_flip"]].append(1000 * p[field])
+            if not by[0] or not by[1]:
+                continue
+            both += 1
+            m0, m1 = statistics.median(by[0]), statistics.median(by[1])
+            d = (m1 - m0) / ((m0 + m1) / 2)
+            if abs(d) > FLIP_SPLIT_MIN and (max(by[0]) < min(by[1]) or max(by[1]) < min(by[0])):
+                split.append((d, key, side, sorted(by[0]), sorted(by[1])))
+    if not both:
+        return []
+    L = ["", "## History flip (the experiment, perf config history_flip)", "",
+         f"- shape sides timed by processes of both bits (both runs): {both}; split by the bit (ranges apart, medians more "
+         f"than {100 * FLIP_SPLIT_MIN:.0f} % apart): {len(split)}"]
+    for d, (task, code, shape), side, xs0, xs1 in sorted(split, key=lambda x: -abs(x[0]))[:20]:
+        L.append(f"  - {task} {code[:12]} {shape} {side}: bit 1 {100 * d:+.2f} % against bit 0; bit 0: "
+                 + ", ".join(f"{u:.2f}" for u in xs0) + "; bit 1: " + ", ".join(f"{u:.2f}" for u in xs1))
+    return L
+
+
 def autotune_lines(pair):
     L = ["", "## Autotune", "", f"- shapes whose autotuner chose another config in run 1: {len(pair.at_diff)}"]
     for key, x0, x1 in pair.at_diff[:20]:
@@ -643,7 +685,7 @@ def report(a, extra, runs):
         L += ["(one run only: no run-to-run figures)"]
     else:
         pair = RunPair(data[0], data[1])
-        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + run_shift_lines(pair) + gap_lines(pair) + autotune_lines(pair)
+        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + run_shift_lines(pair) + gap_lines(pair) + flip_lines(pair) + autotune_lines(pair)
         L += ["", "## Coverage against the prior (recomputed from the stored per-process estimates)", ""]
         for r in range(1, len(data)):
             replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""

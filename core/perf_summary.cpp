@@ -172,6 +172,9 @@ void ShapeSummarizer::statistics(Shape& s)
         // The gap this process drew before the shape's outputs (perf config placement_gap_mb; 0 is a draw).
         if (const auto gap = (*s.fp[p]).find("placement_gap_mb"); gap != (*s.fp[p]).end() && gap->is_number_integer())
             perProcess.back()["placement_gap_mb"] = *gap;
+        // The bit this process drew for the shape (perf config history_flip; kbx_harness/history.py).
+        if (const auto flip = (*s.fp[p]).find("history_flip"); flip != (*s.fp[p]).end() && flip->is_number_integer())
+            perProcess.back()["history_flip"] = *flip;
     }
     auto cs = perf::summarize(s.c), rs = perf::summarize(s.r);
     const auto rep = perf::repeatInterval(spP, m_config.betweenProcessPrior, m_config.betweenProcessPriorDf);

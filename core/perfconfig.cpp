@@ -53,6 +53,7 @@ const std::vector<Key>& keys()
         {"recheck_drive_max_seconds", &PerfConfig::recheckDriveMaxSeconds},
         {"compile_backend", &PerfConfig::compileBackend},
         {"placement_gap_mb", &PerfConfig::placementGapMb},
+        {"history_flip", &PerfConfig::historyFlip},
         {"max_shape_seconds", &PerfConfig::maxShapeSeconds},
     };
     return k;
@@ -158,6 +159,8 @@ PerfConfig PerfConfig::fromJson(const nlohmann::json& overrides, Device device)
     if (c.placementGapMb < 0 || c.placementGapMb > kMaxPlacementGapMb)
         throw PerfConfigError(fmt::format("--perf-config: key 'placement_gap_mb' must lie in 0..{} (MiB), got {}", kMaxPlacementGapMb,
                                           c.placementGapMb));
+    if (c.historyFlip != 0 && c.historyFlip != 1)
+        throw PerfConfigError(fmt::format("--perf-config: key 'history_flip' must be 0 (off) or 1 (on), got {}", c.historyFlip));
     for (const auto& b : c.baselines)
         if (std::find(kBaselines.begin(), kBaselines.end(), b) == kBaselines.end())
             throw PerfConfigError(fmt::format("--perf-config: key 'baselines': unknown baseline '{}' (known: {})", b, fmt::join(kBaselines, ", ")));

@@ -90,6 +90,11 @@ struct PerfConfig {
     /// 2 MiB steps) held while the shape is timed, so that its outputs take new memory beyond it
     /// (0: off; 0..65536; cuda only).
     int placementGapMb = 0;
+    // An experiment on the same shifts: the placement probes' level flipped with each new input, or
+    // each extra kernel launched (kbx_harness/history.py).
+    /// Per process and shape a random bit; on 1 the inputs become fresh copies of their storages and
+    /// an odd number of extra kernels runs before the warm-up (0: off, 1: on; cuda only).
+    int historyFlip = 0;
 
     // ---- The precompile worker (kbx_harness/precompile.py) ----
     double maxShapeSeconds = 60.0;  ///< compile time limit per perf shape (seconds)

@@ -82,7 +82,7 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
     const auto c = PerfConfig::fromJson(
         {{"processes", 2}, {"between_process_prior", 0.005}, {"min_reps", 3}, {"max_seconds", 0.05}, {"max_warmup_seconds", 0},
          {"target_rel_ci", -1}, {"precompile", false}, {"shapes", {"1M_f32"}}, {"baselines", {"compile", "tf32"}},
-         {"compile_backend", "aot_eager"}, {"rotations", 2.0}, {"placement_gap_mb", 1024}},
+         {"compile_backend", "aot_eager"}, {"rotations", 2.0}, {"placement_gap_mb", 1024}, {"history_flip", 1}},
         kbx::Device::Cuda);
     EXPECT_EQ(c.processes, 2);
     EXPECT_EQ(c.maxProcesses, 4);  // not overridden: the cuda default
@@ -98,6 +98,8 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
     EXPECT_EQ(c.rotations, 2);  // an integral number is an integer
     EXPECT_EQ(c.placementGapMb, 1024);
     EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).placementGapMb, 0);  // the experiment is off unless asked for
+    EXPECT_EQ(c.historyFlip, 1);
+    EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).historyFlip, 0);  // so is this one
     EXPECT_EQ(PerfConfig::fromJson({{"max_processes", 2}}, kbx::Device::Cpu).processes, 1);
 }
 
@@ -140,6 +142,9 @@ TEST(PerfConfig, WrongTypeIsRefusedNamingTheKey)
     for (const int mb : {-2, 65538})
         EXPECT_NE(errorOf({{"placement_gap_mb", mb}}).find("'placement_gap_mb' must lie in 0..65536"), std::string::npos) << mb;
     EXPECT_TRUE(errorOf({{"placement_gap_mb", 65536}}).empty());
+    for (const int f : {-1, 2})
+        EXPECT_NE(errorOf({{"history_flip", f}}).find("'history_flip' must be 0 (off) or 1 (on)"), std::string::npos) << f;
+    EXPECT_NE(errorOf({{"history_flip", true}}).find("history_flip"), std::string::npos);  // an integer, not a boolean
     EXPECT_NE(errorOf(nlohmann::json::array({1})).find("JSON object"), std::string::npos);
     EXPECT_NE(errorOf("text").find("JSON object"), std::string::npos);
 }

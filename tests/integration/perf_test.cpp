@@ -591,3 +591,33 @@ TEST(Perf, AnAskedPlacementGapIsDrawnPerProcessAndStoredWithItsTimings)
     EXPECT_EQ(nlohmann::json::parse(args[0]["args"].get<std::string>())["perf_config"]["placement_gap_mb"], 64) << args[0].dump();
     fs::remove_all(dir);
 }
+
+TEST(Perf, AnAskedHistoryFlipIsDrawnPerProcessAndStoredWithItsTimings)
+{
+    // The history-flip experiment (perf config history_flip, off by default; kbx_harness/history.py):
+    // on a GPU every process draws a bit of its own for the shape, stored beside its medians; on the
+    // CPU nothing is drawn or stored. The run's provenance holds the configuration.
+    REQUIRE_DEVICE();
+    auto dir = tempPath("perf-flip");
+    fs::create_directories(dir);
+    const auto db = dir / "db.sqlite";
+    const auto perf = quickReluPerf(db, R"("processes":2,"max_processes":2,"target_width":0,"history_flip":1)");
+    ASSERT_TRUE(perf.contains("geomean_speedup")) << perf.dump();
+    kbx::Store s(db);
+    const auto rows = s.query("SELECT samples FROM timings");
+    ASSERT_EQ(rows.size(), 1u);
+    const auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
+    ASSERT_EQ(smp["per_process"].size(), 2u) << smp.dump();
+    for (const auto& pp : smp["per_process"]) {
+        if (device() != "cuda") {
+            EXPECT_FALSE(pp.contains("history_flip")) << pp.dump();
+            continue;
+        }
+        ASSERT_TRUE(pp.contains("history_flip")) << pp.dump();
+        EXPECT_TRUE(pp["history_flip"] == 0 || pp["history_flip"] == 1) << pp.dump();
+    }
+    const auto args = s.query("SELECT args FROM runs");
+    ASSERT_EQ(args.size(), 1u);
+    EXPECT_EQ(nlohmann::json::parse(args[0]["args"].get<std::string>())["perf_config"]["history_flip"], 1) << args[0].dump();
+    fs::remove_all(dir);
+}

@@ -127,22 +127,22 @@ class PerfRepeatReport(unittest.TestCase):
         # Shape "tight": each run's three processes within 0.1 %, run 1 2 % slower on the candidate
         # side (a run-level shift: named, and the kernel's miss says so). Shape "loose": the same
         # 2 % shift, but the processes themselves 2 % apart (not beyond their spread). Shape "small":
-        # tight processes, a 0.5 % shift (under the 1 % threshold). Shape "outlier": the 2 % shift, two
-        # processes within 0.1 % and one 3 % off in each run (its sd, 1.7 %, would hide the shift; the
-        # robust spread does not). Eager sides do not move.
+        # tight processes, a 0.5 % shift (under the 1 % threshold). Shape "outlier": the 2 % shift, three
+        # of four processes within 0.1 % and one 3 % off in each run (with it the sd, 1.4 %, would hide
+        # the shift; it is left out from four processes on). Eager sides do not move.
         def db(path, estimate, scale):
             g = {"estimate": estimate, "lo": estimate * 0.995, "hi": estimate * 1.005, "interval": "repeat", "processes": 3,
                  "prior_rel": 0.0065, "prior_df": 4, "between_process_rel": 0.0}
             per = [iv(estimate, estimate * 0.998, estimate * 1.002)] * 3
             spread = {"tight": (0.999, 1.0, 1.001), "loose": (0.98, 1.0, 1.02), "small": (0.999, 1.0, 1.001),
-                      "outlier": (0.999, 1.0, 1.03)}
+                      "outlier": (0.999, 1.0, 1.001, 1.03)}
             timings = []
             for name, xs in spread.items():
                 c = 0.020 * scale[name]
                 timings.append({"shape": name, "candidate_ms": c, "baseline_ms": 0.020,
                                 "samples": {"per_process": [{"candidate_ms": c * x, "reference_ms": 0.020 * y,
                                                              "placement_offset_mb": 12 + 2 * i, "placement_gap_mb": (64 if scale[name] == 1.0 else 512) * i}
-                                                            for i, (x, y) in enumerate(zip(xs, (0.9995, 1.0, 1.0005)))]}})
+                                                            for i, (x, y) in enumerate(zip(xs, (0.9995, 1.0, 1.0005, 1.0)))]}})
             ev = {"task": "Activation/relu", "code": "e" * 40, "stage_seconds": {"evaluation": 1.0},
                   "evidence": {"perf": {"geomean_speedup": g, "flags": [], "geomean_speedup_per_process": per,
                                         "nvml_before": {"uuid": "GPU-aaaa"}}}, "timings": timings}
@@ -155,11 +155,10 @@ class PerfRepeatReport(unittest.TestCase):
             md = self.report(out, runs)
         section = md.split("## Run-level shifts")[1].split("\n## ")[0]
         self.assertIn("timed in at least two processes in both runs: 8; moved between the runs by more than 1 % and more "
-                      "than 3 times their processes' robust sd (1.4826 x the median absolute deviation): 2", section)
-        self.assertIn(f"  - Activation/relu {h} tight candidate: 20.00 us in run 0, +1.98 % in run 1; processes' robust sd 0.15 %",
-                      section)
-        self.assertIn(f"  - Activation/relu {h} outlier candidate: 20.00 us in run 0, +1.98 % in run 1; processes' robust sd 0.15 %",
-                      section)
+                      "than 3 times their processes' sd (from four processes on without the one farthest from their "
+                      "median): 2", section)
+        self.assertIn(f"  - Activation/relu {h} tight candidate: 20.00 us in run 0, +1.98 % in run 1; processes' sd 0.10 %", section)
+        self.assertIn(f"  - Activation/relu {h} outlier candidate: 20.01 us in run 0, +1.98 % in run 1; processes' sd 0.10 %", section)
         # Each process's median with the spacer and the gap it drew, so a level can be read against them.
         self.assertIn("    - processes: run 0: 19.98 (spacer 12, gap 0), 20.00 (spacer 14, gap 64), 20.02 (spacer 16, gap 128); "
                       "run 1: 20.38 (spacer 12, gap 0), 20.40 (spacer 14, gap 512), 20.42 (spacer 16, gap 1024)", section)
@@ -201,6 +200,58 @@ class PerfRepeatReport(unittest.TestCase):
                       "0: 20.00, 0: 20.00, 0: 20.00, 64: 21.00, 128: 21.00, 512: 21.00", section)
         self.assertIn(f"two_level eager: processes 2.0 % apart, Spearman", section)
         self.assertNotIn("quiet", section)
+
+    def test_with_the_history_flip_the_sides_that_split_by_the_bit_are_listed(self):
+        # Shape "two_level": the candidate's processes at 20 us with bit 0 and 21 us with bit 1 in both
+        # runs (split); its eager side 2 % apart by process order, not by bit (the ranges overlap).
+        # Shape "quiet": within 0.2 %. Shape "one_bit": every process drew 0 (not compared).
+        bits = ([0, 1, 0], [1, 0, 1])
+
+        def db(path, run):
+            timings = []
+            for name in ("two_level", "quiet", "one_bit"):
+                per = []
+                for i, b in enumerate(bits[run]):
+                    c = (0.021 if b else 0.020) if name == "two_level" else 0.020 * (1 + 0.001 * i)
+                    e = 0.030 * (1 + 0.01 * ((i + run) % 3)) if name == "two_level" else 0.030
+                    per.append({"candidate_ms": c, "reference_ms": e, "placement_offset_mb": 20,
+                                "history_flip": 0 if name == "one_bit" else b})
+                timings.append({"shape": name, "candidate_ms": 0.0205, "baseline_ms": 0.030, "samples": {"per_process": per}})
+            g = {"estimate": 1.46, "lo": 1.40, "hi": 1.52, "interval": "repeat", "processes": 3, "prior_rel": 0.0065, "prior_df": 4}
+            ev = {"task": "Activation/relu", "code": "f" * 40, "stage_seconds": {"evaluation": 1.0}, "timings": timings,
+                  "evidence": {"perf": {"geomean_speedup": g, "flags": [], "geomean_speedup_per_process": [iv(1.46, 1.45, 1.47)] * 3,
+                                        "nvml_before": {"uuid": "GPU-aaaa"}}}}
+            return fixture_db.write(path, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}]}, "evaluations": [ev]}])
+
+        runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "kbx", "db": f"run-{r}.sqlite"} for r in (0, 1)]
+        with tempfile.TemporaryDirectory() as out:
+            h = db(os.path.join(out, "run-0.sqlite"), 0)["f" * 40][:12]
+            db(os.path.join(out, "run-1.sqlite"), 1)
+            md = self.report(out, runs)
+        section = md.split("## History flip")[1].split("\n## ")[0]
+        self.assertIn("shape sides timed by processes of both bits (both runs): 4; split by the bit (ranges apart, medians more "
+                      "than 1 % apart): 1", section)
+        self.assertIn(f"  - Activation/relu {h} two_level candidate: bit 1 +4.88 % against bit 0; bit 0: 20.00, 20.00, 20.00; "
+                      "bit 1: 21.00, 21.00, 21.00", section)
+        self.assertNotIn("eager", section)
+        self.assertNotIn("quiet", section)
+        self.assertNotIn("one_bit", section)
+        self.assertNotIn("two_level candidate: 20", md.split("## Run-level shifts")[1].split("\n## ")[0])  # the bit, not the run
+        sys.path.insert(0, BENCH)
+        import perf_repeat  # each process's bit beside its median where run-level shifts are listed
+        self.assertEqual(perf_repeat.process_placements({"per_process": [{"candidate_ms": 0.021, "placement_offset_mb": 20,
+                                                                          "history_flip": 1}]}, "candidate"),
+                         ["21.00 (spacer 20, flip 1)"])
+        # Without the experiment there is no such section.
+        self.assertNotIn("## History flip", self.plain_report())
+
+    def plain_report(self):
+        k = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), [])}
+        with tempfile.TemporaryDirectory() as out:
+            make_db(os.path.join(out, "run-0.sqlite"), k)
+            make_db(os.path.join(out, "run-1.sqlite"), k)
+            runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "", "db": f"run-{r}.sqlite"} for r in (0, 1)]
+            return self.report(out, runs)
 
     def test_spearman_uses_average_ranks_and_is_none_for_a_constant(self):
         sys.path.insert(0, BENCH)

@@ -12,6 +12,8 @@ Protocol per perf shape (docs/PERF_PROTOCOL.md):
   * placement: a random 12..42 MiB spacer is allocated before the inputs, so that each process
     draws them at another place in device memory (placement_offset); with the experiment's
     `placement_gap_mb` (off by default) also a random gap before each shape's outputs (placement_gap);
+    with `history_flip` (off by default) a random bit per shape, on 1 fresh input storages and an odd
+    number of extra kernels before the warm-up (kbx_harness.history);
   * timed loop: L2 flushed (a buffer >= 2x the device's L2 is zeroed) before every timed call,
     outside the timed region; CUDA events on the current stream around each call plus a
     device-wide synchronize per block; candidate and reference alternate (ABAB);
@@ -49,6 +51,7 @@ from .candidate import _count_launches, _launches, classify
 from . import autotune
 from .common import Phases, guarded, import_candidate, load_task, send, triton_cache_entries, versions
 from . import recheck
+from .history import history_flip
 from .restore import InputRestore, budget_bytes
 from .inputs import InputGen, derive_seed
 from .perf_device import Nvml, calibrate, kernel_attribution
@@ -187,7 +190,8 @@ class LaunchGap:
 FALLBACK_CONFIG = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
                    "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
                    "min_gap_us": 20, "max_gap_us": 2000, "probe_max_ms": 10.0, "recheck_drive_max_elements": 33554432,
-                   "recheck_drive_max_seconds": 2.0, "compile_backend": "inductor", "placement_gap_mb": 0}
+                   "recheck_drive_max_seconds": 2.0, "compile_backend": "inductor", "placement_gap_mb": 0,
+                   "history_flip": 0}
 
 
 def perf_shapes(meta: dict, cfg: dict, req: dict) -> list:
@@ -474,6 +478,9 @@ class _PerfRun:
         # sides. The re-check compares one random timed call: only its input set needs reference
         # outputs (two calls, to tell a random output; a slow reference is not called more).
         call = timed_call(task)
+        # The experiment's history flip (off by default; kbx_harness.history): a random bit per
+        # process and shape, on 1 fresh input storages and an odd number of extra kernels.
+        flip = history_flip(self.device, bool(cfg.get("history_flip")), inputs)
         # Copies of the inputs before any call of this shape: an in-place call's inputs are put back
         # before every timed call (kbx_harness.restore).
         restore = InputRestore(inputs, budget_bytes(self.device))
@@ -505,6 +512,7 @@ class _PerfRun:
                "warmup_calls": warm, "host_enqueue_us": host_us, **gap.evidence(starved, kept_starved),
                "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs), "placement_offset_mb": self.placement_mb,
                **({"placement_gap_mb": gap_mb} if cfg.get("placement_gap_mb") and self.device == "cuda" else {}),
+               **({"history_flip": flip} if flip is not None else {}),
                "recheck": recheck_result, "inputs_restored": restore.evidence(), "cost": cost, "baseline_errors": dict(self.baseline_errors)}
         self.phase("timed_loops")
         return res
