@@ -88,19 +88,24 @@ class Flip(unittest.TestCase):
         self.assertEqual(bits, {0, 1})
 
 
+def relu_worker(cfg, shape):
+    """A CPU perf worker for Activation/relu set up to time `shape` with `cfg`, its reference on both sides."""
+    task_id = "Activation/relu"
+    w = perf._PerfRun({"task_file": str(TASKS / (task_id + ".py")), "task_id": task_id, "device": "cpu", "seed": 7, "config": cfg})
+    w.start()
+    w.setup()
+    w.shapes, w.sets = [shape], perf.perf_input_sets(w.task, task_id, [shape], "cpu", cfg["rotations"])
+    w.fn = w.ref = w.task.reference
+    w.extra, w.baseline_errors, w.rng = {}, {}, random.Random(3)
+    return w
+
+
 class PerfRun(unittest.TestCase):
     def test_the_worker_flips_per_shape_before_the_warm_up_and_stores_the_bit(self):
-        task_id = "Activation/relu"
         cfg = {"rotations": 2, "min_reps": 4, "max_reps": 4, "block": 2, "max_seconds": 30, "max_warmup": 2,
                "shapes": ["__none__"], "history_flip": 1}
-        w = perf._PerfRun({"task_file": str(TASKS / (task_id + ".py")), "task_id": task_id, "device": "cpu",
-                           "seed": 7, "config": cfg})
-        w.start()
-        w.setup()
         shape = {"name": "small", "params": {"shape": [32, 32], "dtype": "float32"}}
-        w.shapes, w.sets = [shape], perf.perf_input_sets(w.task, task_id, [shape], "cpu", 2)
-        w.fn = w.ref = w.task.reference
-        w.extra, w.baseline_errors, w.rng = {}, {}, random.Random(3)
+        w = relu_worker(cfg, shape)
         old = [(t.clone(), ptr(t)) for a, _ in w.sets["small"] for t in a if isinstance(t, torch.Tensor)]
         asked = []
         real = history.history_flip
@@ -121,16 +126,9 @@ class PerfRun(unittest.TestCase):
             self.assertNotEqual(ptr(t), p)
 
     def test_without_the_key_nothing_is_stored(self):
-        task_id = "Activation/relu"
         cfg = {"rotations": 1, "min_reps": 2, "max_reps": 2, "block": 2, "max_warmup": 1, "shapes": ["__none__"]}
-        w = perf._PerfRun({"task_file": str(TASKS / (task_id + ".py")), "task_id": task_id, "device": "cpu", "seed": 7,
-                           "config": cfg})
-        w.start()
-        w.setup()
         shape = {"name": "small", "params": {"shape": [8], "dtype": "float32"}}
-        w.shapes, w.sets = [shape], perf.perf_input_sets(w.task, task_id, [shape], "cpu", 1)
-        w.fn = w.ref = w.task.reference
-        w.extra, w.baseline_errors, w.rng = {}, {}, random.Random(3)
+        w = relu_worker(cfg, shape)
         res = w.time_shape(shape)
         self.assertNotIn("error", res, res)
         self.assertNotIn("history_flip", res)

@@ -568,28 +568,42 @@ TEST(Perf, ARecordedAutotuneChoiceIsReplayedInALaterRun)
     fs::remove_all(dir);
 }
 
-TEST(Perf, AnAskedPlacementGapIsDrawnPerProcessAndStoredWithItsTimings)
+namespace {
+/// A quick relu perf run with two processes and one experiment's key in its perf config: the stored
+/// per-process samples of its one timed shape, and the perf config its run recorded.
+void experimentRun(const std::string& name, const std::string& settings, nlohmann::json& perProcess, nlohmann::json& perfConfig)
 {
-    // The placement experiment (perf config placement_gap_mb, off by default): on a GPU every process
-    // draws a gap of its own before the shape's outputs, an even number of MiB from 2 to the asked size,
-    // and each process's draw is stored beside its medians; on the CPU no gap is made or stored.
-    REQUIRE_DEVICE();
-    auto dir = tempPath("perf-gap");
+    auto dir = tempPath(name);
     fs::create_directories(dir);
     const auto db = dir / "db.sqlite";
-    const auto perf = quickReluPerf(db, R"("processes":2,"max_processes":2,"target_width":0,"placement_gap_mb":64)");
+    const auto perf = quickReluPerf(db, R"("processes":2,"max_processes":2,"target_width":0,)" + settings);
     ASSERT_TRUE(perf.contains("geomean_speedup")) << perf.dump();
     kbx::Store s(db);
     const auto rows = s.query("SELECT samples FROM timings");
     ASSERT_EQ(rows.size(), 1u);
     const auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
     ASSERT_EQ(smp["per_process"].size(), 2u) << smp.dump();
-    expectPlacementPerProcess(smp["per_process"], "placement_gap_mb", 2, 64);
-    // The run's provenance holds the configuration it ran with, the gap included.
+    perProcess = smp["per_process"];
     const auto args = s.query("SELECT args FROM runs");
     ASSERT_EQ(args.size(), 1u);
-    EXPECT_EQ(nlohmann::json::parse(args[0]["args"].get<std::string>())["perf_config"]["placement_gap_mb"], 64) << args[0].dump();
+    perfConfig = nlohmann::json::parse(args[0]["args"].get<std::string>())["perf_config"];
     fs::remove_all(dir);
+}
+}  // namespace
+
+TEST(Perf, AnAskedPlacementGapIsDrawnPerProcessAndStoredWithItsTimings)
+{
+    // The placement experiment (perf config placement_gap_mb, off by default): on a GPU every process
+    // draws a gap of its own before the shape's outputs, an even number of MiB from 2 to the asked size,
+    // and each process's draw is stored beside its medians; on the CPU no gap is made or stored.
+    REQUIRE_DEVICE();
+    nlohmann::json perProcess, perfConfig;
+    experimentRun("perf-gap", R"("placement_gap_mb":64)", perProcess, perfConfig);
+    if (HasFatalFailure())
+        return;
+    expectPlacementPerProcess(perProcess, "placement_gap_mb", 2, 64);
+    // The run's provenance holds the configuration it ran with, the gap included.
+    EXPECT_EQ(perfConfig["placement_gap_mb"], 64) << perfConfig.dump();
 }
 
 TEST(Perf, AnAskedHistoryFlipIsDrawnPerProcessAndStoredWithItsTimings)
@@ -598,17 +612,11 @@ TEST(Perf, AnAskedHistoryFlipIsDrawnPerProcessAndStoredWithItsTimings)
     // on a GPU every process draws a bit of its own for the shape, stored beside its medians; on the
     // CPU nothing is drawn or stored. The run's provenance holds the configuration.
     REQUIRE_DEVICE();
-    auto dir = tempPath("perf-flip");
-    fs::create_directories(dir);
-    const auto db = dir / "db.sqlite";
-    const auto perf = quickReluPerf(db, R"("processes":2,"max_processes":2,"target_width":0,"history_flip":1)");
-    ASSERT_TRUE(perf.contains("geomean_speedup")) << perf.dump();
-    kbx::Store s(db);
-    const auto rows = s.query("SELECT samples FROM timings");
-    ASSERT_EQ(rows.size(), 1u);
-    const auto smp = nlohmann::json::parse(rows[0]["samples"].get<std::string>());
-    ASSERT_EQ(smp["per_process"].size(), 2u) << smp.dump();
-    for (const auto& pp : smp["per_process"]) {
+    nlohmann::json perProcess, perfConfig;
+    experimentRun("perf-flip", R"("history_flip":1)", perProcess, perfConfig);
+    if (HasFatalFailure())
+        return;
+    for (const auto& pp : perProcess) {
         if (device() != "cuda") {
             EXPECT_FALSE(pp.contains("history_flip")) << pp.dump();
             continue;
@@ -616,8 +624,5 @@ TEST(Perf, AnAskedHistoryFlipIsDrawnPerProcessAndStoredWithItsTimings)
         ASSERT_TRUE(pp.contains("history_flip")) << pp.dump();
         EXPECT_TRUE(pp["history_flip"] == 0 || pp["history_flip"] == 1) << pp.dump();
     }
-    const auto args = s.query("SELECT args FROM runs");
-    ASSERT_EQ(args.size(), 1u);
-    EXPECT_EQ(nlohmann::json::parse(args[0]["args"].get<std::string>())["perf_config"]["history_flip"], 1) << args[0].dump();
-    fs::remove_all(dir);
+    EXPECT_EQ(perfConfig["history_flip"], 1) << perfConfig.dump();
 }

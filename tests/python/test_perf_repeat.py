@@ -168,19 +168,20 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn(f"- Activation/relu {h}: run 0 1.000 [0.995, 1.005], run 1 0.980; causes: none; "
                       "run-level shift: outlier candidate +2.0 %, tight candidate +2.0 %", md)
 
-    def test_with_the_placement_experiment_the_spread_sides_are_read_against_the_gap(self):
-        # Shape "two_level": the candidate's processes sit at 20 us with no gap and at 21 us with a
-        # gap of 64 MiB or more, in both runs (follows the gap: Spearman 0.93 by hand, ties at their mean rank). Its eager side
-        # spreads 2 % too, but by process order, not by gap. Shape "quiet": within 0.2 %, not listed.
-        gaps = ([0, 128, 0], [512, 0, 64])
+    def experiment_report(self, field, draws, high, same_draw_shape=None):
+        """The report of a repeat pair whose processes drew `field` (draws: per run, per process):
+        shape "two_level", its candidate at 21 us where high(draw) and 20 us elsewhere, its eager side
+        2 % apart by process order; "quiet", within 0.2 %; and same_draw_shape, if named, like "quiet"
+        with every process at draw 0. Returns (the report, the kernel's short hash)."""
         def db(path, run):
             timings = []
-            for name in ("two_level", "quiet"):
+            for name in ("two_level", "quiet") + ((same_draw_shape,) if same_draw_shape else ()):
                 per = []
-                for i, g in enumerate(gaps[run]):
-                    c = (0.021 if g >= 64 else 0.020) if name == "two_level" else 0.020 * (1 + 0.001 * i)
+                for i, d in enumerate(draws[run]):
+                    c = (0.021 if high(d) else 0.020) if name == "two_level" else 0.020 * (1 + 0.001 * i)
                     e = 0.030 * (1 + 0.01 * ((i + run) % 3)) if name == "two_level" else 0.030
-                    per.append({"candidate_ms": c, "reference_ms": e, "placement_offset_mb": 20, "placement_gap_mb": g})
+                    per.append({"candidate_ms": c, "reference_ms": e, "placement_offset_mb": 20,
+                                field: 0 if name == same_draw_shape else d})
                 timings.append({"shape": name, "candidate_ms": 0.0205, "baseline_ms": 0.030, "samples": {"per_process": per}})
             g = {"estimate": 1.46, "lo": 1.40, "hi": 1.52, "interval": "repeat", "processes": 3, "prior_rel": 0.0065, "prior_df": 4}
             ev = {"task": "Activation/relu", "code": "f" * 40, "stage_seconds": {"evaluation": 1.0}, "timings": timings,
@@ -192,7 +193,14 @@ class PerfRepeatReport(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             h = db(os.path.join(out, "run-0.sqlite"), 0)["f" * 40][:12]
             db(os.path.join(out, "run-1.sqlite"), 1)
-            md = self.report(out, runs)
+            return self.report(out, runs), h
+
+    def test_with_the_placement_experiment_the_spread_sides_are_read_against_the_gap(self):
+        # Shape "two_level": the candidate's processes sit at 20 us with no gap and at 21 us with a
+        # gap of 64 MiB or more, in both runs (follows the gap: Spearman 0.93 by hand, ties at their mean rank). Its eager side
+        # spreads 2 % too, but by process order, not by gap. Shape "quiet": within 0.2 %, not listed.
+        gaps = ([0, 128, 0], [512, 0, 64])
+        md, h = self.experiment_report("placement_gap_mb", gaps, lambda g: g >= 64)
         section = md.split("## Placement gap")[1].split("\n## ")[0]
         self.assertIn("shape sides whose processes drew a gap (both runs): 4; their processes more than 1 % apart: 2; of these, "
                       "time rank-correlated with the gap (|Spearman| >= 0.7, at least 4 processes): 1", section)
@@ -206,28 +214,7 @@ class PerfRepeatReport(unittest.TestCase):
         # runs (split); its eager side 2 % apart by process order, not by bit (the ranges overlap).
         # Shape "quiet": within 0.2 %. Shape "one_bit": every process drew 0 (not compared).
         bits = ([0, 1, 0], [1, 0, 1])
-
-        def db(path, run):
-            timings = []
-            for name in ("two_level", "quiet", "one_bit"):
-                per = []
-                for i, b in enumerate(bits[run]):
-                    c = (0.021 if b else 0.020) if name == "two_level" else 0.020 * (1 + 0.001 * i)
-                    e = 0.030 * (1 + 0.01 * ((i + run) % 3)) if name == "two_level" else 0.030
-                    per.append({"candidate_ms": c, "reference_ms": e, "placement_offset_mb": 20,
-                                "history_flip": 0 if name == "one_bit" else b})
-                timings.append({"shape": name, "candidate_ms": 0.0205, "baseline_ms": 0.030, "samples": {"per_process": per}})
-            g = {"estimate": 1.46, "lo": 1.40, "hi": 1.52, "interval": "repeat", "processes": 3, "prior_rel": 0.0065, "prior_df": 4}
-            ev = {"task": "Activation/relu", "code": "f" * 40, "stage_seconds": {"evaluation": 1.0}, "timings": timings,
-                  "evidence": {"perf": {"geomean_speedup": g, "flags": [], "geomean_speedup_per_process": [iv(1.46, 1.45, 1.47)] * 3,
-                                        "nvml_before": {"uuid": "GPU-aaaa"}}}}
-            return fixture_db.write(path, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}]}, "evaluations": [ev]}])
-
-        runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "kbx", "db": f"run-{r}.sqlite"} for r in (0, 1)]
-        with tempfile.TemporaryDirectory() as out:
-            h = db(os.path.join(out, "run-0.sqlite"), 0)["f" * 40][:12]
-            db(os.path.join(out, "run-1.sqlite"), 1)
-            md = self.report(out, runs)
+        md, h = self.experiment_report("history_flip", bits, lambda b: b == 1, same_draw_shape="one_bit")
         section = md.split("## History flip")[1].split("\n## ")[0]
         self.assertIn("shape sides timed by processes of both bits (both runs): 4; split by the bit (ranges apart, medians more "
                       "than 1 % apart): 1", section)
