@@ -30,14 +30,25 @@ in a block of its own instead of the block the outputs were cycling through, and
 groups the trials by parity and by the number of new inputs made before them (even or odd).
 `--reread FILE` prints that summary for a table this script printed earlier, new or old format.
 
+The balanced-order probe (H100, 2026-12-06) split all 84 trials by the parity of the extra kernels
+launched before them, and not by the new inputs. Two options test what follows from that:
+--pair-extra K launches K more spin kernels after every pair, so with K odd each side's call sits at
+launch indices of alternating parity from pair to pair ("even pairs" and "odd pairs" columns: the
+medians of the even- and odd-numbered pairs); --balanced launches one spin kernel halfway through the
+pairs, and the "4 groups" column is the geometric mean of the medians of four groups of pairs (first
+or second half, even or odd pair number), which holds two groups at each launch parity whether a pair
+launches an even or odd number of kernels.
+
     python3 bench/placement_probe.py [--processes 4] [--numel 1048576] [--pairs 100] [--trials 16]
         [--dtype float32|float16] [--op floor|relu] [--factors none,flush,input,...] [--ballast-mb 0,4096]
+        [--pair-extra K] [--balanced]
     python3 bench/placement_probe.py --reread bench/results/DIR/probe.md
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -70,6 +81,15 @@ def extra_kernels(factor: str) -> int:
         if name == "launch":
             n += int(k or 1)
     return n
+
+
+def four_groups(v: list) -> float:
+    """The geometric mean of the medians of four groups of one side's times: first or second half of
+    the pairs, even or odd pair number. With one kernel launched between the halves (--balanced), two
+    groups sit at each launch parity, whatever the number of kernels a pair launches."""
+    h = len(v) // 2
+    meds = [statistics.median(g) for g in (v[:h][0::2], v[:h][1::2], v[h:][0::2], v[h:][1::2])]
+    return math.prod(meds) ** 0.25
 
 
 def child(a) -> None:
@@ -140,7 +160,11 @@ def child(a) -> None:
             torch.cuda._sleep(1000)  # "launch[:K]": kernels and nothing else
         ptr = {}
         times = {s: [] for s in sides}
-        for _ in range(a.pairs):
+        for i in range(a.pairs):
+            if a.balanced and i == a.pairs // 2:
+                torch.cuda._sleep(1000)
+            for _ in range(a.pair_extra if i else 0):
+                torch.cuda._sleep(1000)
             for s, f in sides.items():
                 flush.zero_()
                 torch.cuda._sleep(200_000)
@@ -152,10 +176,17 @@ def child(a) -> None:
                 times[s].append((e0, e1))
                 del out
         torch.cuda.synchronize()
-        med = {s: 1000 * statistics.median(e0.elapsed_time(e1) for e0, e1 in ev) for s, ev in times.items()}
+        us = {s: [1000 * e0.elapsed_time(e1) for e0, e1 in ev] for s, ev in times.items()}
         print(json.dumps({"trial": trial, "factor": factor, "inputs": inputs, "kernels": kernels, "spacer_mb": spacer_mb,
-                          "us": med, "flush": flush.data_ptr() % (1 << 32), "x": x.data_ptr() % (1 << 32),
+                          "us": {s: statistics.median(v) for s, v in us.items()},
+                          "pairs_even": {s: statistics.median(v[0::2]) for s, v in us.items()},
+                          "pairs_odd": {s: statistics.median(v[1::2]) for s, v in us.items()},
+                          "groups4": {s: four_groups(v) for s, v in us.items()},
+                          "half1": {s: statistics.median(v[:len(v) // 2]) for s, v in us.items()},
+                          "half2": {s: statistics.median(v[len(v) // 2:]) for s, v in us.items()},
+                          "flush": flush.data_ptr() % (1 << 32), "x": x.data_ptr() % (1 << 32),
                           "out": {s: p % (1 << 32) for s, p in ptr.items()}}), flush=True)
+        kernels += a.pair_extra * (a.pairs - 1) + a.balanced  # launched during the trial: counted for the next
 
 
 def summary(trials: list) -> list:
@@ -186,6 +217,13 @@ def summary(trials: list) -> list:
                    head[1]] + rows(lambda t: parity(t["inputs"]))
                 + ["", "## By the extra kernels launched in the process up to the trial (a new input's copy is one), "
                    "even or odd", "", head[0].format("extra kernels"), head[1]] + rows(lambda t: parity(t["kernels"])))
+    if all("groups4" in t for t in trials):
+        out += ["", "## The four groups' estimate (--balanced) by the extra kernels' parity", "",
+                "| extra kernels | n | 4 groups triton/eager min, median, max |", "|---|---|---|"]
+        for k in ("even", "odd"):
+            g = sorted(t["groups4"] for t in trials if parity(t["kernels"]) == k)
+            if g:
+                out.append(f"| {k} | {len(g)} | {g[0]:.3f}, {statistics.median(g):.3f}, {g[-1]:.3f} |")
     return (out + ["", "## By the ballast another process held (MiB)", "", head[0].format("ballast"), head[1]]
             + rows(lambda t: t["ballast"]))
 
@@ -235,6 +273,8 @@ def main() -> None:
                     "kernels), parts joined by +; "
                     "an even number is rotated by one each cycle)")
     ap.add_argument("--ballast-mb", default="0", help="comma-separated MiB held by another process, cycled over the processes")
+    ap.add_argument("--pair-extra", type=int, default=0, metavar="K", help="K spin kernels between every two pairs")
+    ap.add_argument("--balanced", action="store_true", help="one spin kernel halfway through each trial's pairs")
     ap.add_argument("--reread", metavar="FILE", help="print the summary of a table printed earlier, and nothing else")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--hold", type=int, default=-1, help=argparse.SUPPRESS)
@@ -251,10 +291,11 @@ def main() -> None:
         return
     ballasts = [int(b) for b in a.ballast_mb.split(",")]
     print(f"# placement probe: {a.op}, {a.numel} {a.dtype} elements, {a.pairs} pairs per trial, {a.trials} trials per process, "
-          f"ballast MiB per process {ballasts}")
+          f"ballast MiB per process {ballasts}, {a.pair_extra} spin kernel(s) between pairs"
+          + (", one halfway (balanced)" if a.balanced else ""))
     print("| process | ballast MiB | trial | changed | new inputs | extra kernels | spacer MiB | triton us | eager us | "
-          "triton/eager | flush | x | out (triton, eager) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "triton/eager | even pairs t/e | odd pairs t/e | 1st half t/e | 2nd half t/e | 4 groups t/e | flush | x | out (triton, eager) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     me = os.path.abspath(__file__)
     trials = []
     for p in range(a.processes):
@@ -268,7 +309,8 @@ def main() -> None:
                 continue
         try:
             r = subprocess.run([sys.executable, me, "--child", "--numel", str(a.numel), "--pairs", str(a.pairs), "--trials",
-                                str(a.trials), "--dtype", a.dtype, "--op", a.op, "--factors", a.factors],
+                                str(a.trials), "--dtype", a.dtype, "--op", a.op, "--factors", a.factors,
+                                "--pair-extra", str(a.pair_extra)] + (["--balanced"] if a.balanced else []),
                                capture_output=True, text=True)
         finally:
             if holder:
@@ -280,10 +322,12 @@ def main() -> None:
         for line in r.stdout.splitlines():
             j = json.loads(line)
             t, e = j["us"]["triton"], j["us"]["eager"]
+            ratios = {k: j[k]["triton"] / j[k]["eager"] for k in ("pairs_even", "pairs_odd", "half1", "half2", "groups4")}
             trials.append({"factor": j["factor"], "ballast": ballast, "trial": j["trial"], "inputs": j["inputs"],
-                           "kernels": j["kernels"], "triton": t, "eager": e})
+                           "kernels": j["kernels"], "triton": t, "eager": e, "groups4": ratios["groups4"]})
             print(f"| {p} | {ballast} | {j['trial']} | {j['factor']} | {j['inputs']} | {j['kernels']} | {j['spacer_mb']} | "
-                  f"{t:.2f} | {e:.2f} | {t / e:.3f} | "
+                  f"{t:.2f} | {e:.2f} | {t / e:.3f} | {ratios['pairs_even']:.3f} | {ratios['pairs_odd']:.3f} | "
+                  f"{ratios['half1']:.3f} | {ratios['half2']:.3f} | {ratios['groups4']:.3f} | "
                   f"{j['flush']:x} | {j['x']:x} | {j['out']['triton']:x}, {j['out']['eager']:x} |", flush=True)
     print("\n".join(summary(trials)))
 

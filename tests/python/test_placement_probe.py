@@ -43,6 +43,38 @@ class Summary(unittest.TestCase):
         self.assertTrue(rows[0].startswith("| 8192 | 3 |") and rows[1].startswith("| 30000 | 3 |"), rows)
 
 
+class FourGroups(unittest.TestCase):
+    """--balanced: one kernel halfway through the pairs; each side's estimate is the geometric mean of
+    the medians of four groups (half x even/odd pair), which holds two groups at each launch parity."""
+
+    @staticmethod
+    def side(pairs, per_pair_odd, start, low=6.4, high=7.0):
+        # A side's times when the level is set by its call's launch parity: `start` at pair 0, flipped
+        # by the halfway kernel, and pair by pair when a pair launches an odd number of kernels.
+        out = []
+        for i in range(pairs):
+            parity = (start + (i >= pairs // 2) + (i if per_pair_odd else 0)) % 2
+            out.append((high if parity else low) + 0.001 * (i % 3))
+        return out
+
+    def test_the_estimate_does_not_depend_on_the_parity_the_side_starts_at(self):
+        for per_pair_odd in (False, True):
+            est = [placement_probe.four_groups(self.side(200, per_pair_odd, start)) for start in (0, 1)]
+            self.assertAlmostEqual(est[0], est[1], places=3)
+            self.assertAlmostEqual(est[0], (6.4 * 7.0) ** 0.5, places=2)
+        # The plain median is not: with unequal halves it sits at one level, set by the start.
+        a, b = (self.side(180, False, s)[:110] for s in (0, 1))
+        self.assertGreater(abs(sorted(a)[55] - sorted(b)[55]), 0.5)
+
+    def test_the_summary_groups_the_estimate_by_the_extra_kernels_parity(self):
+        trials = [dict(trial("launch", 0, 6.5, 6.9), trial=t, inputs=0, kernels=k, groups4=g)
+                  for t, (k, g) in enumerate([(0, 1.004), (1, 1.001), (2, 1.008), (3, 1.000)])]
+        lines = placement_probe.summary(trials)
+        i = lines.index("## The four groups' estimate (--balanced) by the extra kernels' parity")
+        self.assertEqual(lines[i + 4:i + 6], ["| even | 2 | 1.004, 1.006, 1.008 |", "| odd | 2 | 1.000, 1.000, 1.001 |"])
+        self.assertFalse(any("four groups" in l for l in placement_probe.summary(Summary.TRIALS)))
+
+
 class Design(unittest.TestCase):
     def test_an_even_number_of_factors_meets_both_parities(self):
         # Cycled plainly, ["a", "b"] would put "a" on every odd trial and "b" on every even one.
