@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The two timing experiments of a repeat pair, read from both runs' per-process medians (bench/perf_repeat.py):
+"""The timing experiments of a repeat pair, read from both runs' per-process medians (bench/perf_repeat.py):
 the placement gap (perf config placement_gap_mb: do the processes' times follow the gap each drew?)
-and the history flip (perf config history_flip: do they split by the bit each drew?). Each section is
+and the history flip (perf config history_flip: do they split by the bit each drew?), and the parity
+balance (perf config parity_balance: plain medians against four-group medians). Each section is
 empty when no process drew (the defaults)."""
 import math
 import statistics
@@ -102,4 +103,87 @@ def flip_lines(pair):
     for d, (task, code, shape), side, xs0, xs1 in sorted(split, key=lambda x: -abs(x[0]))[:20]:
         L.append(f"  - {task} {code[:12]} {shape} {side}: bit 1 {100 * d:+.2f} % against bit 0; bit 0: "
                  + ", ".join(f"{u:.2f}" for u in xs0) + "; bit 1: " + ", ".join(f"{u:.2f}" for u in xs1))
+    return L
+
+
+def _balanced(smp):
+    """A shape's per-process (plain, four-group) pairs of {candidate_ms, reference_ms, speedup}, or None
+    when a process lacks the experiment's estimate."""
+    out = []
+    for p in (smp or {}).get("per_process") or []:
+        b = (p or {}).get("parity_balance") or {}
+        sp = ((p or {}).get("speedup") or {}).get("estimate")
+        vals = (p.get("candidate_ms"), p.get("reference_ms"), sp, b.get("candidate_ms"), b.get("reference_ms"), b.get("speedup"))
+        if not all(isinstance(v, (int, float)) and v > 0 for v in vals):
+            return None
+        out.append(({"candidate_ms": vals[0], "reference_ms": vals[1], "speedup": vals[2]},
+                    {"candidate_ms": vals[3], "reference_ms": vals[4], "speedup": vals[5]}))
+    return out or None
+
+
+def _kernel_processes(k, shapes, kk, which):
+    """A kernel's per-process {estimate, lo, hi} under one estimator (0 plain, 1 four groups): the
+    geometric mean of its shapes' per-process speedups, with the within-process width kbx stored for
+    that process (the plain bootstrap's, for both), and the shapes' speedups per process (the floor's
+    input). None unless every shape has both estimates in the same processes."""
+    per = (k.get(kk) or {}).get("geomean_speedup_per_process") or []
+    rows = [_balanced(smp) for (t, c, _s), (_c, _b, smp) in sorted(shapes.items()) if (t, c) == kk]
+    if not per or not rows or any(r is None or len(r) != len(per) for r in rows):
+        return None
+    ests = [[r[p][which]["speedup"] for p in range(len(per))] for r in rows]
+    logs = [[math.log(v) for v in x] for x in ests]
+    pp = []
+    for p, w in enumerate(per):
+        est = math.exp(sum(x[p] for x in logs) / len(logs))
+        pp.append({"estimate": est, "lo": est * w["lo"] / w["estimate"], "hi": est * w["hi"] / w["estimate"]})
+    return pp, ests
+
+
+def parity_lines(pair, repeat_interval, shape_spread_variance, dist):
+    """The parity-balance experiment (perf config parity_balance): the same samples read by the plain
+    medians and by the four-group medians (per_process[].parity_balance), side by side: run-to-run
+    spread of the per-shape times, and the repeat interval's coverage and width, both recomputed here
+    from per-process estimates in the same way (geomean of the shapes' per-process speedups, kbx's
+    within-process widths, the run's prior and the shapes' floor). Nothing when no process has the
+    estimate (the default)."""
+    spread = {}
+    for key in sorted(set(pair.s0) & set(pair.s1)):
+        r0, r1 = _balanced(pair.s0[key][2]), _balanced(pair.s1[key][2])
+        if not r0 or not r1:
+            continue
+        for which, est in ((0, "plain"), (1, "four groups")):
+            for side, field in (("candidate", "candidate_ms"), ("eager", "reference_ms")):
+                m0 = math.exp(statistics.mean(math.log(p[which][field]) for p in r0))
+                m1 = math.exp(statistics.mean(math.log(p[which][field]) for p in r1))
+                big = "shapes >= 50 us" if 1000 * (m0 + m1) / 2 >= 50 else "shapes < 50 us"
+                spread.setdefault((est, side, big), []).append(abs(m1 - m0) / ((m0 + m1) / 2))
+    if not spread:
+        return []
+    L = ["", "## Parity balance (the experiment, perf config parity_balance): plain medians against four groups", "",
+         "Run-to-run (|m2 - m1| / mean of the per-shape geometric means over the processes; p50 / p90 / max):", "",
+         "| estimator | side | shapes >= 50 us | shapes < 50 us |", "|---|---|---|---|"]
+    for est in ("plain", "four groups"):
+        for side in ("candidate", "eager"):
+            L.append(f"| {est} | {side} | {dist(spread.get((est, side, 'shapes >= 50 us'), []))} | "
+                     f"{dist(spread.get((est, side, 'shapes < 50 us'), []))} |")
+    cov = {0: [0, 0, []], 1: [0, 0, []]}
+    n = 0
+    for kk in sorted(set(pair.k0) & set(pair.k1)):
+        g = (pair.k0.get(kk) or {}).get("geomean_speedup") or {}
+        prior, df = g.get("prior_rel", 0.0065), g.get("prior_df", 4)
+        got = [(_kernel_processes(pair.k0, pair.s0, kk, w), _kernel_processes(pair.k1, pair.s1, kk, w)) for w in (0, 1)]
+        if any(a is None or b is None for a, b in got):
+            continue
+        n += 1
+        for w, ((pp0, ests0), (pp1, ests1)) in enumerate(got):
+            e0, lo0, hi0 = repeat_interval(pp0, prior, df, shape_spread_variance(ests0))
+            e1, lo1, hi1 = repeat_interval(pp1, prior, df, shape_spread_variance(ests1))
+            cov[w][0] += lo0 <= e1 <= hi0
+            cov[w][1] += lo1 <= e0 <= hi1
+            cov[w][2].append((hi0 - lo0) / e0)
+    L += ["", f"Coverage, recomputed the same way for both estimators (kernels with both in every process of both runs: {n}):", "",
+          "| estimator | run 0's interval holds run 1 | run 1's holds run 0 | median width |", "|---|---|---|---|"]
+    for w, est in ((0, "plain"), (1, "four groups")):
+        a, b, widths = cov[w]
+        L.append(f"| {est} | {a}/{n} | {b}/{n} | " + (f"{100 * statistics.median(widths):.2f} % |" if widths else "- |"))
     return L

@@ -21,7 +21,9 @@ its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md
    each process's median, spacer and gap; with the placement experiment (kbx eval --perf-config
    '{"placement_gap_mb": N}'), the shape sides whose processes spread, sorted by their gap, and the
    rank correlation of time and gap; with the history flip (kbx eval --perf-config '{"history_flip": 1}'),
-   the shape sides whose processes split by their bit;
+   the shape sides whose processes split by their bit; with the parity balance (kbx eval --perf-config
+   '{"parity_balance": 1}'), the plain and the four-group medians side by side: run-to-run spread and
+   coverage from the same samples;
 5. autotune: shapes whose chosen config differs between the runs;
 6. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.
 The header names each run's GPU (the NVML uuid its perf workers recorded): runs on different GPUs
@@ -38,8 +40,8 @@ import time
 
 # perf::repeatInterval's formula, kept once for the bench scripts (bench/prior_sim.py).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from prior_sim import kernel_shape_variances, repeat_interval  # noqa: E402
-from perf_experiments import flip_lines, gap_lines, ranks, spearman  # noqa: E402,F401 (ranks, spearman: for the tests)
+from prior_sim import kernel_shape_variances, repeat_interval, shape_spread_variance  # noqa: E402
+from perf_experiments import flip_lines, gap_lines, parity_lines, ranks, spearman  # noqa: E402,F401 (ranks, spearman: for the tests)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
 import kbxdb  # noqa: E402
 
@@ -589,7 +591,8 @@ def report(a, extra, runs):
         L += ["(one run only: no run-to-run figures)"]
     else:
         pair = RunPair(data[0], data[1])
-        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + run_shift_lines(pair) + gap_lines(pair) + flip_lines(pair) + autotune_lines(pair)
+        L += run_to_run_lines(pair) + ci_coverage_lines(pair, cross) + run_shift_lines(pair) + gap_lines(pair) + flip_lines(pair)
+        L += parity_lines(pair, repeat_interval, shape_spread_variance, dist) + autotune_lines(pair)
         L += ["", "## Coverage against the prior (recomputed from the stored per-process estimates)", ""]
         for r in range(1, len(data)):
             replay = " (replaying run 0's autotune choices)" if a.replay_run == r else ""

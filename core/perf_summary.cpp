@@ -89,6 +89,8 @@ private:
     bool gather(Shape& s);
     /// Per-process medians and speedups, the pooled summaries and the repeat interval; the samples JSON.
     void statistics(Shape& s);
+    /// The parity-balance experiment's per-process estimate (perf config parity_balance).
+    void parityBalance(const Shape& s, std::size_t p, nlohmann::json& out) const;
     void starvedAndAttribution(Shape& s);
     /// Flags a candidate whose call waits for the device inside (host time in its samples), with the host's share.
     void hostInTiming(Shape& s);
@@ -111,6 +113,40 @@ private:
     PerfShapes& m_out;
     perf::BootstrapMemo* m_memo;  ///< null: every interval bootstrapped here
 };
+
+void ShapeSummarizer::parityBalance(const Shape& s, std::size_t p, nlohmann::json& out) const
+{
+    // The parity-balance experiment (perf config parity_balance; kbx_harness/parity.py): each kept
+    // sample's group as the worker recorded it. Each side's four-group median, computed here from the
+    // samples, and their ratio, beside the process's plain medians; groups that do not match the
+    // samples one to one give nothing.
+    const auto& f = *s.fp[p];
+    const auto pg = f.find("parity_groups");
+    if (pg == f.end() || !pg->is_object())
+        return;
+    const auto& sm = f.value("samples_ms", nlohmann::json::object());
+    nlohmann::json side = nlohmann::json::object();
+    for (const char* name : {"candidate", "reference"}) {
+        const auto g = pg->find(name);
+        const auto x = sm.find(name);
+        if (g == pg->end() || x == sm.end() || !g->is_array() || !x->is_array() || g->size() != x->size())
+            return;
+        std::vector<double> xs;
+        std::vector<int> gs;
+        for (std::size_t i = 0; i < x->size(); ++i) {
+            if (!(*x)[i].is_number() || !(*g)[i].is_number_integer())
+                return;
+            xs.push_back((*x)[i].get<double>());
+            gs.push_back((*g)[i].get<int>());
+        }
+        const double m = perf::groupMedianGeomean(xs, gs);
+        if (!(m > 0))
+            return;
+        side[std::string(name) + "_ms"] = m;
+    }
+    side["speedup"] = side["reference_ms"].get<double>() / side["candidate_ms"].get<double>();
+    out["parity_balance"] = side;
+}
 
 bool ShapeSummarizer::gather(Shape& s)
 {
@@ -175,6 +211,7 @@ void ShapeSummarizer::statistics(Shape& s)
         // The bit this process drew for the shape (perf config history_flip; kbx_harness/history.py).
         if (const auto flip = (*s.fp[p]).find("history_flip"); flip != (*s.fp[p]).end() && flip->is_number_integer())
             perProcess.back()["history_flip"] = *flip;
+        parityBalance(s, p, perProcess.back());
     }
     auto cs = perf::summarize(s.c), rs = perf::summarize(s.r);
     const auto rep = perf::repeatInterval(spP, m_config.betweenProcessPrior, m_config.betweenProcessPriorDf);

@@ -54,6 +54,7 @@ const std::vector<Key>& keys()
         {"compile_backend", &PerfConfig::compileBackend},
         {"placement_gap_mb", &PerfConfig::placementGapMb},
         {"history_flip", &PerfConfig::historyFlip},
+        {"parity_balance", &PerfConfig::parityBalance},
         {"max_shape_seconds", &PerfConfig::maxShapeSeconds},
     };
     return k;
@@ -161,6 +162,8 @@ PerfConfig PerfConfig::fromJson(const nlohmann::json& overrides, Device device)
                                           c.placementGapMb));
     if (c.historyFlip != 0 && c.historyFlip != 1)
         throw PerfConfigError(fmt::format("--perf-config: key 'history_flip' must be 0 (off) or 1 (on), got {}", c.historyFlip));
+    if (c.parityBalance != 0 && c.parityBalance != 1)
+        throw PerfConfigError(fmt::format("--perf-config: key 'parity_balance' must be 0 (off) or 1 (on), got {}", c.parityBalance));
     for (const auto& b : c.baselines)
         if (std::find(kBaselines.begin(), kBaselines.end(), b) == kBaselines.end())
             throw PerfConfigError(fmt::format("--perf-config: key 'baselines': unknown baseline '{}' (known: {})", b, fmt::join(kBaselines, ", ")));

@@ -91,10 +91,15 @@ struct PerfConfig {
     /// (0: off; 0..65536; cuda only).
     int placementGapMb = 0;
     // An experiment on the same shifts: the placement probes' level flipped with each new input, or
-    // each extra kernel launched (kbx_harness/history.py).
+    // each extra kernel launched (kbx_harness/history.py); it was each kernel launched.
     /// Per process and shape a random bit; on 1 the inputs become fresh copies of their storages and
     /// an odd number of extra kernels runs before the warm-up (0: off, 1: on; cuda only).
     int historyFlip = 0;
+    // The experiment that follows from the probes: a kernel's time follows the parity of its launch
+    // index, so each process samples both parities and the groups are recorded (kbx_harness/parity.py).
+    /// One extra kernel before every block of pairs after the first; each sample's group (block and
+    /// pair parity) stored, and per process each side's four-group median (0: off, 1: on; cuda only).
+    int parityBalance = 0;
 
     // ---- The precompile worker (kbx_harness/precompile.py) ----
     double maxShapeSeconds = 60.0;  ///< compile time limit per perf shape (seconds)

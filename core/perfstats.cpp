@@ -208,6 +208,25 @@ RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double pr
     return r;
 }
 
+double groupMedianGeomean(const std::vector<double>& xs, const std::vector<int>& groups, int nGroups)
+{
+    if (xs.size() != groups.size() || nGroups < 1)
+        return 0.0;
+    std::vector<std::vector<double>> by(static_cast<std::size_t>(nGroups));
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        if (groups[i] < 0 || groups[i] >= nGroups || !(xs[i] > 0) || !std::isfinite(xs[i]))
+            return 0.0;
+        by[static_cast<std::size_t>(groups[i])].push_back(xs[i]);
+    }
+    double logSum = 0;
+    for (const auto& g : by) {
+        if (g.empty())
+            return 0.0;
+        logSum += std::log(quantile(g, 0.5));
+    }
+    return std::exp(logSum / nGroups);
+}
+
 double shapeSpreadVariance(const std::vector<std::vector<double>>& x)
 {
     double sum = 0;

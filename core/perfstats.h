@@ -106,6 +106,13 @@ RepeatInterval repeatInterval(const std::vector<Interval>& perProcess, double pr
 /// interval takes the larger). 0 with fewer than two processes or no shape.
 double shapeSpreadVariance(const std::vector<std::vector<double>>& logSpeedupPerShapeAndProcess);
 
+/// The parity-balance experiment's estimate of one side in one process (perf config parity_balance):
+/// the geometric mean of the medians of the samples of each group 0..groups-1, where groups[i] is
+/// sample i's group (block parity x pair parity: two groups sit at each launch parity, so a level that
+/// follows the launch index's parity is averaged, whatever parity the process started at). 0 when the
+/// sizes differ, a group is empty, a group index is out of range or a sample is not positive.
+double groupMedianGeomean(const std::vector<double>& xs, const std::vector<int>& groups, int nGroups = 4);
+
 /// The seed's aggregate: sum of reference medians / sum of candidate medians.
 double sumTimeRatio(const std::vector<double>& candidateMedians, const std::vector<double>& referenceMedians);
 

@@ -82,7 +82,8 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
     const auto c = PerfConfig::fromJson(
         {{"processes", 2}, {"between_process_prior", 0.005}, {"min_reps", 3}, {"max_seconds", 0.05}, {"max_warmup_seconds", 0},
          {"target_rel_ci", -1}, {"precompile", false}, {"shapes", {"1M_f32"}}, {"baselines", {"compile", "tf32"}},
-         {"compile_backend", "aot_eager"}, {"rotations", 2.0}, {"placement_gap_mb", 1024}, {"history_flip", 1}},
+         {"compile_backend", "aot_eager"}, {"rotations", 2.0}, {"placement_gap_mb", 1024}, {"history_flip", 1},
+         {"parity_balance", 1}},
         kbx::Device::Cuda);
     EXPECT_EQ(c.processes, 2);
     EXPECT_EQ(c.maxProcesses, 4);  // not overridden: the cuda default
@@ -100,6 +101,8 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
     EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).placementGapMb, 0);  // the experiment is off unless asked for
     EXPECT_EQ(c.historyFlip, 1);
     EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).historyFlip, 0);  // so is this one
+    EXPECT_EQ(c.parityBalance, 1);
+    EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).parityBalance, 0);  // and this one
     EXPECT_EQ(PerfConfig::fromJson({{"max_processes", 2}}, kbx::Device::Cpu).processes, 1);
 }
 
@@ -145,6 +148,8 @@ TEST(PerfConfig, WrongTypeIsRefusedNamingTheKey)
     for (const int f : {-1, 2})
         EXPECT_NE(errorOf({{"history_flip", f}}).find("'history_flip' must be 0 (off) or 1 (on)"), std::string::npos) << f;
     EXPECT_NE(errorOf({{"history_flip", true}}).find("history_flip"), std::string::npos);  // an integer, not a boolean
+    for (const int f : {-1, 2})
+        EXPECT_NE(errorOf({{"parity_balance", f}}).find("'parity_balance' must be 0 (off) or 1 (on)"), std::string::npos) << f;
     EXPECT_NE(errorOf(nlohmann::json::array({1})).find("JSON object"), std::string::npos);
     EXPECT_NE(errorOf("text").find("JSON object"), std::string::npos);
 }

@@ -255,3 +255,37 @@ TEST(RepeatInterval, ARepeatLandsInsideAtTheNominalRate)
         EXPECT_LT(insideWithin, 0.5 * trials) << p << " process(es)";
     }
 }
+
+TEST(GroupMedianGeomean, ALevelThatFollowsTheLaunchParityIsAveragedWhateverTheStart)
+{
+    // A side whose time follows its call's launch parity: 6.4 us at one parity, 7.0 at the other.
+    // Groups: 2 * (block parity) + pair parity, with an extra kernel before every block after the
+    // first. Whether a pair launches an even or odd number of kernels and which parity the process
+    // started at, two groups sit at each level, and the estimate is sqrt(6.4 * 7.0).
+    const int blocks = 7, pairs = 10;  // an odd number of blocks: the groups hold unequal counts
+    for (const bool oddPair : {false, true})
+        for (const int start : {0, 1}) {
+            std::vector<double> xs;
+            std::vector<int> g;
+            for (int b = 0; b < blocks; ++b)
+                for (int j = 0; j < pairs; ++j) {
+                    const int parity = (start + b + (oddPair ? j : 0)) % 2;
+                    xs.push_back(parity ? 7.0 : 6.4);
+                    g.push_back(2 * (b % 2) + j % 2);
+                }
+            EXPECT_NEAR(groupMedianGeomean(xs, g), std::sqrt(6.4 * 7.0), 1e-12) << oddPair << start;
+            // The plain median is not: with four blocks at one level and three at the other it sits
+            // at the first block's level.
+            if (!oddPair)
+                EXPECT_DOUBLE_EQ(quantile(xs, 0.5), start ? 7.0 : 6.4);
+        }
+}
+
+TEST(GroupMedianGeomean, ASampleItCannotPlaceGivesNoEstimate)
+{
+    EXPECT_EQ(groupMedianGeomean({1, 2, 3, 4}, {0, 1, 2}), 0.0);        // sizes differ
+    EXPECT_EQ(groupMedianGeomean({1, 2, 3}, {0, 1, 2}), 0.0);           // group 3 is empty
+    EXPECT_EQ(groupMedianGeomean({1, 2, 3, 4}, {0, 1, 2, 4}), 0.0);     // out of range
+    EXPECT_EQ(groupMedianGeomean({1, -2, 3, 4}, {0, 1, 2, 3}), 0.0);    // not positive
+    EXPECT_NEAR(groupMedianGeomean({1, 2, 4, 8}, {0, 1, 2, 3}), std::pow(64.0, 0.25), 1e-12);
+}

@@ -626,3 +626,30 @@ TEST(Perf, AnAskedHistoryFlipIsDrawnPerProcessAndStoredWithItsTimings)
     }
     EXPECT_EQ(perfConfig["history_flip"], 1) << perfConfig.dump();
 }
+
+TEST(Perf, AnAskedParityBalanceStoresEachSidesFourGroupMedianPerProcess)
+{
+    // The parity-balance experiment (perf config parity_balance, off by default; kbx_harness/parity.py):
+    // the worker records each clean sample's group (an extra kernel before every block after the
+    // first, on a GPU), and kbx computes each side's four-group median per process from the samples
+    // and stores it beside the plain medians, on the CPU too. At least two blocks of at least two
+    // pairs, so that every group has samples (later keys override the quick timer's).
+    REQUIRE_DEVICE();
+    nlohmann::json perProcess, perfConfig;
+    experimentRun("perf-parity", device() == "cuda" ? R"("parity_balance":1,"min_reps":20)"
+                                                    : R"("parity_balance":1,"block":2,"min_reps":4,"max_reps":6)",
+                  perProcess, perfConfig);
+    if (HasFatalFailure())
+        return;
+    for (const auto& pp : perProcess) {
+        ASSERT_TRUE(pp.contains("parity_balance")) << pp.dump();
+        const auto& b = pp["parity_balance"];
+        EXPECT_GT(b.value("candidate_ms", 0.0), 0.0) << b.dump();
+        EXPECT_GT(b.value("reference_ms", 0.0), 0.0) << b.dump();
+        EXPECT_NEAR(b.value("speedup", 0.0), b.value("reference_ms", 0.0) / b.value("candidate_ms", 1.0), 1e-9) << b.dump();
+        // The same samples as the plain medians: within the samples' range of them.
+        EXPECT_GT(b["candidate_ms"].get<double>(), 0.2 * pp["candidate_ms"].get<double>()) << pp.dump();
+        EXPECT_LT(b["candidate_ms"].get<double>(), 5.0 * pp["candidate_ms"].get<double>()) << pp.dump();
+    }
+    EXPECT_EQ(perfConfig["parity_balance"], 1) << perfConfig.dump();
+}

@@ -261,6 +261,53 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn("### run 0 and run 1 (on another GPU)", md)
 
 
+class ParityBalance(unittest.TestCase):
+    """The parity-balance experiment's section: the same processes read by the plain medians and by
+    the four-group medians (per_process[].parity_balance), spread and coverage side by side."""
+
+    @staticmethod
+    def pair(plain_candidate):
+        """One kernel, one 10 us shape, three processes per run: the plain candidate medians given per
+        run (eager 12 us), the four-group ones at 10.3 us in both runs (within 0.1 %)."""
+        from types import SimpleNamespace
+        s, k = [], []
+        for run in (0, 1):
+            per = []
+            for i, c in enumerate(plain_candidate[run]):
+                b = 0.0103 * (1 + 0.0005 * i)
+                per.append({"candidate_ms": c, "reference_ms": 0.012, "speedup": iv(0.012 / c, 0.0119 / c, 0.0121 / c),
+                            "parity_balance": {"candidate_ms": b, "reference_ms": 0.012, "speedup": 0.012 / b}})
+            key = ("Math/floor", "e" * 40)
+            s.append({key + ("1M_f32",): (0.0103, 0.012, {"per_process": per})})
+            g = [iv(p["speedup"]["estimate"], p["speedup"]["estimate"] * 0.998, p["speedup"]["estimate"] * 1.002) for p in per]
+            k.append({key: {"geomean_speedup": {"prior_rel": 0.0065, "prior_df": 4}, "geomean_speedup_per_process": g}})
+        return SimpleNamespace(s0=s[0], s1=s[1], k0=k[0], k1=k[1])
+
+    def lines(self, pair):
+        sys.path.insert(0, BENCH)
+        import perf_experiments
+        import perf_repeat
+        return perf_experiments.parity_lines(pair, perf_repeat.repeat_interval, perf_repeat.shape_spread_variance, perf_repeat.dist)
+
+    def test_a_run_level_shift_the_four_groups_average_away(self):
+        # Run 0's processes all at the low level (10.0 us), run 1's all at the high one (10.6 us).
+        L = self.lines(self.pair(([0.0100, 0.01001, 0.00999], [0.0106, 0.01061, 0.01059])))
+        text = "\n".join(L)
+        self.assertIn("| plain | candidate | - | 5.83 % / 5.83 % / 5.83 % (n=1) |", text)
+        self.assertIn("| four groups | candidate | - | 0.00 % / 0.00 % / 0.00 % (n=1) |", text)
+        self.assertIn("| plain | eager | - | 0.00 % / 0.00 % / 0.00 % (n=1) |", text)
+        self.assertIn("| plain | 0/1 | 0/1 |", text)
+        self.assertIn("| four groups | 1/1 | 1/1 |", text)
+        self.assertIn("kernels with both in every process of both runs: 1", text)
+
+    def test_without_the_estimate_in_every_process_there_is_no_section(self):
+        pair = self.pair(([0.0100] * 3, [0.0100] * 3))
+        self.assertTrue(self.lines(pair))
+        del next(iter(pair.s1.values()))[2]["per_process"][1]["parity_balance"]
+        self.assertEqual(self.lines(pair), [])
+        self.assertNotIn("## Parity balance", PerfRepeatReport("plain_report").plain_report())
+
+
 class CrossMachine(unittest.TestCase):
     def setUp(self):
         sys.path.insert(0, BENCH)

@@ -4,8 +4,11 @@
 A two-level kernel (relu on 16M float16) sat at one level in every process of a run and at the
 other in the next run, so the repeat interval, built from the processes of one run, did not cover
 the repeat. bench/placement_probe.py flipped such a kernel's level with each new input it made, or
-with each kernel it launched besides (each new input there was one copy kernel; the two readings are
-not told apart yet): bench/results/2026-12-06-h100-parity-ff437e0. Every perf process of a run makes
+with each kernel it launched besides (each new input there was one copy kernel):
+bench/results/2026-12-06-h100-parity-ff437e0. A later probe told them apart: each kernel launched
+flips it (bench/results/2026-12-06-launch-parity-6ac3849), and as the warm-up's number of calls
+varies per process anyway, the bit does not decide the timed loop's parity; kbx_harness.parity is
+the experiment that follows. Every perf process of a run makes
 the same allocations and launches in the same order, so it would share that state. With the flip on,
 each process draws one random bit per shape; on 1 the shape's input tensors are replaced, before the
 warm-up, by tensors over fresh copies of their storages (same sizes, strides, offsets, dtypes;

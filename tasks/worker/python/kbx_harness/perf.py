@@ -13,7 +13,9 @@ Protocol per perf shape (docs/PERF_PROTOCOL.md):
     draws them at another place in device memory (placement_offset); with the experiment's
     `placement_gap_mb` (off by default) also a random gap before each shape's outputs (placement_gap);
     with `history_flip` (off by default) a random bit per shape, on 1 fresh input storages and an odd
-    number of extra kernels before the warm-up (kbx_harness.history);
+    number of extra kernels before the warm-up (kbx_harness.history); with `parity_balance` (off by
+    default) one extra kernel before every block after the first and each sample's group stored
+    (kbx_harness.parity);
   * timed loop: L2 flushed (a buffer >= 2x the device's L2 is zeroed) before every timed call,
     outside the timed region; CUDA events on the current stream around each call plus a
     device-wide synchronize per block; candidate and reference alternate (ABAB);
@@ -52,6 +54,7 @@ from . import autotune
 from .common import Phases, guarded, import_candidate, load_task, send, triton_cache_entries, versions
 from . import recheck
 from .history import history_flip
+from . import parity
 from .restore import InputRestore, budget_bytes
 from .inputs import InputGen, derive_seed
 from .perf_device import Nvml, calibrate, kernel_attribution
@@ -155,13 +158,17 @@ class LaunchGap:
         """Right after the call and its end event were enqueued: has the device passed the start?"""
         return bool(self.cycles) and self.host_sync.get(side) is False and bool(start_event.query())
 
-    def sort(self, block, ms, samples: dict, starved: dict) -> None:
+    def sort(self, block, ms, samples: dict, starved: dict, labels=None, groups=None) -> None:
         """A synchronised block [[(side, start, end, was_starved), ...], ...]: clean samples to
-        `samples`, starved ones to `starved` (ms(start, end) each); any starved one widens the gap."""
+        `samples`, starved ones to `starved` (ms(start, end) each); any starved one widens the gap.
+        With `groups` (the parity-balance experiment) each clean sample's pair label, labels[i] for
+        pair i, goes to groups[side], so that groups and samples stay one to one."""
         widen = False
-        for pair in block:
+        for i, pair in enumerate(block):
             for side, a, b, was_starved in pair:
                 (starved if was_starved else samples)[side].append(ms(a, b))
+                if groups is not None and not was_starved:
+                    groups.setdefault(side, []).append(labels[i])
                 widen = widen or was_starved
         if widen:
             self.us = min(self.max_us, 2.0 * self.us)
@@ -191,7 +198,7 @@ FALLBACK_CONFIG = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10,
                    "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
                    "min_gap_us": 20, "max_gap_us": 2000, "probe_max_ms": 10.0, "recheck_drive_max_elements": 33554432,
                    "recheck_drive_max_seconds": 2.0, "compile_backend": "inductor", "placement_gap_mb": 0,
-                   "history_flip": 0}
+                   "history_flip": 0, "parity_balance": 0}
 
 
 def perf_shapes(meta: dict, cfg: dict, req: dict) -> list:
@@ -501,11 +508,15 @@ class _PerfRun:
         self.phase("reference_outputs_and_warmup")
         samples = {side: [] for side, _ in sides}
         starved = {side: [] for side, _ in sides}  # LaunchGap: samples the host may have held up
+        # The parity-balance experiment (off by default; kbx_harness.parity): each clean sample's group.
+        groups = {side: [] for side, _ in sides} if cfg.get("parity_balance") else None
         min_reps, block, recheck_at = _repetitions(cfg, last_ms, gap, sides, recheck_at, inputs)
         reps, stop, recheck_result = self._timed_loop(sides, call, inputs, gap, samples, starved, min_reps, block,
-                                                      recheck_at, rplan, restore)
+                                                      recheck_at, rplan, restore, groups)
         del gap_hold  # the gap was held through the warm-up and the timed loop
         kept_starved = LaunchGap.keep_if_too_few(samples, starved, min_reps)
+        for side in kept_starved if groups is not None else []:
+            groups.pop(side, None)  # its starved samples joined the clean ones: no groups for them
         res = {"shape": s["name"], "params": s["params"], "compute_dtype": compute_dtype(meta, *inputs[0]),
                "autotune": autotune.since(at_mark),
                "samples_ms": samples, "first_call_s": first,
@@ -513,6 +524,7 @@ class _PerfRun:
                "reps": reps, "min_reps": min_reps, "stop": stop, "rotations": len(inputs), "placement_offset_mb": self.placement_mb,
                **({"placement_gap_mb": gap_mb} if cfg.get("placement_gap_mb") and self.device == "cuda" else {}),
                **({"history_flip": flip} if flip is not None else {}),
+               **({"parity_groups": groups} if groups is not None else {}),
                "recheck": recheck_result, "inputs_restored": restore.evidence(), "cost": cost, "baseline_errors": dict(self.baseline_errors)}
         self.phase("timed_loops")
         return res
@@ -590,15 +602,18 @@ class _PerfRun:
         timer.sync()
 
     def _timed_loop(self, sides: list, call, inputs: list, gap: LaunchGap, samples: dict, starved: dict, min_reps: int,
-                    block: int, recheck_at: int, rplan, restore: InputRestore):
+                    block: int, recheck_at: int, rplan, restore: InputRestore, groups=None):
         """ABAB… blocks until converged, max_reps or the time cap; the candidate's output of call
-        recheck_at re-checked. Returns (reps, why it stopped, the re-check)."""
+        recheck_at re-checked. With `groups` (kbx_harness.parity) an extra kernel before every block
+        after the first and each clean sample's group. Returns (reps, why it stopped, the re-check)."""
         cfg, timer, flush, spin, task = self.cfg, self.timer, self.flush, self.spin, self.task
         recheck_result = None
         t_start = time.perf_counter()
         reps = 0
+        b = 0  # the block's index
         while True:
             evs = []
+            parity.extra_kernel(self.device, groups is not None, b)
             for _ in range(block):
                 k = reps % len(inputs)
                 a, kw = inputs[k]
@@ -625,7 +640,8 @@ class _PerfRun:
                 evs.append(pair)
                 reps += 1
             timer.sync()
-            gap.sort(evs, timer.ms, samples, starved)
+            gap.sort(evs, timer.ms, samples, starved, [parity.group(b, j) for j in range(len(evs))], groups)
+            b += 1
             if reps >= cfg["max_reps"]:
                 return reps, "max_reps", recheck_result
             if reps >= min_reps and _converged(samples, min_reps, cfg):
