@@ -77,6 +77,15 @@ class PerfRun(unittest.TestCase):
         self.assertEqual(res["parity_groups"]["candidate"], [0, 1, 0, 3, 2, 0, 0])  # pairs 3 and 7 dropped
         self.assertEqual(len(res["parity_groups"]["reference"]), 9)
 
+    def test_a_shape_that_converges_in_one_block_still_gets_two(self):
+        # min_reps = block = 3 and a target any median meets: one block without the key, two with it,
+        # so that every group has samples.
+        cfg = {**self.CFG, "min_reps": 3, "target_rel_ci": 10.0}
+        self.assertEqual(relu_worker(dict(cfg), self.SHAPE).time_shape(self.SHAPE)["reps"], 3)
+        res = relu_worker({**cfg, "parity_balance": 1}, self.SHAPE).time_shape(self.SHAPE)
+        self.assertEqual(res["reps"], 6)
+        self.assertEqual(sorted(set(res["parity_groups"]["candidate"])), [0, 1, 2, 3])
+
     def test_without_the_key_nothing_is_stored(self):
         res = relu_worker(dict(self.CFG), self.SHAPE).time_shape(self.SHAPE)
         self.assertNotIn("error", res, res)

@@ -511,6 +511,8 @@ class _PerfRun:
         # The parity-balance experiment (off by default; kbx_harness.parity): each clean sample's group.
         groups = {side: [] for side, _ in sides} if cfg.get("parity_balance") else None
         min_reps, block, recheck_at = _repetitions(cfg, last_ms, gap, sides, recheck_at, inputs)
+        if groups is not None:
+            min_reps = max(min_reps, 2 * block)  # two blocks at least, or two of the four groups stay empty
         reps, stop, recheck_result = self._timed_loop(sides, call, inputs, gap, samples, starved, min_reps, block,
                                                       recheck_at, rplan, restore, groups)
         del gap_hold  # the gap was held through the warm-up and the timed loop
