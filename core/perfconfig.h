@@ -84,8 +84,8 @@ struct PerfConfig {
     std::string compileBackend = "inductor";  ///< torch.compile backend of the "compile" baseline
     // An experiment on the run-level shifts (docs/PERF_PROTOCOL.md, "Placement"): each shape's outputs
     // land beyond an allocation of a random size. The probe reading it came from (the level follows
-    // the allocation's size) was confounded with trial parity; re-read, the level flipped with each
-    // new input instead. Kept off until a repeat pair shows it helps.
+    // the allocation's size) was confounded with trial parity; the level follows the parity of the
+    // launch index, which no allocation moves. Kept off until a repeat pair shows it helps.
     /// Per shape: unused cached blocks released, then a random 2..N MiB gap (uniform on a log scale,
     /// 2 MiB steps) held while the shape is timed, so that its outputs take new memory beyond it
     /// (0: off; 0..65536; cuda only).

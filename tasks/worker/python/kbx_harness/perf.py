@@ -239,10 +239,9 @@ def placement_gap(device: str, max_mb: int, free_bytes=None):
     kernel (relu on 16M float16) sat at one level in every process of a run and at the other in the
     next run. The gap was meant to let the processes of one run sample both levels, from a probe
     reading in which the level followed the size of the allocation before the outputs; that reading
-    was confounded with the trials' parity, and re-read, every stored probe's level flipped with
-    each new input (or each extra kernel launch) instead, whatever was allocated
-    (bench/results/2026-12-06-h100-parity-ff437e0). Whether the gap helps is for a repeat pair to
-    show. A log scale so that every scale from 2 MiB to max_mb gets the same share of draws."""
+    was confounded with the trials' parity; the level follows the parity of the launch index, which
+    no allocation moves (bench/results/2026-12-06-launch-parity-6ac3849). Kept for a repeat pair to
+    test. A log scale so that every scale from 2 MiB to max_mb gets the same share of draws."""
     if device != "cuda" or max_mb <= 0:
         return None, 0
     torch.cuda.empty_cache()
