@@ -108,12 +108,17 @@ def flip_lines(pair):
 
 def _balanced(smp):
     """A shape's per-process (plain, four-group) pairs of {candidate_ms, reference_ms, speedup}, or None
-    when a process lacks the experiment's estimate."""
+    when a process lacks the experiment's estimate. Under parity_balance 2 the plain figures are the
+    process's `plain` (its own are the aligned samples')."""
     out = []
     for p in (smp or {}).get("per_process") or []:
         b = (p or {}).get("parity_balance") or {}
-        sp = ((p or {}).get("speedup") or {}).get("estimate")
-        vals = (p.get("candidate_ms"), p.get("reference_ms"), sp, b.get("candidate_ms"), b.get("reference_ms"), b.get("speedup"))
+        if isinstance((p or {}).get("plain"), dict):  # parity_balance 2: the process's own figures are the aligned ones
+            pl = p["plain"]
+            vals = (pl.get("candidate_ms"), pl.get("reference_ms"), pl.get("speedup"))
+        else:
+            vals = ((p or {}).get("candidate_ms"), (p or {}).get("reference_ms"), ((p or {}).get("speedup") or {}).get("estimate"))
+        vals += (b.get("candidate_ms"), b.get("reference_ms"), b.get("speedup"))
         if not all(isinstance(v, (int, float)) and v > 0 for v in vals):
             return None
         out.append(({"candidate_ms": vals[0], "reference_ms": vals[1], "speedup": vals[2]},

@@ -61,6 +61,30 @@ std::pair<double, std::string> computePeak(const nlohmann::json& peaks, const nl
     return {tf32 ? peaks.value("tf32_tflops", 0.0) : peaks.value("fp32_tflops", 0.0), tf32 ? std::string("tf32") : std::string("float32")};
 }
 
+/// The parity-balance experiment (perf config parity_balance; kbx_harness/parity.py): one side's raw
+/// samples and their groups from a process's frame, one to one; false when the frame has none or
+/// they do not match.
+bool frameGroups(const nlohmann::json& frame, const char* side, std::vector<double>& xs, std::vector<int>& gs)
+{
+    xs.clear();
+    gs.clear();
+    const auto pg = frame.find("parity_groups");
+    const auto sm = frame.find("samples_ms");
+    if (pg == frame.end() || sm == frame.end() || !pg->is_object() || !sm->is_object())
+        return false;
+    const auto g = pg->find(side);
+    const auto x = sm->find(side);
+    if (g == pg->end() || x == sm->end() || !g->is_array() || !x->is_array() || g->size() != x->size() || x->empty())
+        return false;
+    for (std::size_t i = 0; i < x->size(); ++i) {
+        if (!(*x)[i].is_number() || !(*g)[i].is_number_integer())
+            return false;
+        xs.push_back((*x)[i].get<double>());
+        gs.push_back((*g)[i].get<int>());
+    }
+    return true;
+}
+
 /// One perf shape over the processes: the frames, samples and statistics its checks read.
 struct Shape {
     std::size_t k = 0;
@@ -70,6 +94,10 @@ struct Shape {
     std::vector<std::vector<double>> cp, rp;  ///< per process: candidate and reference samples
     std::vector<double> c, r;                 ///< all processes' samples
     std::vector<double> cMedP, rMedP;         ///< per process: medians
+    /// parity_balance 2: per process, the plain medians of the raw samples where cp/rp hold the
+    /// samples aligned by group (null where the process's groups did not allow it).
+    std::vector<nlohmann::json> plainP;
+    std::vector<double> cRaw, rRaw;  ///< parity_balance 2: all processes' raw samples
     double cMs = 0, rMs = 0;
     double speedup = 0;  ///< the repeat interval's estimate
     nlohmann::json smp;
@@ -91,6 +119,8 @@ private:
     void statistics(Shape& s);
     /// The parity-balance experiment's per-process estimate (perf config parity_balance).
     void parityBalance(const Shape& s, std::size_t p, nlohmann::json& out) const;
+    /// parity_balance 2: the samples aligned by group in place of the raw ones.
+    void alignByGroup(Shape& s) const;
     void starvedAndAttribution(Shape& s);
     /// Flags a candidate whose call waits for the device inside (host time in its samples), with the host's share.
     void hostInTiming(Shape& s);
@@ -120,25 +150,12 @@ void ShapeSummarizer::parityBalance(const Shape& s, std::size_t p, nlohmann::jso
     // sample's group as the worker recorded it. Each side's four-group median, computed here from the
     // samples, and their ratio, beside the process's plain medians; groups that do not match the
     // samples one to one give nothing.
-    const auto& f = *s.fp[p];
-    const auto pg = f.find("parity_groups");
-    if (pg == f.end() || !pg->is_object())
-        return;
-    const auto& sm = f.value("samples_ms", nlohmann::json::object());
     nlohmann::json side = nlohmann::json::object();
+    std::vector<double> xs;
+    std::vector<int> gs;
     for (const char* name : {"candidate", "reference"}) {
-        const auto g = pg->find(name);
-        const auto x = sm.find(name);
-        if (g == pg->end() || x == sm.end() || !g->is_array() || !x->is_array() || g->size() != x->size())
+        if (!frameGroups(*s.fp[p], name, xs, gs))
             return;
-        std::vector<double> xs;
-        std::vector<int> gs;
-        for (std::size_t i = 0; i < x->size(); ++i) {
-            if (!(*x)[i].is_number() || !(*g)[i].is_number_integer())
-                return;
-            xs.push_back((*x)[i].get<double>());
-            gs.push_back((*g)[i].get<int>());
-        }
         const double m = perf::groupMedianGeomean(xs, gs);
         if (!(m > 0))
             return;
@@ -184,7 +201,33 @@ bool ShapeSummarizer::gather(Shape& s)
         m_out.rows.push_back(s.row);
         return false;
     }
+    if (m_config.parityBalance == 2)
+        alignByGroup(s);
     return true;
+}
+
+void ShapeSummarizer::alignByGroup(Shape& s) const
+{
+    // parity_balance 2: each process's samples with its groups' levels taken out (perf::alignGroups),
+    // so that every statistic below reads one level whichever launch parity the process started at.
+    // The raw samples and the plain medians stay in the record; a process whose groups do not allow
+    // it keeps its raw samples.
+    s.plainP.assign(m_P, nlohmann::json());
+    std::vector<double> cx, rx;
+    std::vector<int> cg, rg;
+    for (std::size_t p = 0; p < m_P; ++p) {
+        s.cRaw = concat(std::move(s.cRaw), s.cp[p]);
+        s.rRaw = concat(std::move(s.rRaw), s.rp[p]);
+        if (!frameGroups(*s.fp[p], "candidate", cx, cg) || !frameGroups(*s.fp[p], "reference", rx, rg))
+            continue;
+        auto ca = perf::alignGroups(cx, cg), ra = perf::alignGroups(rx, rg);
+        if (ca.empty() || ra.empty())
+            continue;
+        const double cm = perf::quantile(s.cp[p], 0.5), rm = perf::quantile(s.rp[p], 0.5);
+        s.plainP[p] = {{"candidate_ms", cm}, {"reference_ms", rm}, {"speedup", rm / cm}};
+        s.cp[p] = std::move(ca);
+        s.rp[p] = std::move(ra);
+    }
 }
 
 void ShapeSummarizer::statistics(Shape& s)
@@ -212,6 +255,10 @@ void ShapeSummarizer::statistics(Shape& s)
         if (const auto flip = (*s.fp[p]).find("history_flip"); flip != (*s.fp[p]).end() && flip->is_number_integer())
             perProcess.back()["history_flip"] = *flip;
         parityBalance(s, p, perProcess.back());
+        if (p < s.plainP.size() && !s.plainP[p].is_null()) {
+            perProcess.back()["estimator"] = "four_groups";  // its medians and speedup from the aligned samples
+            perProcess.back()["plain"] = s.plainP[p];
+        }
     }
     auto cs = perf::summarize(s.c), rs = perf::summarize(s.r);
     const auto rep = perf::repeatInterval(spP, m_config.betweenProcessPrior, m_config.betweenProcessPriorDf);
@@ -238,6 +285,12 @@ void ShapeSummarizer::statistics(Shape& s)
              {"launch_gap_start_us", f.value("launch_gap_start_us", 0.0)},
              {"host_sync", f.value("host_sync", nlohmann::json::object())},
              {"starved", f.value("starved", nlohmann::json::object())}};
+    if (std::any_of(s.plainP.begin(), s.plainP.end(), [](const nlohmann::json& x) { return !x.is_null(); })) {
+        // parity_balance 2: candidate_ms/reference_ms above are the samples aligned by group; the raw ones too.
+        s.smp["samples_aligned"] = "four_groups";
+        s.smp["candidate_ms_raw"] = s.cRaw;
+        s.smp["reference_ms_raw"] = s.rRaw;
+    }
     m_out.shapeSummaries.push_back({{"shape", s.row.shape}, {"candidate_ms", s.cMs}, {"reference_ms", s.rMs},
                                     {"speedup", sp.estimate}, {"lo", sp.lo}, {"hi", sp.hi}, {"cv_candidate", cs.cv},
                                     {"cv_reference", rs.cv}, {"reps", f.value("reps", 0)}, {"between_process_rel", rep.betweenRel}});

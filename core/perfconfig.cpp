@@ -162,8 +162,10 @@ PerfConfig PerfConfig::fromJson(const nlohmann::json& overrides, Device device)
                                           c.placementGapMb));
     if (c.historyFlip != 0 && c.historyFlip != 1)
         throw PerfConfigError(fmt::format("--perf-config: key 'history_flip' must be 0 (off) or 1 (on), got {}", c.historyFlip));
-    if (c.parityBalance != 0 && c.parityBalance != 1)
-        throw PerfConfigError(fmt::format("--perf-config: key 'parity_balance' must be 0 (off) or 1 (on), got {}", c.parityBalance));
+    if (c.parityBalance < 0 || c.parityBalance > 2)
+        throw PerfConfigError(fmt::format("--perf-config: key 'parity_balance' must be 0 (off), 1 (groups recorded, the four-group "
+                                          "medians stored beside) or 2 (and the statistics on the samples aligned by group), got {}",
+                                          c.parityBalance));
     for (const auto& b : c.baselines)
         if (std::find(kBaselines.begin(), kBaselines.end(), b) == kBaselines.end())
             throw PerfConfigError(fmt::format("--perf-config: key 'baselines': unknown baseline '{}' (known: {})", b, fmt::join(kBaselines, ", ")));

@@ -98,7 +98,8 @@ struct PerfConfig {
     // The experiment that follows from the probes: a kernel's time follows the parity of its launch
     // index, so each process samples both parities and the groups are recorded (kbx_harness/parity.py).
     /// One extra kernel before every block of pairs after the first; each sample's group (block and
-    /// pair parity) stored, and per process each side's four-group median (0: off, 1: on; cuda only).
+    /// pair parity) stored, and per process each side's four-group median (0: off, 1: on; the kernel
+    /// on cuda only); 2: also every statistic on the samples aligned by group (perf::alignGroups).
     int parityBalance = 0;
 
     // ---- The precompile worker (kbx_harness/precompile.py) ----

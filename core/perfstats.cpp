@@ -227,6 +227,23 @@ double groupMedianGeomean(const std::vector<double>& xs, const std::vector<int>&
     return std::exp(logSum / nGroups);
 }
 
+std::vector<double> alignGroups(const std::vector<double>& xs, const std::vector<int>& groups, int nGroups)
+{
+    const double g = groupMedianGeomean(xs, groups, nGroups);
+    if (!(g > 0))
+        return {};
+    std::vector<std::vector<double>> by(static_cast<std::size_t>(nGroups));
+    for (std::size_t i = 0; i < xs.size(); ++i)
+        by[static_cast<std::size_t>(groups[i])].push_back(xs[i]);
+    std::vector<double> med;
+    for (const auto& b : by)
+        med.push_back(quantile(b, 0.5));
+    std::vector<double> out(xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i)
+        out[i] = xs[i] * g / med[static_cast<std::size_t>(groups[i])];
+    return out;
+}
+
 double shapeSpreadVariance(const std::vector<std::vector<double>>& x)
 {
     double sum = 0;

@@ -113,6 +113,12 @@ double shapeSpreadVariance(const std::vector<std::vector<double>>& logSpeedupPer
 /// sizes differ, a group is empty, a group index is out of range or a sample is not positive.
 double groupMedianGeomean(const std::vector<double>& xs, const std::vector<int>& groups, int nGroups = 4);
 
+/// The samples with each group's level taken out (parity_balance 2): x_i * G / m_g(i), where G is
+/// groupMedianGeomean and m_g group g's median, so that every group is centred at G and the
+/// statistics downstream (medians, bootstrap intervals) see one level. Empty when
+/// groupMedianGeomean gives nothing.
+std::vector<double> alignGroups(const std::vector<double>& xs, const std::vector<int>& groups, int nGroups = 4);
+
 /// The seed's aggregate: sum of reference medians / sum of candidate medians.
 double sumTimeRatio(const std::vector<double>& candidateMedians, const std::vector<double>& referenceMedians);
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using nlohmann::json;
 
 namespace {
@@ -161,4 +163,70 @@ TEST(PerfSummary, TheMemoTellsApartInputsThatDifferInOneSampleOrTheSeed)
     // A geomean over one shape is not the shape's interval (another bootstrap): kept apart.
     memo.geomeanSpeedupCI({c}, {r}, 3);
     EXPECT_EQ(memo.computed(), 4u);
+}
+
+namespace {
+/// A process's frame of one shape timed in three blocks of 10 pairs with the parity-balance groups:
+/// the candidate at 6.4 us in the blocks of one launch parity and 7.0 in the other's, `start` saying
+/// which (two blocks at it: the plain median sits at that level); eager at 10 us throughout.
+json groupedFrame(int start)
+{
+    json c = json::array(), r = json::array(), gc = json::array();
+    for (int b = 0; b < 3; ++b)
+        for (int j = 0; j < 10; ++j) {
+            const int parity = (start + b) % 2;  // a pair of an even number of kernels: the blocks alternate
+            c.push_back((parity ? 0.0070 : 0.0064) * (1.0 + 0.0005 * (j % 3)));
+            r.push_back(0.010 * (1.0 + 0.0005 * (j % 4)));
+            gc.push_back(2 * (b % 2) + j % 2);
+        }
+    return {{"shape", "1M"}, {"samples_ms", {{"candidate", c}, {"reference", r}}}, {"reps", 30},
+            {"parity_groups", {{"candidate", gc}, {"reference", gc}}}};
+}
+
+kbx::PerfShapes summarizeBalanced(int parityBalance)
+{
+    // Three processes: two started at one parity, one at the other (a run's plain medians disagree).
+    std::vector<kbx::PerfProcess> procs(3);
+    for (std::size_t p = 0; p < procs.size(); ++p)
+        procs[p].shapes = {groupedFrame(p == 2 ? 1 : 0)};
+    auto cfg = kbx::PerfConfig::defaults(kbx::Device::Cuda);
+    cfg.parityBalance = parityBalance;
+    return kbx::summarizeShapes(procs, procs.size(), json::object(), json(), false, 7, cfg);
+}
+}  // namespace
+
+TEST(PerfSummary, TheFourGroupMediansAreStoredBesideThePlainOnesOrUsedWhenAsked)
+{
+    const double G = std::sqrt(0.0064 * 0.0070);
+    // parity_balance 1: the plain medians decide; each process's four-group ones beside them.
+    const auto one = summarizeBalanced(1);
+    ASSERT_EQ(one.rows.size(), 1u);
+    const auto& pp1 = one.rows[0].samples["per_process"];
+    ASSERT_EQ(pp1.size(), 3u);
+    EXPECT_NEAR(pp1[0]["candidate_ms"].get<double>(), 0.0064, 1e-5) << pp1.dump();  // the start parity's level
+    EXPECT_NEAR(pp1[2]["candidate_ms"].get<double>(), 0.0070, 1e-5) << pp1.dump();
+    for (const auto& p : pp1) {
+        EXPECT_NEAR(p["parity_balance"]["candidate_ms"].get<double>(), G, 1e-5) << p.dump();
+        EXPECT_FALSE(p.contains("estimator")) << p.dump();
+    }
+    EXPECT_FALSE(one.rows[0].samples.contains("samples_aligned"));
+    // parity_balance 2: every statistic on the aligned samples: the processes agree at G; the plain
+    // medians and the raw samples are kept.
+    const auto two = summarizeBalanced(2);
+    const auto& pp2 = two.rows[0].samples["per_process"];
+    for (std::size_t p = 0; p < pp2.size(); ++p) {
+        EXPECT_NEAR(pp2[p]["candidate_ms"].get<double>(), G, 2e-5) << pp2.dump();
+        EXPECT_EQ(pp2[p]["estimator"], "four_groups");
+        EXPECT_NEAR(pp2[p]["plain"]["candidate_ms"].get<double>(), p == 2 ? 0.0070 : 0.0064, 1e-5) << pp2.dump();
+    }
+    EXPECT_NEAR(two.rows[0].candidateMs.value_or(0.0), G, 2e-5);
+    EXPECT_EQ(two.rows[0].samples["samples_aligned"], "four_groups");
+    EXPECT_EQ(two.rows[0].samples["candidate_ms_raw"].size(), 90u);
+    // The plain run's processes disagree by ~9 %, the aligned ones agree: the repeat interval narrows.
+    const auto w = [](const kbx::PerfShapes& s) {
+        const auto& sp = s.rows[0].samples["speedup"];
+        return (sp["hi"].get<double>() - sp["lo"].get<double>()) / sp["estimate"].get<double>();
+    };
+    EXPECT_GT(w(one), 0.05);
+    EXPECT_LT(w(two), 0.03);
 }

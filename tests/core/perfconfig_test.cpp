@@ -148,8 +148,9 @@ TEST(PerfConfig, WrongTypeIsRefusedNamingTheKey)
     for (const int f : {-1, 2})
         EXPECT_NE(errorOf({{"history_flip", f}}).find("'history_flip' must be 0 (off) or 1 (on)"), std::string::npos) << f;
     EXPECT_NE(errorOf({{"history_flip", true}}).find("history_flip"), std::string::npos);  // an integer, not a boolean
-    for (const int f : {-1, 2})
-        EXPECT_NE(errorOf({{"parity_balance", f}}).find("'parity_balance' must be 0 (off) or 1 (on)"), std::string::npos) << f;
+    for (const int f : {-1, 3})
+        EXPECT_NE(errorOf({{"parity_balance", f}}).find("'parity_balance' must be 0 (off), 1 (groups recorded"), std::string::npos) << f;
+    EXPECT_TRUE(errorOf({{"parity_balance", 2}}).empty());
     EXPECT_NE(errorOf(nlohmann::json::array({1})).find("JSON object"), std::string::npos);
     EXPECT_NE(errorOf("text").find("JSON object"), std::string::npos);
 }

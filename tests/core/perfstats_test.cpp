@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <random>
@@ -288,4 +289,30 @@ TEST(GroupMedianGeomean, ASampleItCannotPlaceGivesNoEstimate)
     EXPECT_EQ(groupMedianGeomean({1, 2, 3, 4}, {0, 1, 2, 4}), 0.0);     // out of range
     EXPECT_EQ(groupMedianGeomean({1, -2, 3, 4}, {0, 1, 2, 3}), 0.0);    // not positive
     EXPECT_NEAR(groupMedianGeomean({1, 2, 4, 8}, {0, 1, 2, 3}), std::pow(64.0, 0.25), 1e-12);
+}
+
+TEST(AlignGroups, EveryGroupIsCentredAtTheFourGroupMedian)
+{
+    // Two levels by group (6.4 and 7.0) with a little noise: aligned, every group's median is the
+    // four-group median, and the samples keep their spread within the group.
+    std::vector<double> xs;
+    std::vector<int> g;
+    for (int i = 0; i < 40; ++i) {
+        const int grp = i % 4;
+        xs.push_back((grp == 0 || grp == 3 ? 6.4 : 7.0) * (1.0 + 0.001 * (i % 5 - 2)));
+        g.push_back(grp);
+    }
+    const auto a = alignGroups(xs, g);
+    ASSERT_EQ(a.size(), xs.size());
+    const double G = groupMedianGeomean(xs, g);
+    for (int grp = 0; grp < 4; ++grp) {
+        std::vector<double> in;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (g[i] == grp)
+                in.push_back(a[i]);
+        EXPECT_NEAR(quantile(in, 0.5), G, 1e-12) << grp;
+    }
+    EXPECT_NEAR(quantile(a, 0.5), G, 1e-3 * G);
+    EXPECT_LT((*std::max_element(a.begin(), a.end()) - *std::min_element(a.begin(), a.end())) / G, 0.005);  // one level
+    EXPECT_TRUE(alignGroups({1, 2, 3}, {0, 1, 2}).empty());  // a group empty: nothing
 }

@@ -300,6 +300,19 @@ class ParityBalance(unittest.TestCase):
         self.assertIn("| four groups | 1/1 | 1/1 |", text)
         self.assertIn("kernels with both in every process of both runs: 1", text)
 
+    def test_under_parity_balance_2_the_plain_figures_come_from_plain(self):
+        # The process's own figures are then the aligned samples' (at the four-group level); the
+        # plain medians are under "plain": the same table as under 1.
+        pair = self.pair(([0.0100, 0.01001, 0.00999], [0.0106, 0.01061, 0.01059]))
+        for s in (pair.s0, pair.s1):
+            for p in next(iter(s.values()))[2]["per_process"]:
+                p["plain"] = {"candidate_ms": p["candidate_ms"], "reference_ms": p["reference_ms"], "speedup": p["speedup"]["estimate"]}
+                p["candidate_ms"] = p["parity_balance"]["candidate_ms"]
+                p["speedup"] = iv(p["parity_balance"]["speedup"], p["parity_balance"]["speedup"] * 0.99, p["parity_balance"]["speedup"] * 1.01)
+        text = "\n".join(self.lines(pair))
+        self.assertIn("| plain | candidate | - | 5.83 % / 5.83 % / 5.83 % (n=1) |", text)
+        self.assertIn("| four groups | candidate | - | 0.00 % / 0.00 % / 0.00 % (n=1) |", text)
+
     def test_without_the_estimate_in_every_process_there_is_no_section(self):
         pair = self.pair(([0.0100] * 3, [0.0100] * 3))
         self.assertTrue(self.lines(pair))
