@@ -181,6 +181,7 @@ public:
         // scratch, reference inputs and outputs (candidates under a uid of their own get read access to
         // their inputs file only, core/sandbox).
         ::umask(077);
+        m_started = std::chrono::steady_clock::now();
         m_cat = kbx::TaskCatalogue::load(kbx::findTasksDir());
         if (auto rc = prepare())
             return *rc;
@@ -220,6 +221,8 @@ private:
     std::unique_ptr<kbx::Store> m_store;
     std::string m_sourcePath;        ///< what --resume matches
     std::optional<std::int64_t> m_resumes;
+    std::chrono::steady_clock::time_point m_started;  ///< kbx's start: the time before the run is said after it
+    double m_probeSeconds = 0;                        ///< the worker probe's wall (torch, the devices, one kernel)
 
     /// A signal came before the run began: nothing was evaluated or stored.
     bool stoppedEarly() const
@@ -303,7 +306,9 @@ private:
     std::optional<int> plan()
     {
         try {
+            const auto t = std::chrono::steady_clock::now();
             m_probe = kbx::Evaluator::probe(m_worker);
+            m_probeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
         } catch (const std::exception& e) {
             std::cerr << "kbx: " << e.what() << "\n";
             return ExitEnvironment;
@@ -405,9 +410,11 @@ private:
             m_probe["slurm"] = placement;  // node and GPUs of a Slurm array task
         kbx::Evaluator ev(m_cat, *m_store, m_worker, m_opt);
         ev.setProbe(m_probe);
+        const bool warmBeside = m_warm && m_warm->worker;  // started before the probe, importing torch beside it
         if (m_warm)
             ev.adoptWarmStart(std::move(*m_warm));
         const auto start = std::chrono::steady_clock::now();
+        const double beforeRun = std::chrono::duration<double>(start - m_started).count();
         ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) { printPerf(o, p, done, total, m_a.json); });
         ev.setCorrectnessEnd([this](const kbx::RunSummary& s) {
             // Before the perf stage: when the correctness stage's last process ended, which may be
@@ -450,6 +457,9 @@ private:
                                  sum.harnessErrors, sum.total, fmtDuration(sum.seconds));
         if (phases.evaluations())
             std::cerr << "kbx: correctness stage: " << phases.describe(m_opt.jobs, correctnessWall) << "\n";
+        // What came before the run began: the stage's seconds above start there (issue 22's phases).
+        std::cerr << fmt::format("kbx: before the run: {:.1f} s, {:.1f} s of them the worker probe (torch, the devices, one kernel{})\n",
+                                 beforeRun, m_probeSeconds, warmBeside ? "; beside the warm worker's start" : "");
         if (m_opt.keepScratch)
             std::cerr << fmt::format("kbx: the run's scratch directory is kept: {}\n", sum.scratch.string());
         if (sum.cancelled)

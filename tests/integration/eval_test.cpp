@@ -387,6 +387,15 @@ TEST(Eval, AWarmWorkerKilledMidRunLosesNothing)
     for (const auto& l : lines)
         EXPECT_EQ(l["verdict"], "pass") << l.dump();
     EXPECT_NE(err.find("the warm worker was lost"), std::string::npos) << err;
+    {
+        // The time before the run began, the worker probe's share of it, and that the warm worker
+        // started beside the probe (the stage's own seconds start after all that).
+        std::smatch m;
+        const std::regex before(R"(kbx: before the run: ([0-9.]+) s, ([0-9.]+) s of them the worker probe \([^)]*; beside the warm worker's start\))");
+        ASSERT_TRUE(std::regex_search(err, m, before)) << err;
+        EXPECT_GT(std::stod(m[2].str()), 0.0) << m[0];
+        EXPECT_GE(std::stod(m[1].str()) + 0.05, std::stod(m[2].str())) << m[0];
+    }
     kbx::Store s(db);
     auto prov = nlohmann::json::parse(s.query("SELECT provenance FROM runs")[0]["provenance"].get<std::string>());
     EXPECT_EQ(prov["worker_start"]["mode"], "warm");

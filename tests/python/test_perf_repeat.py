@@ -63,8 +63,11 @@ class PerfRepeatReport(unittest.TestCase):
             self.assertEqual(make_db(os.path.join(out, "run-1.sqlite"), run1), h)
             b, c, d = (h[x * 40][:12] for x in "bcd")
             # As the GPU machine wrote it: paths relative to another working directory.
+            # Run 0 says when kbx's first progress line came (the start's share of the correctness
+            # wall); run 1, as runs.json files written before that key, does not.
             runs = [{"rc": 0, "wall": 100.0, "correct_wall": 20.0, "first": "kbx: evaluating 4", "db": f".bench-state/repeat/run-{r}.sqlite"}
                     for r in (0, 1)]
+            runs[0]["first_at"] = 6.54
             md = self.report(out, runs)
         self.assertIn("kernels timed in both runs: 4; second run's geomean speedup inside the first run's 95 % interval: "
                       "2 (50 %); the other way (run 1's interval holds run 0): 1 (25 %)", md)
@@ -78,7 +81,8 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn(f"Math/exp {d}: run 1 1.020 [1.015, 1.025], run 0 1.000; causes: none", back)
         self.assertIn(f"Math/i0 {b}: run 1 2.088 [2.070, 2.106], run 0 2.120; causes: none", back)
         self.assertEqual([l[:17] for l in back.strip().splitlines()], ["- Activation/relu", f"- Math/exp {d[:6]}", f"- Math/i0 {b[:7]}"])
-        self.assertIn("| 0 | 0 | 20 s | 5.00 s | 80 s | 100 s |", md)
+        self.assertIn("| 0 | 0 | 20 s | 6.5 s | 5.00 s | 80 s | 100 s |", md)
+        self.assertIn("| 1 | 0 | 20 s | not recorded | 5.00 s | 80 s | 100 s |", md)
         # The processes' seconds summed per kind, the candidate's other processes too (4 x 0.25 s of
         # precompile; the reference once per task).
         self.assertIn("| run | reference (per task) | candidate | compare | extended tier | autotune sweep | precompile | reference phases |", md)
