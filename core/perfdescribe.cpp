@@ -21,6 +21,34 @@ double num(const json& o, const char* key, double fallback)
     return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : fallback;
 }
 
+/// The launch-parity experiment (perf config parity_balance, PERF_PROTOCOL "Placement"), so that a
+/// reader knows which estimator made the figures: under 2 they are four-group medians and the plain
+/// medians' speedup is said beside them; under 1 the other way round. The geometric mean over the
+/// processes that stored it; empty when no process did.
+std::string parityNote(const json& s)
+{
+    double plainLog = 0, fourLog = 0;
+    int plain = 0, four = 0;
+    for (const auto& p : s.value("per_process", json::array())) {
+        if (!p.is_object())
+            continue;
+        if (p.value("estimator", std::string()) == "four_groups") {
+            if (const double sp = num(p.value("plain", json::object()), "speedup", 0.0); sp > 0) {
+                plainLog += std::log(sp);
+                ++plain;
+            }
+        } else if (const double sp = num(p.value("parity_balance", json::object()), "speedup", 0.0); sp > 0) {
+            fourLog += std::log(sp);
+            ++four;
+        }
+    }
+    if (plain)
+        return fmt::format("four-group medians (parity_balance 2; plain medians {:.3f}x)", std::exp(plainLog / plain));
+    if (four)
+        return fmt::format("four-group medians {:.3f}x (parity_balance 1)", std::exp(fourLog / four));
+    return {};
+}
+
 }  // namespace
 
 std::string formatMs(double ms)
@@ -79,6 +107,8 @@ std::string shapeNotes(const json& s)
         notes.push_back("roofline at the " + pd + " peak");
     if (const double first = num(s.value("first_call_s", json::object()), "candidate", 0.0); first > 0.05)
         notes.push_back(fmt::format("first call {:.2f} s", first));
+    if (auto parity = parityNote(s); !parity.empty())
+        notes.push_back(std::move(parity));
     std::string out;
     for (const auto& n : notes)
         out += (out.empty() ? "" : "; ") + n;

@@ -43,6 +43,21 @@ TEST(PerfDescribe, ShapeNotesNameWhatTheSamplesWentThrough)
     // issue 22: a roofline held against another peak than fp32 says which
     EXPECT_EQ(shapeNotes(json{{"roofline", {{"peak_dtype", "float16"}}}}), "roofline at the float16 peak");
     EXPECT_EQ(shapeNotes(json{{"roofline", {{"peak_dtype", "float32"}}}}), "");
+    // The parity-balance experiment names the estimator that made the figures. Under 2 the plain
+    // medians' speedup is the geometric mean over the processes that kept it (1.02 and 0.98 ->
+    // 0.9998); under 1 the four-group one; a process of neither kind adds nothing.
+    json aligned = {{"per_process", json::array()}};
+    aligned["per_process"].push_back({{"estimator", "four_groups"}, {"plain", {{"speedup", 1.02}}}});
+    aligned["per_process"].push_back({{"estimator", "four_groups"}, {"plain", {{"speedup", 0.98}}}});
+    aligned["per_process"].push_back({{"candidate_ms", 1.0}});
+    EXPECT_EQ(shapeNotes(aligned), "four-group medians (parity_balance 2; plain medians 1.000x)");
+    json beside = {{"per_process", json::array()}};
+    beside["per_process"].push_back({{"parity_balance", {{"speedup", 1.05}}}});
+    beside["per_process"].push_back({{"parity_balance", {{"speedup", 1.03}}}});
+    EXPECT_EQ(shapeNotes(beside), "four-group medians 1.040x (parity_balance 1)");
+    json plainOnly = {{"per_process", json::array()}};
+    plainOnly["per_process"].push_back({{"candidate_ms", 1.0}, {"speedup", {{"estimate", 1.0}}}});
+    EXPECT_EQ(shapeNotes(plainOnly), "");
     // issue 22: host time in the samples, with its share
     EXPECT_EQ(shapeNotes(json{{"host_in_timing", {{"host_share", 0.93}, {"waits_for_device", true}}}}),
               "host time 93 % of the candidate's device time");
