@@ -44,13 +44,14 @@ TEST(PerfDescribe, ShapeNotesNameWhatTheSamplesWentThrough)
     EXPECT_EQ(shapeNotes(json{{"roofline", {{"peak_dtype", "float16"}}}}), "roofline at the float16 peak");
     EXPECT_EQ(shapeNotes(json{{"roofline", {{"peak_dtype", "float32"}}}}), "");
     // The parity-balance experiment names the estimator that made the figures. Under 2 the plain
-    // medians' speedup is the geometric mean over the processes that kept it (1.02 and 0.98 ->
-    // 0.9998); under 1 the four-group one; a process of neither kind adds nothing.
+    // medians' speedup is the geometric mean over the processes that kept it (1.2 and 0.8 -> 0.980,
+    // where the arithmetic mean would say 1.000); under 1 the four-group one; a process of neither
+    // kind adds nothing.
     json aligned = {{"per_process", json::array()}};
-    aligned["per_process"].push_back({{"estimator", "four_groups"}, {"plain", {{"speedup", 1.02}}}});
-    aligned["per_process"].push_back({{"estimator", "four_groups"}, {"plain", {{"speedup", 0.98}}}});
+    aligned["per_process"].push_back({{"estimator", "four_groups"}, {"plain", {{"speedup", 1.2}}}});
+    aligned["per_process"].push_back({{"estimator", "four_groups"}, {"plain", {{"speedup", 0.8}}}});
     aligned["per_process"].push_back({{"candidate_ms", 1.0}});
-    EXPECT_EQ(shapeNotes(aligned), "four-group medians (parity_balance 2; plain medians 1.000x)");
+    EXPECT_EQ(shapeNotes(aligned), "four-group medians (parity_balance 2; plain medians 0.980x)");
     json beside = {{"per_process", json::array()}};
     beside["per_process"].push_back({{"parity_balance", {{"speedup", 1.05}}}});
     beside["per_process"].push_back({{"parity_balance", {{"speedup", 1.03}}}});
