@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "perfdescribe.h"
 
+#include "stats.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -27,25 +29,21 @@ double num(const json& o, const char* key, double fallback)
 /// processes that stored it; empty when no process did.
 std::string parityNote(const json& s)
 {
-    double plainLog = 0, fourLog = 0;
-    int plain = 0, four = 0;
+    std::vector<double> plain, four;
     for (const auto& p : s.value("per_process", json::array())) {
         if (!p.is_object())
             continue;
         if (p.value("estimator", std::string()) == "four_groups") {
-            if (const double sp = num(p.value("plain", json::object()), "speedup", 0.0); sp > 0) {
-                plainLog += std::log(sp);
-                ++plain;
-            }
+            if (const double sp = num(p.value("plain", json::object()), "speedup", 0.0); sp > 0)
+                plain.push_back(sp);
         } else if (const double sp = num(p.value("parity_balance", json::object()), "speedup", 0.0); sp > 0) {
-            fourLog += std::log(sp);
-            ++four;
+            four.push_back(sp);
         }
     }
-    if (plain)
-        return fmt::format("four-group medians (parity_balance 2; plain medians {:.3f}x)", std::exp(plainLog / plain));
-    if (four)
-        return fmt::format("four-group medians {:.3f}x (parity_balance 1)", std::exp(fourLog / four));
+    if (!plain.empty())
+        return fmt::format("four-group medians (parity_balance 2; plain medians {:.3f}x)", stats::geomeanOf(plain));
+    if (!four.empty())
+        return fmt::format("four-group medians {:.3f}x (parity_balance 1)", stats::geomeanOf(four));
     return {};
 }
 
