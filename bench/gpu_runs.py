@@ -358,7 +358,7 @@ def cmd_corpus(a):
     return rc or trc
 
 
-def correctness_stage(cmd, log_path):
+def correctness_stage(cmd, log_path, env=None):
     """Runs `kbx eval --perf` (cmd) and stops it (SIGINT to its process group: kbx keeps what it
     stored) once its correctness stage ended: at the line "kbx: correctness stage ended" (its tail
     work included), or at the last correctness line "[N/N]" for a kbx that does not print it (the
@@ -370,7 +370,8 @@ def correctness_stage(cmd, log_path):
     done = False
     with open(log_path, "w") as log:
         log.write("$ " + " ".join(cmd) + "\n")
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, bufsize=1, start_new_session=True)
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, bufsize=1, start_new_session=True,
+                             env=None if not env else {**os.environ, **env})
         for line in p.stderr:
             t = time.time() - t0
             log.write(f"{t:8.2f} {line}")
@@ -406,8 +407,14 @@ def stage_sums(db):
     summed_stage_seconds): the candidate's processes by kind, the reference once per task, and the
     sum of the evaluations' own walls (what the jobs' slots were held for)."""
     evs = kbxdb.evaluations(db)
-    sums = perf_repeat.summed_stage_seconds(evs)[0]
-    return len(evs), {kind: sums.get(key, 0.0) for kind, key in STAGE_KINDS}
+    sums, ref_phases, _ = perf_repeat.summed_stage_seconds(evs)
+    out = {kind: sums.get(key, 0.0) for kind, key in STAGE_KINDS}
+    # The longest wait for a reference before a contract tier began (the first wave's, as a rule),
+    # and the reference servers' own start (process start to device open, kbx_harness/reference.py).
+    out["longest wait for a reference"] = max((float((e.get("stage_seconds") or {}).get("contract_started_after") or 0) for e in evs),
+                                              default=0.0)
+    out["servers' start"] = ref_phases.get("server_hello", 0.0) + ref_phases.get("server_device", 0.0)
+    return len(evs), out
 
 
 def cmd_stage_ab(a):
@@ -420,8 +427,14 @@ def cmd_stage_ab(a):
         for suffix in ("", "-wal", "-shm"):
             if os.path.exists(db + suffix):
                 os.remove(db + suffix)
-        cmd = [a.kbx, "eval", a.versions, "--device", a.device, "--perf", "--method", "ab", "--db", db] + gpu_args(a) + shlex.split(v)
-        rc, first, last, done, end = correctness_stage(cmd, os.path.join(a.out, f"ab-{i}.log"))
+        words = shlex.split(v)
+        # Leading NAME=VALUE words are the run's environment (e.g. KBX_PROBE_HOLD=0), the rest kbx options.
+        env = {}
+        while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):
+            k, _, val = words.pop(0).partition("=")
+            env[k] = val
+        cmd = [a.kbx, "eval", a.versions, "--device", a.device, "--perf", "--method", "ab", "--db", db] + gpu_args(a) + words
+        rc, first, last, done, end = correctness_stage(cmd, os.path.join(a.out, f"ab-{i}.log"), env)
         n, sums = stage_sums(db) if os.path.exists(db) else (0, {})
         rows.append((i, v or "(defaults)", rc, first, last, done, end, n, sums))
         print(f"stage-ab {i} [{v or '(defaults)'}]: correctness {last:.1f} s for {n} kernels"
@@ -437,7 +450,8 @@ def cmd_stage_ab(a):
     for i, v, rc, first, last, done, end, n, sums in rows:
         L.append(f"| {i} | `{v}` | {first:.1f} s | {last:.1f} s{'' if done else ' (cut)'} | "
                  f"{'-' if end is None else f'{end:.1f} s'} | {last / max(1, n):.3f} | "
-                 + " | ".join(f"{sums.get(k, 0.0):.0f}" for k in kinds) + " |")
+                 + " | ".join(f"{sums.get(k, 0.0):.1f}" if k in ("longest wait for a reference", "servers' start") else f"{sums.get(k, 0.0):.0f}"
+                              for k in kinds) + " |")
     with open(os.path.join(a.out, "stage-ab.md"), "w") as f:
         f.write("\n".join(L) + "\n")
     print("\n".join(L))
@@ -590,7 +604,8 @@ def main():
                                help="self-check.txt of earlier calls cut short: check only the tasks they did not finish ok")
     subs["scale"].add_argument("--gpu-sets", default="0 0,1", help="space-separated kbx --gpus values")
     subs["stage-ab"].add_argument("--variants", nargs="+", default=[], metavar="OPTIONS",
-                                  help='kbx eval options per run, e.g. "" "--extended-start early" "" (the defaults, early, the defaults)')
+                                  help='kbx eval options per run, e.g. "" "--extended-start early" "" (the defaults, early, the defaults); '
+                                  'leading NAME=VALUE words set the run\'s environment, e.g. "KBX_PROBE_HOLD=0"')
     for name in ("corpus", "repeat", "stage-ab"):
         subs[name].add_argument("--versions", default=os.path.join(CARRY, "versions.jsonl"),
                                 help="the submissions (default: .bench-carry/versions.jsonl)")

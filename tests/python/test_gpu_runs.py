@@ -104,16 +104,19 @@ class StageAb(unittest.TestCase):
             template = os.path.join(out, "template.sqlite")
             fixture_db.write(template, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}]}, "evaluations": [
                 {"task": "Math/abs", "code": "a = 1", "evidence": {},
-                 "stage_seconds": {"candidate": 2.0, "candidate_extended": 1.4, "reference": 2.0, "evaluation": 3.0, "precompile": 1.2}},
+                 "stage_seconds": {"candidate": 2.0, "candidate_extended": 1.4, "reference": 2.0, "evaluation": 3.0, "precompile": 1.2,
+                                   "contract_started_after": 4.5,
+                                   "reference_phases": {"server_hello": 1.0, "server_device": 0.5, "draw_inputs": 0.2}}},
                 {"task": "Math/abs", "code": "a = 2", "evidence": {},
-                 "stage_seconds": {"candidate": 1.0, "autotune_sweep": 4.0, "reference": 3.0, "evaluation": 5.0}}]}])
+                 "stage_seconds": {"candidate": 1.0, "autotune_sweep": 4.0, "reference": 3.0, "evaluation": 5.0,
+                                   "contract_started_after": 0.3}}]}])
             fake = os.path.join(out, "kbx")
             with open(fake, "w") as f:
                 f.write(f"#!{sys.executable}\n"
                         "import os, shutil, sys, time\n"
                         "db = sys.argv[sys.argv.index('--db') + 1]\n"
                         f"shutil.copy({template!r}, db)\n"
-                        f"open({os.path.join(out, 'args.txt')!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+                        f"open({os.path.join(out, 'args.txt')!r}, 'a').write(os.environ.get('KBX_PROBE_HOLD', '-') + ' ' + ' '.join(sys.argv[1:]) + '\\n')\n"
                         "lines = ['kbx: evaluating 2 candidate(s) from v.jsonl on cuda', '[1/2] pass  Math/abs', '[2/2] pass  Math/abs']\n"
                         "if '--extended-start' in sys.argv:  # a kbx that says when its stage's tail work ended\n"
                         "    lines += ['kbx: correctness stage ended 7.5 s after the run began; timing the correct candidates']\n"
@@ -122,7 +125,7 @@ class StageAb(unittest.TestCase):
                         "time.sleep(60)\n")
             os.chmod(fake, 0o755)
             a = argparse.Namespace(kbx=fake, versions=os.path.join(out, "v.jsonl"), device="cuda", jobs=0, gpus="", out=out,
-                                   variants=["", "--extended-start early"])
+                                   variants=["", "KBX_PROBE_HOLD=0 --extended-start early"])
             t0 = time.time()
             self.assertEqual(gpu_runs.cmd_stage_ab(a), 0)
             self.assertLess(time.time() - t0, 30, "a run was waited for past its last correctness line")
@@ -131,15 +134,21 @@ class StageAb(unittest.TestCase):
             self.assertEqual(len(args), 2)
             self.assertIn("--perf", args[0].split())
             self.assertTrue(args[1].endswith("--extended-start early"), args[1])
+            # A leading NAME=VALUE word is the run's environment, not a kbx option.
+            self.assertEqual(args[0].split()[0], "-")
+            self.assertEqual(args[1].split()[0], "0")
+            self.assertNotIn("KBX_PROBE_HOLD=0", args[1])
             with open(os.path.join(out, "stage-ab.md")) as f:
                 md = f.read()
             self.assertIn("| stage's last process | s/kernel | contract | extended | sweep | precompile | reference | evaluation walls |", md)
             rows = [l for l in md.splitlines() if l.startswith("| 0 |") or l.startswith("| 1 |")]
             self.assertEqual(len(rows), 2, md)
             self.assertTrue(rows[0].startswith("| 0 | `(defaults)` |"), rows[0])
-            self.assertTrue(rows[1].startswith("| 1 | `--extended-start early` |"), rows[1])
+            self.assertTrue(rows[1].startswith("| 1 | `KBX_PROBE_HOLD=0 --extended-start early` |"), rows[1])
+            # The longest wait for a reference, and the servers' start (once per task).
+            self.assertIn("| longest wait for a reference | servers' start |", md)
             for r in rows:
-                self.assertTrue(r.endswith("| 3 | 1 | 4 | 1 | 2 | 8 |"), r)
+                self.assertTrue(r.endswith("| 3 | 1 | 4 | 1 | 2 | 8 | 4.5 | 1.5 |"), r)
                 self.assertNotIn("(cut)", r)
             # the first kbx printed no end line (stopped at its first perf line), the second did
             self.assertEqual(rows[0].split("|")[5].strip(), "-", rows[0])
