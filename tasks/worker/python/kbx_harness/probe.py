@@ -40,6 +40,13 @@ def main(req: dict) -> int:
     send({"type": "result", "versions": v, "cuda_available": torch.cuda.is_available(), "devices": devices,
           "cuda_works": cuda_works, "cuda_error": cuda_error})
     if cuda_works and os.environ.get("KBX_PROBE_HOLD") == "1":
+        # Every other visible device opened too (after the answer: the run does not wait for it),
+        # for the slots of a run on several GPUs.
+        for i in range(1, len(devices)):
+            try:
+                torch.ones(1, device=f"cuda:{i}")
+            except Exception:  # noqa: BLE001 - that slot's own health probe says what is wrong
+                pass
         send({"type": "hold"})
         sys.stdin.readline()
     return 0
