@@ -10,7 +10,6 @@
 #include "resume.h"
 #include "runplan.h"
 #include "sandbox.h"
-#include "probe_hold.h"
 #include "scratch_removal.h"
 #include "stage_phases.h"
 
@@ -216,7 +215,6 @@ private:
     kbx::SandboxInfo m_sandbox;
     nlohmann::json m_shardArgs;      ///< --shard I/N: what the run's args record (cmd_slurm.h)
     std::optional<kbx::Evaluator::WarmStart> m_warm;
-    std::unique_ptr<kbx::HeldProbe> m_heldProbe;  ///< the probe's process, holding the device open (released with the correctness stage)
     kbx::ScratchRemoval m_scratchGuard;  ///< a prestarted run's scratch: removed if kbx stops before the run does
     nlohmann::json m_probe;
     std::filesystem::path m_dbPath;
@@ -309,10 +307,7 @@ private:
     {
         try {
             const auto t = std::chrono::steady_clock::now();
-            // On CUDA its process keeps the device open until the correctness stage ends
-            // (core/probe_hold.h): the run's first workers find the GPU set up.
-            m_heldProbe = std::make_unique<kbx::HeldProbe>(m_worker, kbx::HeldProbe::wanted(kbx::likelyDevice(m_request) == kbx::Device::Cuda));
-            m_probe = m_heldProbe->result();
+            m_probe = kbx::Evaluator::probe(m_worker);
             m_probeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
         } catch (const std::exception& e) {
             std::cerr << "kbx: " << e.what() << "\n";
@@ -323,8 +318,6 @@ private:
         } catch (const kbx::RunPlanError& e) {
             return planFailed(e);
         }
-        if (!m_plan.cuda())
-            m_heldProbe->release();
         auto opt = kbx::toEvalOptions(m_plan);
         opt.method = m_a.method;
         opt.round = m_a.round;
@@ -415,8 +408,6 @@ private:
         m_probe["sandbox"] = m_sandbox.toJson();  // the run's provenance
         if (auto placement = slurmProvenance(); !placement.is_null())
             m_probe["slurm"] = placement;  // node and GPUs of a Slurm array task
-        const bool held = m_heldProbe->holding();
-        m_probe["probe_held_device"] = held;  // the run's provenance: its first workers found the GPU set up
         kbx::Evaluator ev(m_cat, *m_store, m_worker, m_opt);
         ev.setProbe(m_probe);
         const bool warmBeside = m_warm && m_warm->worker;  // started before the probe, importing torch beside it
@@ -426,7 +417,6 @@ private:
         const double beforeRun = std::chrono::duration<double>(start - m_started).count();
         ev.setPerfProgress([&](const kbx::Outcome& o, const nlohmann::json& p, int done, int total) { printPerf(o, p, done, total, m_a.json); });
         ev.setCorrectnessEnd([this](const kbx::RunSummary& s) {
-            m_heldProbe->release();  // the perf stage's workers find the device set up by the run's own
             // Before the perf stage: when the correctness stage's last process ended, which may be
             // after the last verdict (the precompiles left for its tail are said apart).
             if (!m_plan.perf)
@@ -463,16 +453,13 @@ private:
             std::cerr << "kbx: " << e.what() << "\n";
             return ExitEnvironment;
         }
-        m_heldProbe->release();
         std::cerr << fmt::format("kbx: run {}: {} passed, {} failed, {} not judged, of {} in {}\n", sum.runId, sum.passed, sum.failed,
                                  sum.harnessErrors, sum.total, fmtDuration(sum.seconds));
         if (phases.evaluations())
             std::cerr << "kbx: correctness stage: " << phases.describe(m_opt.jobs, correctnessWall) << "\n";
         // What came before the run began: the stage's seconds above start there (issue 22's phases).
-        std::cerr << fmt::format("kbx: before the run: {:.1f} s, {:.1f} s of them the worker probe (torch, the devices, one kernel{}){}\n",
-                                 beforeRun, m_probeSeconds, warmBeside ? "; beside the warm worker's start" : "",
-                                 held ? fmt::format("; its process held the device open for the run's workers for {:.1f} s", m_heldProbe->heldSeconds())
-                                      : std::string());
+        std::cerr << fmt::format("kbx: before the run: {:.1f} s, {:.1f} s of them the worker probe (torch, the devices, one kernel{})\n",
+                                 beforeRun, m_probeSeconds, warmBeside ? "; beside the warm worker's start" : "");
         if (m_opt.keepScratch)
             std::cerr << fmt::format("kbx: the run's scratch directory is kept: {}\n", sum.scratch.string());
         if (sum.cancelled)
