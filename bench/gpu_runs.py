@@ -413,6 +413,7 @@ def stage_sums(db):
     # and the reference servers' own start (process start to device open, kbx_harness/reference.py).
     out["longest wait for a reference"] = max((float((e.get("stage_seconds") or {}).get("contract_started_after") or 0) for e in evs),
                                               default=0.0)
+    out["servers' launch"] = ref_phases.get("server_launch", 0.0)  # kbx's launch to the process's start (the fork)
     out["servers' start"] = ref_phases.get("server_hello", 0.0) + ref_phases.get("server_device", 0.0)
     return len(evs), out
 
@@ -450,7 +451,7 @@ def cmd_stage_ab(a):
     for i, v, rc, first, last, done, end, n, sums in rows:
         L.append(f"| {i} | `{v}` | {first:.1f} s | {last:.1f} s{'' if done else ' (cut)'} | "
                  f"{'-' if end is None else f'{end:.1f} s'} | {last / max(1, n):.3f} | "
-                 + " | ".join(f"{sums.get(k, 0.0):.1f}" if k in ("longest wait for a reference", "servers' start") else f"{sums.get(k, 0.0):.0f}"
+                 + " | ".join(f"{sums.get(k, 0.0):.1f}" if k in ("longest wait for a reference", "servers' launch", "servers' start") else f"{sums.get(k, 0.0):.0f}"
                               for k in kinds) + " |")
     with open(os.path.join(a.out, "stage-ab.md"), "w") as f:
         f.write("\n".join(L) + "\n")

@@ -15,7 +15,10 @@ ReferenceServer::ReferenceServer(const WorkerLauncher& launcher, const DeviceSlo
     // request has its own deadline in call(); this one only bounds a server gone astray.
     const double lifetime = timeoutPerTask * kMaxTasks + 60;
     m_thread = std::thread([this, &launcher, slot, device, dir = std::move(dir), lifetime] {
-        auto res = launcher.run("reference", {{"serve", true}, {"device", device}}, dir, lifetime, slot,
+        // launched_at (seconds since the epoch, as the worker's clock): the server reports how long
+        // after it its process began (server_launch), the part of its start that is ours.
+        const double launchedAt = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        auto res = launcher.run("reference", {{"serve", true}, {"device", device}, {"launched_at", launchedAt}}, dir, lifetime, slot,
                                 [this](const nlohmann::json& f) { return onFrame(f); }, /*allowWarm=*/true, &m_abandon);
         std::lock_guard g(m_mutex);
         m_result = std::move(res);

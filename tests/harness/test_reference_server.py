@@ -21,10 +21,10 @@ import torch  # noqa: E402
 from kbx_harness import reference  # noqa: E402
 
 
-def serve(lines):
+def serve(lines, req0="{'serve': True, 'device': 'cpu'}"):
     """Runs a server over `lines` on stdin; its frames (sent to stderr without kbx-worker)."""
-    code = ("import sys; sys.path.insert(0, %r); from kbx_harness import reference; "
-            "sys.exit(reference.main({'serve': True, 'device': 'cpu'}))" % str(HARNESS))
+    code = ("import sys, time; sys.path.insert(0, %r); from kbx_harness import reference; "
+            "sys.exit(reference.main(%s))" % (str(HARNESS), req0))
     p = subprocess.run([sys.executable, "-c", code], input="".join(lines).encode(), capture_output=True, timeout=600,
                        env=dict(os.environ, PYTHONPATH=str(HARNESS)))
     frames = [json.loads(l[len("FRAME "):]) for l in p.stderr.decode().splitlines() if l.startswith("FRAME ")]
@@ -53,6 +53,20 @@ class Server(unittest.TestCase):
                              ["Activation_relu-inputs-contract.pt", "Activation_relu-inputs-extended.pt"])
             self.assertEqual(len(list(out.iterdir())), 8)
 
+    def test_the_first_task_reports_the_servers_start(self):
+        # As a warm worker's child: _t_main is its fork, launched_at when kbx launched it.
+        with tempfile.TemporaryDirectory() as d:
+            out = pathlib.Path(d)
+            rc, frames, err = serve([request("Math/add", out), request("Activation/relu", out), "stop\n"],
+                                    "{'serve': True, 'device': 'cpu', '_t_main': time.time() - 0.25, 'launched_at': time.time() - 1.25}")
+            self.assertEqual(rc, 0, err[-2000:])
+            first, second = [f["phases"] for f in frames if f["type"] == "result"]
+            self.assertAlmostEqual(first["server_launch"], 1.0, delta=0.05)
+            self.assertGreaterEqual(first["server_hello"], 0.25)
+            self.assertNotIn("server_device", first, "no device to open on the CPU")
+            self.assertIn("draw_inputs", first)
+            self.assertFalse([k for k in second if k.startswith("server_")], "said once, with the first task")
+
     def test_eof_ends_it_too(self):
         rc, frames, _ = serve([])
         self.assertEqual(rc, 0)
@@ -78,6 +92,26 @@ class Server(unittest.TestCase):
         self.assertEqual(torch.get_default_dtype(), torch.float32)
         self.assertTrue(torch.is_grad_enabled())
         self.assertEqual(reference._global_state(), state)
+
+    def test_a_changed_deterministic_flag_is_restored_with_its_warn_only(self):
+        state = reference._global_state()
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        try:
+            reference._restore_state(state)
+            self.assertFalse(torch.are_deterministic_algorithms_enabled())
+            self.assertFalse(torch.is_deterministic_algorithms_warn_only_enabled())
+            self.assertEqual(reference._global_state(), state)
+        finally:
+            torch.use_deterministic_algorithms(False)
+
+    def test_restoring_an_unchanged_state_imports_nothing(self):
+        # torch.use_deterministic_algorithms imports torch._inductor.config (seconds): a server's
+        # every task used to pay it once, while the first wave of candidates waited.
+        code = ("import sys; sys.path.insert(0, %r); from kbx_harness import reference; s = reference._global_state(); "
+                "reference._restore_state(s); print('torch._inductor.config' in sys.modules)" % str(HARNESS))
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        self.assertEqual(p.stdout.strip(), "False")
 
 
 if __name__ == "__main__":

@@ -106,7 +106,8 @@ class StageAb(unittest.TestCase):
                 {"task": "Math/abs", "code": "a = 1", "evidence": {},
                  "stage_seconds": {"candidate": 2.0, "candidate_extended": 1.4, "reference": 2.0, "evaluation": 3.0, "precompile": 1.2,
                                    "contract_started_after": 4.5,
-                                   "reference_phases": {"server_hello": 1.0, "server_device": 0.5, "draw_inputs": 0.2}}},
+                                   "reference_phases": {"server_launch": 0.25, "server_hello": 1.0, "server_device": 0.5,
+                                                        "draw_inputs": 0.2}}},
                 {"task": "Math/abs", "code": "a = 2", "evidence": {},
                  "stage_seconds": {"candidate": 1.0, "autotune_sweep": 4.0, "reference": 3.0, "evaluation": 5.0,
                                    "contract_started_after": 0.3}}]}])
@@ -146,9 +147,9 @@ class StageAb(unittest.TestCase):
             self.assertTrue(rows[0].startswith("| 0 | `(defaults)` |"), rows[0])
             self.assertTrue(rows[1].startswith("| 1 | `KBX_PROBE_HOLD=0 --extended-start early` |"), rows[1])
             # The longest wait for a reference, and the servers' start (once per task).
-            self.assertIn("| longest wait for a reference | servers' start |", md)
+            self.assertIn("| longest wait for a reference | servers' launch | servers' start |", md)
             for r in rows:
-                self.assertTrue(r.endswith("| 3 | 1 | 4 | 1 | 2 | 8 | 4.5 | 1.5 |"), r)
+                self.assertTrue(r.endswith("| 3 | 1 | 4 | 1 | 2 | 8 | 4.5 | 0.2 | 1.5 |"), r)
                 self.assertNotIn("(cut)", r)
             # the first kbx printed no end line (stopped at its first perf line), the second did
             self.assertEqual(rows[0].split("|")[5].strip(), "-", rows[0])

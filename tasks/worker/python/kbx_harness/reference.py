@@ -63,12 +63,15 @@ def run(req: dict) -> int:
 
 def _open_device(req0: dict) -> dict:
     """A server's start, before its first request: the device's context and the BLAS handle made
-    now, not inside the first task's phases. Returns where the time went (seconds): "hello" from the
-    process's start (the fork, for a warm worker's child) to here (versions() initialises CUDA's
-    driver), "device" the context and a small matmul."""
+    now, not inside the first task's phases. Returns where the time went (seconds): "launch" from
+    kbx's launch of the server to the process's start (the fork, for a warm worker's child), "hello"
+    from there to here (versions() initialises CUDA's driver), "device" the context and a small
+    matmul."""
     t0 = time.time()
     start = req0.get("_t_main")
-    out = {"hello": round(t0 - start, 4) if isinstance(start, (int, float)) else None}
+    launched = req0.get("launched_at")
+    out = {"launch": round(start - launched, 4) if isinstance(start, (int, float)) and isinstance(launched, (int, float)) else None,
+           "hello": round(t0 - start, 4) if isinstance(start, (int, float)) else None}
     if req0.get("device") == "cuda":
         a = torch.ones(8, 8, device="cuda")
         (a @ a).sum().item()
@@ -82,7 +85,7 @@ def _global_state() -> dict:
     """What a task module or a reference call could change for the next task in this process."""
     st = {"dtype": torch.get_default_dtype(), "grad": torch.is_grad_enabled(),
           "matmul_precision": torch.get_float32_matmul_precision(),
-          "deterministic": torch.are_deterministic_algorithms_enabled(),
+          "deterministic": (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()),
           "cudnn": (torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic)}
     m = torch.backends.cuda.matmul
     st["matmul"] = (m.allow_tf32, m.allow_fp16_reduced_precision_reduction, m.allow_bf16_reduced_precision_reduction)
@@ -93,7 +96,12 @@ def _restore_state(st: dict) -> None:
     torch.set_default_dtype(st["dtype"])
     torch.set_grad_enabled(st["grad"])
     torch.set_float32_matmul_precision(st["matmul_precision"])
-    torch.use_deterministic_algorithms(st["deterministic"])
+    # Only where a task changed it: torch.use_deterministic_algorithms imports torch._inductor.config
+    # (2 s on a CPU, about 4 s on the GPU machines, issue 22), which every server's first task then
+    # paid while the first wave of candidates waited for their references. A task that changed the
+    # flag imported it already.
+    if (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()) != st["deterministic"]:
+        torch.use_deterministic_algorithms(st["deterministic"][0], warn_only=st["deterministic"][1])
     c = torch.backends.cudnn
     c.allow_tf32, c.benchmark, c.deterministic = st["cudnn"]
     m = torch.backends.cuda.matmul
