@@ -429,7 +429,7 @@ def cmd_stage_ab(a):
             if os.path.exists(db + suffix):
                 os.remove(db + suffix)
         words = shlex.split(v)
-        # Leading NAME=VALUE words are the run's environment (e.g. KBX_PROBE_HOLD=0), the rest kbx options.
+        # Leading NAME=VALUE words are the run's environment (e.g. KBX_SANDBOX_NO_NAMESPACES=1), the rest kbx options.
         env = {}
         while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):
             k, _, val = words.pop(0).partition("=")
@@ -606,7 +606,7 @@ def main():
     subs["scale"].add_argument("--gpu-sets", default="0 0,1", help="space-separated kbx --gpus values")
     subs["stage-ab"].add_argument("--variants", nargs="+", default=[], metavar="OPTIONS",
                                   help='kbx eval options per run, e.g. "" "--extended-start early" "" (the defaults, early, the defaults); '
-                                  'leading NAME=VALUE words set the run\'s environment, e.g. "KBX_PROBE_HOLD=0"')
+                                  'leading NAME=VALUE words set the run\'s environment, e.g. "KBX_SANDBOX_NO_NAMESPACES=1"')
     for name in ("corpus", "repeat", "stage-ab"):
         subs[name].add_argument("--versions", default=os.path.join(CARRY, "versions.jsonl"),
                                 help="the submissions (default: .bench-carry/versions.jsonl)")

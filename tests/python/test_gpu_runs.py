@@ -117,7 +117,7 @@ class StageAb(unittest.TestCase):
                         "import os, shutil, sys, time\n"
                         "db = sys.argv[sys.argv.index('--db') + 1]\n"
                         f"shutil.copy({template!r}, db)\n"
-                        f"open({os.path.join(out, 'args.txt')!r}, 'a').write(os.environ.get('KBX_PROBE_HOLD', '-') + ' ' + ' '.join(sys.argv[1:]) + '\\n')\n"
+                        f"open({os.path.join(out, 'args.txt')!r}, 'a').write(os.environ.get('KBX_SANDBOX_NO_NAMESPACES', '-') + ' ' + ' '.join(sys.argv[1:]) + '\\n')\n"
                         "lines = ['kbx: evaluating 2 candidate(s) from v.jsonl on cuda', '[1/2] pass  Math/abs', '[2/2] pass  Math/abs']\n"
                         "if '--extended-start' in sys.argv:  # a kbx that says when its stage's tail work ended\n"
                         "    lines += ['kbx: correctness stage ended 7.5 s after the run began; timing the correct candidates']\n"
@@ -126,7 +126,7 @@ class StageAb(unittest.TestCase):
                         "time.sleep(60)\n")
             os.chmod(fake, 0o755)
             a = argparse.Namespace(kbx=fake, versions=os.path.join(out, "v.jsonl"), device="cuda", jobs=0, gpus="", out=out,
-                                   variants=["", "KBX_PROBE_HOLD=0 --extended-start early"])
+                                   variants=["", "KBX_SANDBOX_NO_NAMESPACES=1 --extended-start early"])
             t0 = time.time()
             self.assertEqual(gpu_runs.cmd_stage_ab(a), 0)
             self.assertLess(time.time() - t0, 30, "a run was waited for past its last correctness line")
@@ -137,15 +137,15 @@ class StageAb(unittest.TestCase):
             self.assertTrue(args[1].endswith("--extended-start early"), args[1])
             # A leading NAME=VALUE word is the run's environment, not a kbx option.
             self.assertEqual(args[0].split()[0], "-")
-            self.assertEqual(args[1].split()[0], "0")
-            self.assertNotIn("KBX_PROBE_HOLD=0", args[1])
+            self.assertEqual(args[1].split()[0], "1")
+            self.assertNotIn("KBX_SANDBOX_NO_NAMESPACES=1", args[1])
             with open(os.path.join(out, "stage-ab.md")) as f:
                 md = f.read()
             self.assertIn("| stage's last process | s/kernel | contract | extended | sweep | precompile | reference | evaluation walls |", md)
             rows = [l for l in md.splitlines() if l.startswith("| 0 |") or l.startswith("| 1 |")]
             self.assertEqual(len(rows), 2, md)
             self.assertTrue(rows[0].startswith("| 0 | `(defaults)` |"), rows[0])
-            self.assertTrue(rows[1].startswith("| 1 | `KBX_PROBE_HOLD=0 --extended-start early` |"), rows[1])
+            self.assertTrue(rows[1].startswith("| 1 | `KBX_SANDBOX_NO_NAMESPACES=1 --extended-start early` |"), rows[1])
             # The longest wait for a reference, and the servers' start (once per task).
             self.assertIn("| longest wait for a reference | servers' launch | servers' start |", md)
             for r in rows:

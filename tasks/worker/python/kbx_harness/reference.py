@@ -97,9 +97,9 @@ def _restore_state(st: dict) -> None:
     torch.set_grad_enabled(st["grad"])
     torch.set_float32_matmul_precision(st["matmul_precision"])
     # Only where a task changed it: torch.use_deterministic_algorithms imports torch._inductor.config
-    # (2 s on a CPU, about 4 s on the GPU machines, issue 22), which every server's first task then
-    # paid while the first wave of candidates waited for their references. A task that changed the
-    # flag imported it already.
+    # (2 s on a 2-core CPU), which every server's first task paid while the first wave of candidates
+    # waited for their references (issue 22: 4-5 s of each server's first request went unaccounted on
+    # an H100, bench/results/2026-12-06-h100-first-wave). A task that changed the flag imported it.
     if (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()) != st["deterministic"]:
         torch.use_deterministic_algorithms(st["deterministic"][0], warn_only=st["deterministic"][1])
     c = torch.backends.cudnn
