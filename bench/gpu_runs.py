@@ -398,6 +398,8 @@ def correctness_stage(cmd, log_path, env=None):
     return rc, first or 0.0, last or 0.0, done, end
 
 
+# The stage table's columns in seconds with a tenth (the waits and starts); the process sums are whole seconds.
+TENTHS = ("longest wait for a reference", "servers' launch", "servers' start")
 STAGE_KINDS = (("contract", "candidate"), ("extended", "candidate_extended"), ("sweep", "autotune_sweep"),
                ("precompile", "precompile"), ("reference", "reference"), ("evaluation walls", "evaluation"))
 
@@ -451,8 +453,7 @@ def cmd_stage_ab(a):
     for i, v, rc, first, last, done, end, n, sums in rows:
         L.append(f"| {i} | `{v}` | {first:.1f} s | {last:.1f} s{'' if done else ' (cut)'} | "
                  f"{'-' if end is None else f'{end:.1f} s'} | {last / max(1, n):.3f} | "
-                 + " | ".join(f"{sums.get(k, 0.0):.1f}" if k in ("longest wait for a reference", "servers' launch", "servers' start") else f"{sums.get(k, 0.0):.0f}"
-                              for k in kinds) + " |")
+                 + " | ".join(f"{sums.get(k, 0.0):.{1 if k in TENTHS else 0}f}" for k in kinds) + " |")
     with open(os.path.join(a.out, "stage-ab.md"), "w") as f:
         f.write("\n".join(L) + "\n")
     print("\n".join(L))
