@@ -324,6 +324,13 @@ def trimmed_rel_sd(xs):
     return statistics.stdev(xs) / statistics.mean(xs)
 
 
+# Flags that do not say why a timing moved between runs (an audit of the roofline bound or of the
+# speedup's size; a shape that did not run): shown beside a kernel, never counted as its cause. A
+# roofline flag from a copy-bandwidth peak measured low once stood as the only "cause" of two
+# kernels' 3-4 % moves (bench/results/2026-12-06-h100-first-wave-20d8ea2).
+NOT_TIMING_CAUSES = ("faster_than_roofline", "speedup_over_10x", "shape_failed")
+
+
 class RunPair:
     """Run 0 and run 1 of a repeat: per-kernel evidence (k0, k1) and per-shape timings (s0, s1)."""
 
@@ -388,14 +395,20 @@ class RunPair:
                     out.append((key, side, m0, shift, sd))
         return compared, out
 
-    def causes(self, kk, shape=None):
-        """A kernel's causes: its flags in either run, an autotuner that chose differently between
-        the runs, and (for a shape) a common-mode shift or a process-level spread."""
+    def flags(self, kk):
+        """A kernel's flags in either run, in order, each once."""
         out = []
         for run_k in (self.k0, self.k1):
             for f in (run_k.get(kk) or {}).get("flags") or []:
                 if f not in out:
                     out.append(f)
+        return out
+
+    def causes(self, kk, shape=None):
+        """A kernel's causes: its flags in either run that say why a timing moves (NOT_TIMING_CAUSES
+        left out), an autotuner that chose differently between the runs, and (for a shape) a
+        common-mode shift or a process-level spread."""
+        out = [f for f in self.flags(kk) if f.split(":")[0] not in NOT_TIMING_CAUSES]
         if kk in self.at_kernels:
             out.append("autotune_choice_differs_between_runs")
         if shape is not None and not out and (cm := self.common_mode(kk, shape) or self.process_spread(kk, shape)):
@@ -430,7 +443,9 @@ def run_to_run_lines(pair):
         why = pair.causes(kk, shape)
         if not why:
             unexplained.append(kk)
-        L.append(f"- {kk[0]} {kk[1][:12]}: {100 * d:.1f} % on {shape}; causes: {', '.join(why) or 'none'}")
+        other = [f for f in pair.flags(kk) if f.split(":")[0] in NOT_TIMING_CAUSES]
+        L.append(f"- {kk[0]} {kk[1][:12]}: {100 * d:.1f} % on {shape}; causes: {', '.join(why) or 'none'}"
+                 + (f" (other flags, not a cause: {', '.join(other)})" if other else ""))
     L += ["", f"- candidate side p90 (all shapes): {100 * p90:.2f} %; kernels over 2 % without a flagged cause: "
           f"{len(unexplained)}" + (f" ({', '.join(k[0] for k in unexplained)})" if unexplained else "")]
     return L

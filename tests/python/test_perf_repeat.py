@@ -51,7 +51,8 @@ class PerfRepeatReport(unittest.TestCase):
 
     def test_both_directions_their_misses_and_the_unflagged_split(self):
         run0 = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), []),              # held both ways
-                ("Math/i0", "b" * 40): (iv(2.120, 2.100, 2.140), []),               # missed both ways, no cause
+                # missed both ways, no cause: a roofline audit flag does not say why a timing moved
+                ("Math/i0", "b" * 40): (iv(2.120, 2.100, 2.140), ["faster_than_roofline:64M_f32"]),
                 ("Activation/relu", "c" * 40): (iv(1.000, 0.980, 1.020), ["host_in_timing:1M_f32"]),
                 ("Math/exp", "d" * 40): (iv(1.000, 0.970, 1.030), [])}              # held one way only
         run1 = {("Math/abs", "a" * 40): (iv(1.005, 0.995, 1.015), []),
