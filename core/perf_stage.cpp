@@ -144,6 +144,14 @@ std::optional<double> geomeanSpread(const std::vector<PerfProcess>& procs)
 }
 }  // namespace
 
+nlohmann::json calibratedPeaks(const std::vector<nlohmann::json>& frames)
+{
+    for (const auto& f : frames)
+        if (f.is_object() && f.value("type", "") == "peaks")
+            return f.contains("peaks") && f["peaks"].is_object() ? f["peaks"] : nlohmann::json();
+    return nullptr;
+}
+
 PerfProcess PerfStage::runProcess(const nlohmann::json& req, const fs::path& pdir, Slot& slot) const
 {
     // One timing at a time per GPU: the worker starts (interpreter, torch, Triton, the task) while
@@ -365,9 +373,11 @@ nlohmann::json PerfStage::runPerf(Outcome& o, const Submission& sub, std::int64_
     nlohmann::json peaks;
     {
         std::lock_guard g(slot.peaksMutex);
-        const auto& result = first.result;
-        if (result.is_object() && result.contains("peaks") && result["peaks"].is_object() && !result["peaks"].empty())
-            slot.peaks = result["peaks"];
+        // Only from the worker asked to calibrate, only what it sent before the candidate ran
+        // (a candidate's process could otherwise set the peaks of every later timing on its GPU).
+        const auto measured = calibrate ? calibratedPeaks(first.res.frames) : nlohmann::json();
+        if (measured.is_object() && !measured.empty())
+            slot.peaks = measured;
         else if (calibrate)
             slot.calibrating = false;  // it did not calibrate (died first): the next one does
         peaks = slot.peaks;

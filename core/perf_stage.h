@@ -35,6 +35,12 @@ struct PerfProcess {
     std::vector<nlohmann::json> shapes;  ///< its shape frames
 };
 
+/// The device peaks that a perf worker asked to calibrate measured (docs/PERF_PROTOCOL.md, "Roofline"):
+/// the peaks of the first "peaks" frame among its frames, which it sends before it imports the
+/// candidate. Nothing later counts, its result included: the candidate ran in that process and could
+/// rewrite them or send frames of its own. Null when there is none.
+nlohmann::json calibratedPeaks(const std::vector<nlohmann::json>& frames);
+
 class PerfStage {
 public:
     PerfStage(const TaskCatalogue& catalogue, const EvalOptions& opt, const PerfConfig& config, const WorkerLauncher& launcher,

@@ -230,3 +230,24 @@ TEST(PerfSummary, TheFourGroupMediansAreStoredBesideThePlainOnesOrUsedWhenAsked)
     EXPECT_GT(w(one), 0.05);
     EXPECT_LT(w(two), 0.03);
 }
+
+// The roofline's peaks come from the frame the calibrating worker sends before it imports the
+// candidate; a later frame or the result (after the candidate ran in that process) cannot set them.
+TEST(CalibratedPeaks, TheFirstPeaksFrameCountsNothingAfterIt)
+{
+    const json measured = {{"copy_gbs", 2948.0}, {"fp32_tflops", 51.9}};
+    const std::vector<json> frames = {
+        {{"type", "hello"}},
+        {{"type", "peaks"}, {"peaks", measured}},
+        {{"type", "shape"}, {"name", "1M_f32"}},
+        {{"type", "peaks"}, {"peaks", {{"copy_gbs", 1e9}}}},
+        {{"type", "result"}, {"ok", true}, {"peaks", {{"copy_gbs", 1e9}}}},
+    };
+    EXPECT_EQ(kbx::calibratedPeaks(frames), measured);
+    // A worker that sent none (it was not asked, or died first): a result's peaks are not taken.
+    EXPECT_TRUE(kbx::calibratedPeaks({frames[0], frames[2], frames[4]}).is_null());
+    // A calibration that failed says so in its frame: kept as measured, so the run does not retry it.
+    const json failed = {{"error", "RuntimeError: no copy-bandwidth trial ran"}};
+    EXPECT_EQ(kbx::calibratedPeaks({frames[0], {{"type", "peaks"}, {"peaks", failed}}}), failed);
+    EXPECT_TRUE(kbx::calibratedPeaks({{{"type", "peaks"}, {"peaks", "not an object"}}, frames[1]}).is_null());
+}

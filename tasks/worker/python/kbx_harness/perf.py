@@ -419,6 +419,10 @@ class _PerfRun:
                 self.peaks = calibrate()
             except Exception as e:  # noqa: BLE001
                 self.peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
+            # In a frame of their own, before the candidate is imported: kbx takes the first such frame
+            # of the worker it asked to calibrate and nothing of its result, which comes after the
+            # candidate ran in this process (core/perf_stage.h, calibratedPeaks).
+            send({"type": "peaks", "peaks": self.peaks})
         timer = self.timer = _Timer(self.device)
         self.spin, self.cycles_per_us = None, 0.0
         if self.device == "cuda":
@@ -665,7 +669,7 @@ class _PerfRun:
         changed = _changed(self.fp0, _fingerprint())
         after = self.nvml.snapshot() if self.nvml else {}
         self.phase("finish")
-        send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed, "peaks": self.peaks,
+        send({"type": "result", "ok": True, "attribution": attribution, "torch_modified": changed,
               "launches": dict(_launches), "nvml_before": self.before, "nvml_after": after, "config": self.cfg,
               "phases": self.phase.times, "window": [self.t_go, time.time()],
               "triton_compiles": triton_cache_entries() - self.cache0})
