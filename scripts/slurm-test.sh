@@ -223,8 +223,8 @@ rc=0; wait "$DRIVER" || rc=$?
 cat "$TMP/driver4.log" >&2
 ((rc == 130)) || fail "the interrupted driver exited $rc, not 130"
 job4=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["job_id"])' "$TMP/work4/run.json")
-for _ in $(seq 40); do
-  left=$(squeue -h -r -j "$job4" -t PENDING,RUNNING,CONFIGURING -o %i 2>/dev/null | wc -l)
+for _ in $(seq 40); do  # COMPLETING too: a task still completing is not yet CANCELLED in squeue (a CI run failed so)
+  left=$(squeue -h -r -j "$job4" -t PENDING,RUNNING,CONFIGURING,COMPLETING -o %i 2>/dev/null | wc -l)
   ((left == 0)) && break
   sleep 0.5
 done
