@@ -152,13 +152,48 @@ nlohmann::json calibratedPeaks(const std::vector<nlohmann::json>& frames)
     return nullptr;
 }
 
+void publishCalibration(Slot& slot, const nlohmann::json& frame)
+{
+    {
+        std::lock_guard g(slot.peaksMutex);
+        if (const auto measured = calibratedPeaks({frame}); measured.is_object() && !measured.empty())
+            slot.peaks = measured;
+        else
+            slot.calibrating = false;  // none on this device (the CPU): the next worker is asked again
+    }
+    slot.peaksChanged.notify_all();
+}
+
+nlohmann::json awaitPeaks(Slot& slot, bool calibrated, bool sentPeaks, const std::function<bool()>& cancelled)
+{
+    std::unique_lock g(slot.peaksMutex);
+    if (calibrated && !sentPeaks) {
+        slot.calibrating = false;  // its worker ended before its peaks frame (died first): the next one calibrates
+        slot.peaksChanged.notify_all();
+    }
+    // Another evaluation's worker is measuring them: wait for its frame (that worker needs the GPU's
+    // turn, which no waiting evaluation holds), or until it ends without one, or the run is cancelled.
+    while (slot.peaks.is_null() && slot.calibrating && !(cancelled && cancelled()))
+        slot.peaksChanged.wait_for(g, std::chrono::milliseconds(200));
+    return slot.peaks;
+}
+
 PerfProcess PerfStage::runProcess(const nlohmann::json& req, const fs::path& pdir, Slot& slot) const
 {
     // One timing at a time per GPU: the worker starts (interpreter, torch, Triton, the task) while
     // another times, says "ready", and waits for "go" before it touches the GPU or the candidate.
     std::unique_lock<std::timed_mutex> gpu(slot.timing, std::defer_lock);
     PerfProcess pr;
+    // The calibrating worker's peaks count as soon as they arrive (its first "peaks" frame, sent
+    // before it imports the candidate: calibratedPeaks), not when its evaluation ends: timings of
+    // other candidates that end first need them for their rooflines too (awaitPeaks).
+    const bool calibrating = req.value("calibrate", false);
     auto reply = [&](const nlohmann::json& f) -> std::string {
+        if (calibrating && !pr.sentPeaks && f.value("type", "") == "peaks") {
+            pr.sentPeaks = true;
+            publishCalibration(slot, f);
+            return {};
+        }
         if (f.value("type", "") != "ready" || gpu.owns_lock())
             return {};
         const auto w0 = std::chrono::steady_clock::now();
@@ -370,18 +405,7 @@ nlohmann::json PerfStage::runPerf(Outcome& o, const Submission& sub, std::int64_
     const auto procs = runProcesses(req, dir, calibrate, slot, want, extraWhy, tf32, memo);
     const PerfProcess& first = procs.front();
     nlohmann::json ev = processEvidence(procs, want);
-    nlohmann::json peaks;
-    {
-        std::lock_guard g(slot.peaksMutex);
-        // Only from the worker asked to calibrate, only what it sent before the candidate ran
-        // (a candidate's process could otherwise set the peaks of every later timing on its GPU).
-        const auto measured = calibrate ? calibratedPeaks(first.res.frames) : nlohmann::json();
-        if (measured.is_object() && !measured.empty())
-            slot.peaks = measured;
-        else if (calibrate)
-            slot.calibrating = false;  // it did not calibrate (died first): the next one does
-        peaks = slot.peaks;
-    }
+    const nlohmann::json peaks = awaitPeaks(slot, calibrate, procs.front().sentPeaks, [this] { return m_launcher.cancelled(); });
     if (!peaks.is_null())
         ev["peaks"] = peaks;
     if (!extraWhy.is_null())

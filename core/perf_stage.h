@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ struct PerfProcess {
     bool exclusive = false;  ///< it held the lock while it timed
     nlohmann::json result;   ///< its result (or error) frame
     std::vector<nlohmann::json> shapes;  ///< its shape frames
+    bool sentPeaks = false;  ///< asked to calibrate, it sent its peaks frame (publishCalibration)
 };
 
 /// The device peaks that a perf worker asked to calibrate measured (docs/PERF_PROTOCOL.md, "Roofline"):
@@ -40,6 +42,19 @@ struct PerfProcess {
 /// candidate. Nothing later counts, its result included: the candidate ran in that process and could
 /// rewrite them or send frames of its own. Null when there is none.
 nlohmann::json calibratedPeaks(const std::vector<nlohmann::json>& frames);
+
+/// The calibrating worker's first "peaks" frame, as it arrives (not when its evaluation ends: the
+/// timings of other candidates that end first need the peaks for their rooflines too): its peaks
+/// become the slot's; an empty one (no peaks on this device, the CPU) ends the calibration, so the
+/// next perf worker is asked again. Waiters (awaitPeaks) are woken either way.
+void publishCalibration(Slot& slot, const nlohmann::json& frame);
+
+/// The slot's device peaks for an evaluation whose processes ended. `calibrated`: its first worker
+/// was the one asked to calibrate; `sentPeaks`: that worker sent its peaks frame (else it died
+/// first, and the next worker is asked). While another evaluation's worker is still measuring them,
+/// waits for its frame, so no timing misses its rooflines by ending first. Null when none was
+/// measured (the worker died, the device has none, or `cancelled` says the run was cancelled).
+nlohmann::json awaitPeaks(Slot& slot, bool calibrated, bool sentPeaks, const std::function<bool()>& cancelled);
 
 class PerfStage {
 public:

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <filesystem>
@@ -36,6 +37,9 @@ struct Slot {
     std::mutex peaksMutex;
     nlohmann::json peaks;                ///< device peaks measured by its first perf worker (guarded by peaksMutex)
     bool calibrating = false;            ///< a perf worker was asked to calibrate (guarded by peaksMutex)
+    /// Notified when the calibrating worker's peaks arrive or it ended without them, so that a
+    /// timing that ended first still gets its rooflines (awaitPeaks, core/perf_stage.h).
+    std::condition_variable peaksChanged;
     /// Held by the one perf worker whose timed work runs on that GPU. A perf worker starts
     /// (interpreter, torch, Triton, task module) while another times, then asks for it ("ready")
     /// before it draws inputs, imports the candidate or touches the GPU; released when it ended.

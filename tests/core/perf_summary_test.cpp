@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The perf stage's shape summaries (core/perf_summary): flags from what the timer measured.
+#include "perf_stage.h"
 #include "perf_summary.h"
 #include "perfconfig.h"
+#include "scheduler.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 using nlohmann::json;
 
@@ -250,4 +255,73 @@ TEST(CalibratedPeaks, TheFirstPeaksFrameCountsNothingAfterIt)
     const json failed = {{"error", "RuntimeError: no copy-bandwidth trial ran"}};
     EXPECT_EQ(kbx::calibratedPeaks({frames[0], {{"type", "peaks"}, {"peaks", failed}}}), failed);
     EXPECT_TRUE(kbx::calibratedPeaks({{{"type", "peaks"}, {"peaks", "not an object"}}, frames[1]}).is_null());
+}
+
+// The calibrating worker's peaks reach the slot as its frame arrives, and an evaluation that ends
+// before it waits for them: no timing misses its rooflines by ending first (an H100 known-good run
+// stored the first-timed evaluation without peaks while the calibrating one was still timing).
+TEST(AwaitPeaks, AnEvaluationThatEndsFirstWaitsForTheCalibratingWorkersFrame)
+{
+    kbx::Slot slot(0, {});
+    slot.calibrating = true;  // another evaluation's first worker was asked to calibrate
+    const json measured = {{"copy_gbs", 2985.9}, {"fp32_tflops", 51.5}};
+    std::atomic<bool> returned{false};
+    json got;
+    std::thread waiter([&] {
+        got = kbx::awaitPeaks(slot, /*calibrated=*/false, /*sentPeaks=*/false, [] { return false; });
+        returned = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_FALSE(returned.load()) << "it returned before the calibrating worker's frame came";
+    kbx::publishCalibration(slot, {{"type", "peaks"}, {"peaks", measured}});
+    waiter.join();
+    EXPECT_EQ(got, measured);
+    // The calibrating evaluation itself, and every later one, gets the same without waiting.
+    EXPECT_EQ(kbx::awaitPeaks(slot, true, true, {}), measured);
+    EXPECT_EQ(kbx::awaitPeaks(slot, false, false, {}), measured);
+}
+
+TEST(AwaitPeaks, AWorkerThatDiesBeforeItsFrameReleasesTheWaitersAndTheNextOneCalibrates)
+{
+    kbx::Slot slot(0, {});
+    slot.calibrating = true;
+    json got = "unset";
+    std::thread waiter([&] { got = kbx::awaitPeaks(slot, false, false, [] { return false; }); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // The calibrating evaluation ends: its first worker never sent its frame.
+    EXPECT_TRUE(kbx::awaitPeaks(slot, /*calibrated=*/true, /*sentPeaks=*/false, {}).is_null());
+    waiter.join();
+    EXPECT_TRUE(got.is_null());
+    EXPECT_FALSE(slot.calibrating) << "the next perf worker is asked to calibrate";
+}
+
+TEST(AwaitPeaks, TheCpusEmptyFrameEndsTheWaitAndAnEarlierCalibratorDoesNotClearALaterOne)
+{
+    kbx::Slot slot(0, {});
+    slot.calibrating = true;
+    json got = "unset";
+    std::thread waiter([&] { got = kbx::awaitPeaks(slot, false, false, [] { return false; }); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kbx::publishCalibration(slot, {{"type", "peaks"}, {"peaks", json::object()}});  // no peaks on the CPU
+    waiter.join();
+    EXPECT_TRUE(got.is_null());
+    EXPECT_FALSE(slot.calibrating);
+    // A later evaluation is asked to calibrate; the earlier one, whose worker did send its (empty)
+    // frame, ends meanwhile and must not clear the later one's calibration.
+    slot.calibrating = true;
+    kbx::awaitPeaks(slot, /*calibrated=*/true, /*sentPeaks=*/true, [] { return true; });
+    EXPECT_TRUE(slot.calibrating);
+}
+
+TEST(AwaitPeaks, ACancelledRunStopsWaiting)
+{
+    kbx::Slot slot(0, {});
+    slot.calibrating = true;
+    std::atomic<bool> cancel{false};
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        cancel = true;
+    });
+    EXPECT_TRUE(kbx::awaitPeaks(slot, false, false, [&] { return cancel.load(); }).is_null());
+    canceller.join();
 }

@@ -181,11 +181,23 @@ TEST(Perf, TimedWorkOnOneDeviceNeverOverlapsWhileWorkersStartAhead)
     ASSERT_EQ(r.rc, 0) << r.out;
     std::vector<std::pair<double, double>> windows;
     std::size_t processes = 0;  // three per candidate on a GPU, four where its first three disagreed
+    nlohmann::json peaks;
     for (const auto& l : jsonLines(r.out)) {
         if (l.value("type", "") != "perf")
             continue;
         ASSERT_TRUE(l["perf"].contains("window")) << l.dump();
         EXPECT_TRUE(l["perf"]["exclusive"].get<bool>());
+        // One calibration per device, and every timing has its peaks (rooflines), also one that
+        // ended while the calibrating candidate was still being timed; none on the CPU.
+        if (device() == "cuda") {
+            ASSERT_TRUE(l["perf"].contains("peaks")) << "a timing without the device's peaks: " << l["perf"].dump();
+            EXPECT_GT(l["perf"]["peaks"].value("copy_gbs", 0.0), 100.0) << l["perf"]["peaks"].dump();
+            if (peaks.is_null())
+                peaks = l["perf"]["peaks"];
+            EXPECT_EQ(l["perf"]["peaks"], peaks) << "one calibration per device";
+        } else {
+            EXPECT_FALSE(l["perf"].contains("peaks")) << l["perf"].dump();
+        }
         // Every perf process of the candidate (two on a GPU) timed in a window of its own.
         ASSERT_TRUE(l["perf"].contains("processes") && !l["perf"]["processes"].empty()) << l.dump();
         const std::size_t want = l["perf"].contains("extra_processes") ? l["perf"]["extra_processes"].value("processes", 0u)

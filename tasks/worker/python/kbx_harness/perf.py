@@ -414,14 +414,17 @@ class _PerfRun:
         """NVML, calibration (first job per GPU), the timer, the spin rate, the perf inputs."""
         self.before = self.nvml.snapshot() if self.nvml else {}
         self.peaks = {}
-        if self.req.get("calibrate") and self.device == "cuda":
-            try:
-                self.peaks = calibrate()
-            except Exception as e:  # noqa: BLE001
-                self.peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
+        if self.req.get("calibrate"):
+            if self.device == "cuda":
+                try:
+                    self.peaks = calibrate()
+                except Exception as e:  # noqa: BLE001
+                    self.peaks = {"error": f"{type(e).__name__}: {e}"[:300]}
             # In a frame of their own, before the candidate is imported: kbx takes the first such frame
             # of the worker it asked to calibrate and nothing of its result, which comes after the
-            # candidate ran in this process (core/perf_stage.h, calibratedPeaks).
+            # candidate ran in this process (core/perf_stage.h, calibratedPeaks), and as it arrives,
+            # so that other candidates' timings waiting for it get their rooflines (publishCalibration).
+            # On the CPU they are empty: no peaks there, and the other timings need not wait.
             send({"type": "peaks", "peaks": self.peaks})
         timer = self.timer = _Timer(self.device)
         self.spin, self.cycles_per_us = None, 0.0
