@@ -20,8 +20,9 @@ def iv(e, lo, hi):
     return {"estimate": e, "lo": lo, "hi": hi}
 
 
-def make_db(path, kernels, gpu="GPU-aaaa"):
-    """kernels: {(task, code): (geomean interval, flags)}; one shape each, 10 us candidate, 12 us eager.
+def make_db(path, kernels, gpu="GPU-aaaa", no_peaks=()):
+    """kernels: {(task, code): (geomean interval, flags)}; one shape each, 10 us candidate, 12 us eager,
+    its roofline bound from the device's peaks unless its task is in no_peaks.
     Returns {code: its stored hash}."""
     evs = []
     for (task, code), (g, flags) in sorted(kernels.items()):
@@ -29,7 +30,8 @@ def make_db(path, kernels, gpu="GPU-aaaa"):
         per = [iv(g["estimate"], g["estimate"] * 0.998, g["estimate"] * 1.002)] * 3
         perf = {"geomean_speedup": g, "flags": flags, "geomean_speedup_per_process": per,
                 "nvml_before": {"uuid": gpu}, "nvml_after": {"uuid": gpu}}
-        samples = {"per_process": [{"candidate_ms": 0.010}] * 3, "roofline": {"peak_dtype": "float32"}}
+        roofline = {"peak_dtype": "float32"} if task in no_peaks else {"peak_dtype": "float32", "bound_ms": 0.004, "peak_tflops": 51.5}
+        samples = {"per_process": [{"candidate_ms": 0.010}] * 3, "roofline": roofline}
         evs.append({"task": task, "code": code, "evidence": {"perf": perf},
                     "stage_seconds": {"candidate": 1.0, "compare": 0.1, "reference": 0.5, "evaluation": 1.5 + len(evs),
                                       "precompile": 0.25},
@@ -61,7 +63,7 @@ class PerfRepeatReport(unittest.TestCase):
                 ("Math/exp", "d" * 40): (iv(1.020, 1.015, 1.025), [])}
         with tempfile.TemporaryDirectory() as out:
             h = make_db(os.path.join(out, "run-0.sqlite"), run0)
-            self.assertEqual(make_db(os.path.join(out, "run-1.sqlite"), run1), h)
+            self.assertEqual(make_db(os.path.join(out, "run-1.sqlite"), run1, no_peaks=("Math/exp", "Math/abs")), h)
             b, c, d = (h[x * 40][:12] for x in "bcd")
             # As the GPU machine wrote it: paths relative to another working directory.
             # Run 0 says when kbx's first progress line came (the start's share of the correctness
@@ -96,6 +98,8 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertNotIn("cross-machine", md)
         self.assertIn("## CI coverage\n", md)
         self.assertNotIn("## Placement gap", md)  # no process drew a gap: the default
+        # Timings without the device's peaks have no bound: counted per run, not read as "none faster".
+        self.assertIn("- shapes timed without the device's peaks (no roofline bound, not checked): run 0 0 of 4, run 1 2 of 4", md)
 
     def test_the_recomputed_table_applies_the_shapes_floor_as_the_run_did(self):
         # One kernel whose three processes agree on the geomean (1.0) while its two shapes swing
