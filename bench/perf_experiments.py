@@ -4,7 +4,8 @@
 the placement gap (perf config placement_gap_mb: do the processes' times follow the gap each drew?)
 and the history flip (perf config history_flip: do they split by the bit each drew?), and the parity
 balance (perf config parity_balance: plain medians against four-group medians). Each section is
-empty when no process drew (the defaults)."""
+empty when no process drew or recorded groups (the experiments' defaults; the parity balance is on by
+default on cuda since 2026-12-07)."""
 import math
 import statistics
 
@@ -150,7 +151,7 @@ def parity_lines(pair, repeat_interval, shape_spread_variance, dist):
     spread of the per-shape times, and the repeat interval's coverage and width, both recomputed here
     from per-process estimates in the same way (geomean of the shapes' per-process speedups, kbx's
     within-process widths, the run's prior and the shapes' floor). Nothing when no process has the
-    estimate (the default)."""
+    estimate (runs with parity_balance 0, the CPU's default and cuda's before 2026-12-07)."""
     spread = {}
     for key in sorted(set(pair.s0) & set(pair.s1)):
         r0, r1 = _balanced(pair.s0[key][2]), _balanced(pair.s1[key][2])
@@ -164,7 +165,7 @@ def parity_lines(pair, repeat_interval, shape_spread_variance, dist):
                 spread.setdefault((est, side, big), []).append(abs(m1 - m0) / ((m0 + m1) / 2))
     if not spread:
         return []
-    L = ["", "## Parity balance (the experiment, perf config parity_balance): plain medians against four groups", "",
+    L = ["", "## Parity balance (perf config parity_balance, the default on cuda): plain medians against four groups", "",
          "Run-to-run (|m2 - m1| / mean of the per-shape geometric means over the processes; p50 / p90 / max):", "",
          "| estimator | side | shapes >= 50 us | shapes < 50 us |", "|---|---|---|---|"]
     for est in ("plain", "four groups"):

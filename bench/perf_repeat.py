@@ -21,8 +21,8 @@ its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md
    each process's median, spacer and gap; with the placement experiment (kbx eval --perf-config
    '{"placement_gap_mb": N}'), the shape sides whose processes spread, sorted by their gap, and the
    rank correlation of time and gap; with the history flip (kbx eval --perf-config '{"history_flip": 1}'),
-   the shape sides whose processes split by their bit; with the parity balance (kbx eval --perf-config
-   '{"parity_balance": 1}'), the plain and the four-group medians side by side: run-to-run spread and
+   the shape sides whose processes split by their bit; with the parity balance (kbx's default on cuda,
+   parity_balance 2; or 1), the plain and the four-group medians side by side: run-to-run spread and
    coverage from the same samples;
 5. autotune: shapes whose chosen config differs between the runs;
 6. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.

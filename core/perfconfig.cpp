@@ -109,6 +109,9 @@ PerfConfig PerfConfig::defaults(Device device)
     c.maxProcesses = cuda ? 4 : 1;
     c.targetWidth = cuda ? 0.02 : 0.0;
     c.maxProcessesForWidth = cuda ? 5 : 1;
+    // The four-group medians on a GPU (PERF_PROTOCOL "Placement"): a kernel's time follows the parity
+    // of its launch index there. The CPU's wall-clock timer has no such level and no extra kernel.
+    c.parityBalance = cuda ? 2 : 0;
     return c;
 }
 

@@ -95,11 +95,13 @@ struct PerfConfig {
     /// Per process and shape a random bit; on 1 the inputs become fresh copies of their storages and
     /// an odd number of extra kernels runs before the warm-up (0: off, 1: on; cuda only).
     int historyFlip = 0;
-    // The experiment that follows from the probes: a kernel's time follows the parity of its launch
-    // index, so each process samples both parities and the groups are recorded (kbx_harness/parity.py).
+    // What follows from the probes: a kernel's time follows the parity of its launch index, so each
+    // process samples both parities and the groups are recorded (kbx_harness/parity.py). 2 on cuda
+    // by default since repeat runs on two H100s covered better with it (PERF_PROTOCOL "Placement").
     /// One extra kernel before every block of pairs after the first; each sample's group (block and
     /// pair parity) stored, and per process each side's four-group median (0: off, 1: on; the kernel
     /// on cuda only); 2: also every statistic on the samples aligned by group (perf::alignGroups).
+    /// Default: 2 on cuda, 0 on the CPU (defaults()).
     int parityBalance = 0;
 
     // ---- The precompile worker (kbx_harness/precompile.py) ----

@@ -102,7 +102,9 @@ TEST(PerfConfig, OverridesApplyToTheDevicesDefaults)
     EXPECT_EQ(c.historyFlip, 1);
     EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).historyFlip, 0);  // so is this one
     EXPECT_EQ(c.parityBalance, 1);
-    EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).parityBalance, 0);  // and this one
+    EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cuda).parityBalance, 2);  // the four-group medians on a GPU
+    EXPECT_EQ(PerfConfig::defaults(kbx::Device::Cpu).parityBalance, 0);   // none on the CPU's wall clock
+    EXPECT_EQ(PerfConfig::fromJson({{"parity_balance", 0}}, kbx::Device::Cuda).parityBalance, 0);  // and off when asked
     EXPECT_EQ(PerfConfig::fromJson({{"max_processes", 2}}, kbx::Device::Cpu).processes, 1);
 }
 
@@ -179,7 +181,9 @@ TEST(PerfConfig, ToJsonHoldsEveryKeyAndRoundTrips)
 TEST(PerfConfig, WorkerFallbackAgreesWithTheDefaults)
 {
     // kbx_harness/perf.py keeps FALLBACK_CONFIG (JSON literals) for a request without a config:
-    // each of its values must be PerfConfig's default.
+    // each of its values must be PerfConfig's default, on cuda, but for parity_balance: a request
+    // without the key comes from a kbx that reads no groups, so the worker records none (0, the
+    // CPU's default; kbx sends 2 on cuda).
     const auto py = readFile(KBX_TEST_PERF_PY);
     const auto at = py.find("FALLBACK_CONFIG = {");
     ASSERT_NE(at, std::string::npos);
@@ -188,9 +192,10 @@ TEST(PerfConfig, WorkerFallbackAgreesWithTheDefaults)
     const auto fallback = nlohmann::json::parse(py.substr(open, close - open + 1), nullptr, false);
     ASSERT_TRUE(fallback.is_object()) << py.substr(open, close - open + 1);
     EXPECT_GE(fallback.size(), 15u);
-    const auto defaults = PerfConfig::defaults(kbx::Device::Cuda).toJson();
+    const auto cuda = PerfConfig::defaults(kbx::Device::Cuda).toJson();
     for (const auto& [k, v] : fallback.items()) {
-        ASSERT_TRUE(defaults.contains(k)) << "perf.py's fallback has a key PerfConfig lacks: " << k;
+        ASSERT_TRUE(cuda.contains(k)) << "perf.py's fallback has a key PerfConfig lacks: " << k;
+        const auto& defaults = k == "parity_balance" ? PerfConfig::defaults(kbx::Device::Cpu).toJson() : cuda;
         if (v.is_number())
             EXPECT_DOUBLE_EQ(v.get<double>(), defaults[k].get<double>()) << k;
         else

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The parity-balance experiment (perf config parity_balance, off by default; kbx_harness.parity), on
+"""The parity balance (perf config parity_balance; kbx sends it, 2 on cuda by default; kbx_harness.parity), on
 the CPU: the groups a pair gets; an extra kernel before every block after the first, on cuda only; a
 perf run stores one group per clean sample, one to one with the samples, and none without the key.
 Run by ctest (harness.perf_parity):

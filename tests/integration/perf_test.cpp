@@ -308,14 +308,17 @@ TEST(Perf, TheTasksOwnSelfSpeedupIsTheNoiseBandForTies)
 
 // A call so slow that min_reps pairs would outlast the time cap (an eigensolver reference at
 // seconds per call) gets fewer pairs (min_reps_slow) in blocks that small, and warms up for two
-// calls; the same shape under a generous cap keeps min_reps. The re-check still happens.
+// calls; the same shape under a generous cap keeps min_reps. The re-check still happens. The slow
+// shape runs under the parity balance (the default on cuda): two such blocks at least, so that every
+// group has samples (without the slow rule: two blocks of ten).
 TEST(Perf, SlowCallsNeedFewerPairsSoTheTimeCapHolds)
 {
     REQUIRE_DEVICE();
-    auto timing = [&](const std::string& name, const std::string& maxSeconds) {
+    auto timing = [&](const std::string& name, const std::string& maxSeconds, int parityBalance) {
         auto db = tempPath(name + ".sqlite");
         const std::string cfg = R"('{"shapes":["1M_f32"],"min_reps":10,"min_reps_slow":3,"block":10,"max_seconds":)" + maxSeconds +
-                                R"(,"rotations":3,"max_warmup":20,"max_warmup_seconds":0}')";
+                                R"(,"rotations":3,"max_warmup":20,"max_warmup_seconds":0,"parity_balance":)" +
+                                std::to_string(parityBalance) + "}'";
         auto r = run(kbxBin() + " eval " + (kFixtures / "good" / "Activation" / "relu.py").string() + " --device " + device() +
                      " --perf --perf-config " + cfg + " --json --db " + db.string() + " 2>/dev/null");
         EXPECT_EQ(r.rc, 0) << r.out;
@@ -324,16 +327,20 @@ TEST(Perf, SlowCallsNeedFewerPairsSoTheTimeCapHolds)
         EXPECT_EQ(rows.size(), 1u);
         return rows.empty() ? nlohmann::json() : nlohmann::json::parse(rows[0]["samples"].get<std::string>());
     };
-    auto slow = timing("slow-calls", "1e-6");
+    auto slow = timing("slow-calls", "1e-6", 2);
     ASSERT_FALSE(slow.is_null());
-    EXPECT_EQ(slow["min_reps"], 3) << slow.dump().substr(0, 600);
-    EXPECT_EQ(slow["reps"], 3) << "blocks of min_reps pairs, then the cap";
+    EXPECT_EQ(slow["min_reps"], 6) << "two blocks of min_reps_slow (3) pairs: " << slow.dump().substr(0, 600);
+    EXPECT_EQ(slow["reps"], 6) << "two blocks, then the cap";
     EXPECT_EQ(slow["stop"], "time_cap");
     EXPECT_EQ(slow["warmup_calls"]["candidate"], 2);
     EXPECT_EQ(slow["warmup_calls"]["reference"], 2);
     EXPECT_TRUE(slow["recheck"].is_object() && slow["recheck"].value("ok", false)) << slow["recheck"].dump();
+    // every group has samples: the four-group medians are there
+    ASSERT_FALSE(slow["per_process"].empty()) << slow.dump().substr(0, 600);
+    EXPECT_TRUE(slow["per_process"][0].contains("parity_balance")) << slow["per_process"].dump();
+    EXPECT_EQ(slow.value("samples_aligned", ""), "four_groups");
     // (a cap well above ten pairs of this call even on a loaded 2-core machine, where 30 s was not)
-    auto normal = timing("normal-calls", "120");
+    auto normal = timing("normal-calls", "120", 0);
     ASSERT_FALSE(normal.is_null());
     EXPECT_EQ(normal["min_reps"], 10);
     EXPECT_GE(normal["reps"].get<int>(), 10);
@@ -641,7 +648,7 @@ TEST(Perf, AnAskedHistoryFlipIsDrawnPerProcessAndStoredWithItsTimings)
 
 TEST(Perf, AnAskedParityBalanceStoresEachSidesFourGroupMedianPerProcess)
 {
-    // The parity-balance experiment (perf config parity_balance, off by default; kbx_harness/parity.py):
+    // The parity balance (perf config parity_balance, 2 by default on cuda, 0 on the CPU; kbx_harness/parity.py):
     // the worker records each clean sample's group (an extra kernel before every block after the
     // first, on a GPU), and kbx computes each side's four-group median per process from the samples
     // and stores it beside the plain medians, on the CPU too; under 2 (asked here) every statistic

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The parity-balance experiment (perf config parity_balance, off by default; kbx_harness.perf).
+"""The parity balance (perf config parity_balance: kbx's default on cuda is 2, on the CPU 0; kbx_harness.perf).
 
 On an H100 and an H200 a kernel's time follows the parity of its launch index in the process: a
 placement probe's level flipped with each kernel launched besides, and with one kernel more between

@@ -13,8 +13,8 @@ Protocol per perf shape (docs/PERF_PROTOCOL.md):
     draws them at another place in device memory (placement_offset); with the experiment's
     `placement_gap_mb` (off by default) also a random gap before each shape's outputs (placement_gap);
     with `history_flip` (off by default) a random bit per shape, on 1 fresh input storages and an odd
-    number of extra kernels before the warm-up (kbx_harness.history); with `parity_balance` (off by
-    default) one extra kernel before every block after the first and each sample's group stored
+    number of extra kernels before the warm-up (kbx_harness.history); with `parity_balance` (kbx's
+    default on cuda: 2) one extra kernel before every block after the first and each sample's group stored
     (kbx_harness.parity);
   * timed loop: L2 flushed (a buffer >= 2x the device's L2 is zeroed) before every timed call,
     outside the timed region; CUDA events on the current stream around each call plus a
@@ -193,7 +193,8 @@ class LaunchGap:
 
 # The timer's settings for a request that carries no "config" (or not all of it). The defaults live
 # in core/perfconfig.cpp (PerfConfig), which kbx sends in full; these mirror them (JSON literals:
-# tests/core/perfconfig_test.cpp compares them with PerfConfig's).
+# tests/core/perfconfig_test.cpp compares them with PerfConfig's), but for parity_balance: kbx's
+# default on cuda is 2, and a request without the key comes from a kbx that reads no groups.
 FALLBACK_CONFIG = {"rotations": 3, "min_reps": 10, "max_reps": 300, "block": 10, "target_rel_ci": 0.005,
                    "max_seconds": 0.6, "max_warmup": 20, "max_warmup_seconds": 0.3, "min_reps_slow": 3,
                    "min_gap_us": 20, "max_gap_us": 2000, "probe_max_ms": 10.0, "recheck_drive_max_elements": 33554432,
@@ -514,7 +515,7 @@ class _PerfRun:
         self.phase("reference_outputs_and_warmup")
         samples = {side: [] for side, _ in sides}
         starved = {side: [] for side, _ in sides}  # LaunchGap: samples the host may have held up
-        # The parity-balance experiment (off by default; kbx_harness.parity): each clean sample's group.
+        # The parity balance (kbx's default on cuda; kbx_harness.parity): each clean sample's group.
         groups = {side: [] for side, _ in sides} if cfg.get("parity_balance") else None
         min_reps, block, recheck_at = _repetitions(cfg, last_ms, gap, sides, recheck_at, inputs)
         if groups is not None:
