@@ -96,8 +96,8 @@ struct PerfConfig {
     /// an odd number of extra kernels runs before the warm-up (0: off, 1: on; cuda only).
     int historyFlip = 0;
     // What follows from the probes: a kernel's time follows the parity of its launch index, so each
-    // process samples both parities and the groups are recorded (kbx_harness/parity.py). 2 on cuda
-    // by default since repeat runs on two H100s covered better with it (PERF_PROTOCOL "Placement").
+    // process samples both parities and the groups are recorded (kbx_harness/parity.py; why it is
+    // the default on cuda: PERF_PROTOCOL "Placement").
     /// One extra kernel before every block of pairs after the first; each sample's group (block and
     /// pair parity) stored, and per process each side's four-group median (0: off, 1: on; the kernel
     /// on cuda only); 2: also every statistic on the samples aligned by group (perf::alignGroups).

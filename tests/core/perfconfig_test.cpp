@@ -193,9 +193,10 @@ TEST(PerfConfig, WorkerFallbackAgreesWithTheDefaults)
     ASSERT_TRUE(fallback.is_object()) << py.substr(open, close - open + 1);
     EXPECT_GE(fallback.size(), 15u);
     const auto cuda = PerfConfig::defaults(kbx::Device::Cuda).toJson();
+    const auto cpu = PerfConfig::defaults(kbx::Device::Cpu).toJson();
     for (const auto& [k, v] : fallback.items()) {
         ASSERT_TRUE(cuda.contains(k)) << "perf.py's fallback has a key PerfConfig lacks: " << k;
-        const auto& defaults = k == "parity_balance" ? PerfConfig::defaults(kbx::Device::Cpu).toJson() : cuda;
+        const auto& defaults = k == "parity_balance" ? cpu : cuda;
         if (v.is_number())
             EXPECT_DOUBLE_EQ(v.get<double>(), defaults[k].get<double>()) << k;
         else
