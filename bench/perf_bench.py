@@ -258,7 +258,10 @@ def self_check_runs(a, log):
     return self_walls
 
 
-def header_lines(a, prov):
+def header_lines(a, prov, run_provs=()):
+    """The header: the device, versions and source of run 0 (`prov`); where a later run's provenance
+    (`run_provs`, one per run in order) names another device, that run's device too, so a table that
+    spans two cards says so."""
     lines = [f"# kbx evaluation cost and timing precision ({time.strftime('%Y-%m-%d', time.gmtime())})", ""]
     dev = (prov.get("devices") or [{}])[0]
     v = prov.get("versions", {})
@@ -269,6 +272,10 @@ def header_lines(a, prov):
               + (f", tasks: {len(a.tasks.split(','))}" if a.tasks else "")]
     if prov.get("slots"):  # only a run spread over GPU slots (--gpus) records them
         lines.append("- slots: " + "; ".join(f"{s.get('slot')}: {(s.get('devices') or [{}])[0].get('name', '?')}" for s in prov["slots"]))
+    for r, p in enumerate(run_provs):
+        d = (p.get("devices") or [{}])[0]
+        if r and d.get("uuid") != dev.get("uuid"):
+            lines.append(f"- run {r} on another device: {d.get('name', '?')} (uuid {d.get('uuid', '?')}), host {p.get('host', '?')}")
     return lines + [""]
 
 
@@ -453,10 +460,12 @@ def report(a, db, walls, self_walls):
     """bench.md's text: the eval repeats of `db`, or (--self-check-only) the self-check runs' known-good
     solutions standing in for them (repeat r is self-check r)."""
     n_all0 = 0
+    run_provs = []
     if a.self_check_only:
         dbs = [os.path.join(a.out, f"self-check-{r}.sqlite") for r in range(a.repeats)]
         rows, timing_rows, samples0 = load_rows(dbs, "known-good")
         prov = kbxdb.provenance(dbs[0])
+        run_provs = [kbxdb.provenance(d) for d in dbs if os.path.exists(d)]
         walls = self_walls[:]
         n_all0 = len(kbxdb.open_db(dbs[0]).evaluations())
     else:
@@ -464,7 +473,7 @@ def report(a, db, walls, self_walls):
         prov = kbxdb.provenance(db)
     per, cphases = per_kernel(rows)
     table, n0 = stage_table_lines(a, per, walls, n_all0)
-    lines = (header_lines(a, prov) + table + candidate_phase_lines(cphases) + perf_phase_lines(per) +
+    lines = (header_lines(a, prov, run_provs) + table + candidate_phase_lines(cphases) + perf_phase_lines(per) +
              exclusive_lines(per, samples0, n0) + launch_gap_lines(samples0) + precision_lines(a.repeats, timing_rows))
     if a.self_check:
         lines += self_speedup_lines(a, self_walls)

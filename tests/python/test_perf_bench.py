@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """bench/perf_bench.py's report header: the device, versions and source from the run's provenance,
 and the GPU slots only where the run recorded them (a run spread with --gpus); a one-GPU run has none
-and gets no empty "slots:" line."""
+and gets no empty "slots:" line; a run whose repeats ran on different cards names each other card."""
 import argparse
 import os
 import sys
@@ -36,6 +36,15 @@ class Header(unittest.TestCase):
         lines = perf_bench.header_lines(args(gpus="0,1"), prov)
         self.assertIn("- slots: cuda:0: NVIDIA H200; cuda:1: NVIDIA H100", lines)
         self.assertIn("--gpus 0,1", "\n".join(lines))
+        self.assertEqual(lines[-1], "")
+
+    def test_repeats_on_another_card_name_that_card_and_the_same_card_is_not_repeated(self):
+        other = dict(PROV, host="gpu-host-2", devices=[{"name": "NVIDIA H100 80GB HBM3", "uuid": "cafe"}])
+        lines = perf_bench.header_lines(args(), PROV, [PROV, other, PROV])
+        self.assertEqual([l for l in lines if "another device" in l],
+                         ["- run 1 on another device: NVIDIA H100 80GB HBM3 (uuid cafe), host gpu-host-2"])
+        same = perf_bench.header_lines(args(), PROV, [PROV, PROV])
+        self.assertEqual(same, perf_bench.header_lines(args(), PROV))
         self.assertEqual(lines[-1], "")
 
 
