@@ -260,7 +260,7 @@ def self_check_runs(a, log):
 
 def header_lines(a, prov, run_provs=()):
     """The header: the device, versions and source of run 0 (`prov`); where a later run's provenance
-    (`run_provs`, one per run in order) names another device, that run's device too, so a table that
+    (`run_provs`, one per run in order, {} for a run not made) names another device, that run's device too, so a table that
     spans two cards says so."""
     lines = [f"# kbx evaluation cost and timing precision ({time.strftime('%Y-%m-%d', time.gmtime())})", ""]
     dev = (prov.get("devices") or [{}])[0]
@@ -274,7 +274,7 @@ def header_lines(a, prov, run_provs=()):
         lines.append("- slots: " + "; ".join(f"{s.get('slot')}: {(s.get('devices') or [{}])[0].get('name', '?')}" for s in prov["slots"]))
     for r, p in enumerate(run_provs):
         d = (p.get("devices") or [{}])[0]
-        if r and d.get("uuid") != dev.get("uuid"):
+        if r and p and d.get("uuid") != dev.get("uuid"):
             lines.append(f"- run {r} on another device: {d.get('name', '?')} (uuid {d.get('uuid', '?')}), host {p.get('host', '?')}")
     return lines + [""]
 
@@ -465,7 +465,7 @@ def report(a, db, walls, self_walls):
         dbs = [os.path.join(a.out, f"self-check-{r}.sqlite") for r in range(a.repeats)]
         rows, timing_rows, samples0 = load_rows(dbs, "known-good")
         prov = kbxdb.provenance(dbs[0])
-        run_provs = [kbxdb.provenance(d) for d in dbs if os.path.exists(d)]
+        run_provs = [kbxdb.provenance(d) if os.path.exists(d) else {} for d in dbs]  # {}: that run not made
         walls = self_walls[:]
         n_all0 = len(kbxdb.open_db(dbs[0]).evaluations())
     else:

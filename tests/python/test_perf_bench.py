@@ -40,9 +40,9 @@ class Header(unittest.TestCase):
 
     def test_repeats_on_another_card_name_that_card_and_the_same_card_is_not_repeated(self):
         other = dict(PROV, host="gpu-host-2", devices=[{"name": "NVIDIA H100 80GB HBM3", "uuid": "cafe"}])
-        lines = perf_bench.header_lines(args(), PROV, [PROV, other, PROV])
+        lines = perf_bench.header_lines(args(), PROV, [PROV, {}, other, PROV])  # run 1 not made
         self.assertEqual([l for l in lines if "another device" in l],
-                         ["- run 1 on another device: NVIDIA H100 80GB HBM3 (uuid cafe), host gpu-host-2"])
+                         ["- run 2 on another device: NVIDIA H100 80GB HBM3 (uuid cafe), host gpu-host-2"])
         same = perf_bench.header_lines(args(), PROV, [PROV, PROV])
         self.assertEqual(same, perf_bench.header_lines(args(), PROV))
         self.assertEqual(lines[-1], "")
