@@ -260,8 +260,8 @@ def self_check_runs(a, log):
 
 def header_lines(a, prov, run_provs=()):
     """The header: the device, versions and source of run 0 (`prov`); where a later run's provenance
-    (`run_provs`, one per run in order, {} for a run not made) names another device, that run's device too, so a table that
-    spans two cards says so."""
+    (`run_provs`, one per run in order, {} for a run not made) names another device, that run's
+    device too, so a table that spans two cards says so."""
     lines = [f"# kbx evaluation cost and timing precision ({time.strftime('%Y-%m-%d', time.gmtime())})", ""]
     dev = (prov.get("devices") or [{}])[0]
     v = prov.get("versions", {})
