@@ -8,8 +8,9 @@
       `kbx eval` (one {"file", "predict", "method", "round"} line per version, in a stable order)
   corpus_adjudicate.py table ADJUDICATED.json VERSIONS.jsonl EVAL.jsonl [--md OUT.md]
       joins `kbx eval --json` output (its "origin" is VERSIONS.jsonl:LINE) with the adjudication
-      (correct / wrong_values / does_not_run) and prints the table: per version our verdict under
-      the protocol it ran with, correct incl. extended, and whether it agrees; exit 1 on any
+      (correct / wrong_values / does_not_run) and prints the table: per version our final verdict
+      under the protocol it ran with (with --perf, after the perf stage's kernel attribution),
+      correct incl. extended, and whether it agrees; exit 1 on any
       disagreement that is not a documented benchmark rule (no Triton kernel ran).
 """
 from __future__ import annotations
@@ -23,7 +24,8 @@ from collections import Counter
 
 RULES = {
     # failure classes that are benchmark rules the seed's harness does not apply
-    "not_triton_kernel": "no Triton kernel ran: the outputs came from PyTorch (the seed's harness does not check this)",
+    "not_triton_kernel": "no Triton kernel ran, or (perf stage) under half of the GPU time was in the candidate's own "
+                         "Triton kernels: PyTorch did the work (the seed's harness does not check this)",
 }
 
 
@@ -62,18 +64,29 @@ def table(adjudicated: str, versions_file: str, eval_file: str, md: str | None) 
         adj = {(v["task"], v["code_sha256"]): v for v in json.load(f)["versions"]}
     with open(versions_file, encoding="utf-8") as f:
         vers = [json.loads(x) for x in f if x.strip()]
-    results = {}
+    results, by_eval = {}, {}
     with open(eval_file, encoding="utf-8") as f:
         for line in f:
             try:
                 j = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if "origin" not in j or j.get("type") == "perf":
+            if j.get("type") == "perf":
+                # Under --perf a second line per evaluation gives its final verdict: the perf stage's
+                # kernel attribution can turn a pass into not_triton_kernel (docs/PERF_PROTOCOL.md).
+                r = by_eval.get(j.get("evaluation_id"))
+                if r is not None and j.get("verdict") and j["verdict"] != r.get("verdict"):
+                    r.update(verdict=j["verdict"], failure_class=j.get("failure_class"), perf_stage=True)
+                    if j["verdict"] != "pass":
+                        r["correct_incl_extended"] = False
+                continue
+            if "origin" not in j:
                 continue
             m = re.search(r":(\d+)", j["origin"])
             if m:
-                results[int(m.group(1))] = j
+                results[int(m.group(1))] = dict(j)
+                if j.get("evaluation_id") is not None:
+                    by_eval[j["evaluation_id"]] = results[int(m.group(1))]
     lines, counts, bad = [], Counter(), []
     lines.append("| # | task | adjudicated | verdict | class | incl. extended | extended first failure | agrees |")
     lines.append("|---|---|---|---|---|---|---|---|")
@@ -88,6 +101,8 @@ def table(adjudicated: str, versions_file: str, eval_file: str, md: str | None) 
         else:
             verdict = r.get("verdict")
             cls = r.get("failure_class") or ""
+            if r.get("perf_stage") and cls:
+                cls += " (perf stage)"
             incl = r.get("correct_incl_extended")
             ext = r.get("extended") or {}
             ext_first = ""
@@ -95,7 +110,7 @@ def table(adjudicated: str, versions_file: str, eval_file: str, md: str | None) 
                 ff = (ext.get("first_failure") or {}).get("case", "")
                 ext_first = f"{ff} ({ext['failure_class']})"
             if label == "correct":
-                agree = "yes" if verdict == "pass" else ("rule" if cls in RULES else "no")
+                agree = "yes" if verdict == "pass" else ("rule" if r.get("failure_class") in RULES else "no")
             else:
                 agree = "yes" if verdict == "fail" else "no"
         counts[(label, agree)] += 1
