@@ -43,7 +43,11 @@ scripts/gpu-run.sh --build-only; on the CPU with --device cpu). Each writes OUT/
                                                     protocol table. With --runs 3 run 2 replays run 0's
                                                     autotune choices. --perf-config JSON goes to every
                                                     run's kbx eval (e.g. the placement experiment,
-                                                    '{"placement_gap_mb": 2048}')
+                                                    '{"placement_gap_mb": 2048}'). With --time-limit
+                                                    a run starts only if it ends within the limit, by the
+                                                    longest run so far or, for the first, --run-estimate S
+                                                    (about 440-520 s for the corpus sample on one
+                                                    H100/H200); else it exits 3 at once
   bench/gpu_runs.py gputests OUT [--tests REGEX] [--part K/N] [--after LISTING...] [--deadline EPOCH]
                                                     builds the integration tests in --build-dir and runs
                                                     the gpu-labelled ones but those the runs above make
@@ -478,6 +482,8 @@ def repeat_command(a):
            "--run", str(a.run), "--runs", str(a.runs)] + (["--replay-run", "2"] if a.runs >= 3 else [])
     if a.time_limit:
         cmd += ["--deadline", str(time.time() + a.time_limit)]
+        if a.run_estimate:
+            cmd += ["--run-estimate", str(a.run_estimate)]
     if a.perf_config:
         cmd += ["--", "--perf-config", a.perf_config]
     return cmd
@@ -486,7 +492,7 @@ def repeat_command(a):
 def cmd_repeat(a):
     cmd = repeat_command(a)
     rc = subprocess.run(cmd).returncode
-    if a.run == a.runs - 1 and os.path.exists(os.path.join(a.out, "repeat.md")):
+    if rc == 0 and a.run == a.runs - 1 and os.path.exists(os.path.join(a.out, "repeat.md")):
         adjudication_table(a, os.path.join(a.out, "run-0.jsonl"), os.path.join(a.out, "corpus.md"))
         protocol_table(a, os.path.join(a.out, "run-0.sqlite"), os.path.join(a.out, "protocol.txt"))
     return rc
@@ -616,6 +622,9 @@ def main():
                                 help="their separate-process adjudication (default: .bench-carry/adjudicated.json)")
     subs["repeat"].add_argument("--run", type=int, required=True, help="which run (0 .. RUNS-1)")
     subs["repeat"].add_argument("--runs", type=int, default=3, help="runs in all (3: run 2 replays run 0's autotune choices)")
+    subs["repeat"].add_argument("--run-estimate", type=float, default=0, metavar="S",
+                                help="with --time-limit, the seconds a run takes, for the first run of a repeat: "
+                                "a run that would not end within the limit is not started (exit 3)")
     subs["repeat"].add_argument("--perf-config", default="", metavar="JSON",
                                 help="kbx eval --perf-config for every run, e.g. '{\"placement_gap_mb\": 2048}' (the placement experiment); "
                                 "give it to each call of a repeat alike")

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """A submission set evaluated twice with --perf, as a user would run it (issue 22, bench/).
 
-  bench/perf_repeat.py SOURCE --out DIR [--runs 2] [--kbx build/bin/kbx] [--deadline EPOCH] [-- KBX_EVAL_ARGS...]
+  bench/perf_repeat.py SOURCE --out DIR [--runs 2] [--kbx build/bin/kbx] [--deadline EPOCH [--run-estimate S]]
+                       [--run R] [-- KBX_EVAL_ARGS...]
 
 Runs `kbx eval SOURCE --device cuda --perf --json` --runs times with kbx's default options (no
 --jobs unless passed after --), each into DIR/run-R.sqlite with its stdout in DIR/run-R.jsonl and
@@ -26,6 +27,9 @@ its stderr, every line time-stamped, in DIR/run-R.log. Then writes DIR/repeat.md
    coverage from the same samples;
 5. autotune: shapes whose chosen config differs between the runs;
 6. rooflines: shapes flagged faster_than_roofline, with the peak dtype they were held against.
+With --deadline no run starts that would not end before it, by the longest run made so far (runs.json)
+or, before any, by --run-estimate; a run that has started is not stopped. With --run R a run so refused
+exits 3 and leaves runs.json as it was.
 The header names each run's GPU (the NVML uuid its perf workers recorded): runs on different GPUs
 make a cross-machine repeat, which the report says, since the repeat interval is for the same GPU.
 A kernel is the (task, code hash) pair, so the same code in two records is one kernel."""
@@ -217,7 +221,10 @@ def parse_args(argv):
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--device", default="cuda", help="cpu only to try the plumbing (interpreter timings mean nothing)")
     ap.add_argument("--kbx", default=os.path.join(ROOT, "build", "bin", "kbx"))
-    ap.add_argument("--deadline", type=float, default=0, help="epoch seconds: no run starts after the first run's wall would pass it")
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="epoch seconds: no run starts that would end after it (by the longest run so far, else --run-estimate)")
+    ap.add_argument("--run-estimate", type=float, default=0,
+                    help="with --deadline, the seconds a run is expected to take before any run was made (0: unknown, start)")
     ap.add_argument("--no-run", action="store_true", help="only the report, from the databases in --out")
     ap.add_argument("--replay-run", type=int, help="this run replays run 0's autotune choices (kbx eval --autotune-replay); "
                     "the report then also holds run 0 against it")
@@ -227,6 +234,18 @@ def parse_args(argv):
     ap.add_argument("--run", type=int, help="only run number RUN (one device call each), kept in --out's runs.json; "
                     "the report once every run of --runs is there")
     return ap.parse_args(argv), extra
+
+
+def start_refusal(run, made, estimate, deadline, now):
+    """Why run `run` must not start before `deadline` (epoch seconds; 0: none), or None: it would end
+    after it by the longest of the runs `made` so far (their runs.json entries; None for a run not
+    made), or by `estimate` seconds before any was made (0: unknown, so it starts)."""
+    walls = [r["wall"] for r in made if r and r.get("wall")]
+    need = max(walls) if walls else estimate
+    if not deadline or not need or now + need * 1.1 <= deadline:
+        return None
+    return (f"run {run}: not started (deadline): about {need * 1.1:.0f} s needed "
+            f"({'the longest run so far' if walls else '--run-estimate'} plus 10 %), {max(0.0, deadline - now):.0f} s left")
 
 
 def do_runs(a, extra, meta_file):
@@ -243,6 +262,9 @@ def do_runs(a, extra, meta_file):
         # Say so before spending the call (the report calls such a repeat cross-machine).
         if a.run > 0 and (warning := cross_machine_warning((runs[0] or {}).get("gpus"), gpu_uuids(), a.run)):
             print(warning, file=sys.stderr)
+        if why := start_refusal(a.run, runs, a.run_estimate, a.deadline, time.time()):
+            print(why, file=sys.stderr)
+            sys.exit(3)
         runs[a.run] = run_once(a.kbx, a.source, a.run, a.out, extra, a.device, replay(a.run))
         print(f"run {a.run}: rc={runs[a.run]['rc']} wall {runs[a.run]['wall']:.0f} s", file=sys.stderr)
         with open(meta_file, "w") as f:
@@ -256,8 +278,8 @@ def do_runs(a, extra, meta_file):
             return json.load(f)
     runs = []
     for r in range(a.runs):
-        if runs and a.deadline and time.time() + runs[0]["wall"] * 1.1 > a.deadline:
-            print(f"run {r}: not started (deadline)", file=sys.stderr)
+        if why := start_refusal(r, runs, a.run_estimate, a.deadline, time.time()):
+            print(why, file=sys.stderr)
             break
         runs.append(run_once(a.kbx, a.source, r, a.out, extra, a.device, replay(r)))
         print(f"run {r}: rc={runs[-1]['rc']} wall {runs[-1]['wall']:.0f} s", file=sys.stderr)

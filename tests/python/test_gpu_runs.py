@@ -200,10 +200,20 @@ class GpuTestsAcrossCalls(unittest.TestCase):
 
 
 class RepeatCommand(unittest.TestCase):
-    def args(self, perf_config):
+    def args(self, perf_config, time_limit=0, run_estimate=0):
         import argparse
-        return argparse.Namespace(versions="v.jsonl", out="o", kbx="kbx", device="cuda", run=1, runs=2, time_limit=0,
-                                  perf_config=perf_config)
+        return argparse.Namespace(versions="v.jsonl", out="o", kbx="kbx", device="cuda", run=1, runs=2, time_limit=time_limit,
+                                  run_estimate=run_estimate, perf_config=perf_config)
+
+    def test_a_time_limit_becomes_the_deadline_with_the_run_estimate(self):
+        import time
+        cmd = gpu_runs.repeat_command(self.args("", time_limit=500, run_estimate=450))
+        a, _ = gpu_runs.perf_repeat.parse_args(cmd[2:])
+        self.assertAlmostEqual(a.deadline, time.time() + 500, delta=30)
+        self.assertEqual(a.run_estimate, 450)
+        # without a time limit there is no deadline, and the estimate is not passed
+        a, _ = gpu_runs.perf_repeat.parse_args(gpu_runs.repeat_command(self.args("", run_estimate=450))[2:])
+        self.assertEqual((a.deadline, a.run_estimate), (0, 0))
 
     def test_a_perf_config_reaches_kbx_eval_of_every_run(self):
         cfg = '{"placement_gap_mb": 1024}'

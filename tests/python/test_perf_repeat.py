@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench")
@@ -342,6 +343,35 @@ class CrossMachine(unittest.TestCase):
         self.assertIsNone(self.pr.cross_machine_warning(["GPU-aaaa"], ["GPU-bbbb", "GPU-aaaa"], 1))
         self.assertIsNone(self.pr.cross_machine_warning([], ["GPU-bbbb"], 1))   # run 0 recorded none
         self.assertIsNone(self.pr.cross_machine_warning(["GPU-aaaa"], [], 1))   # no nvidia-smi here
+
+    def test_a_run_that_would_end_after_the_deadline_is_not_started(self):
+        refuse = self.pr.start_refusal
+        now = 1000.0
+        # no deadline, or no estimate before any run: it starts
+        self.assertIsNone(refuse(0, [], 500, 0, now))
+        self.assertIsNone(refuse(0, [], 0, now + 100, now))
+        # the first run by --run-estimate (plus 10 %)
+        self.assertIsNone(refuse(0, [], 400, now + 450, now))
+        why = refuse(0, [], 440, now + 454, now)
+        self.assertIn("run 0: not started (deadline): about 484 s needed (--run-estimate plus 10 %), 454 s left", why)
+        # later runs by the longest run made so far, not by the estimate
+        made = [{"wall": 433.0}, None, {"wall": 300.0}]
+        self.assertIsNone(refuse(1, made, 9999, now + 480, now))
+        self.assertIn("the longest run so far", refuse(1, made, 0, now + 470, now))
+
+    def test_a_refused_run_exits_3_and_keeps_runs_json(self):
+        with tempfile.TemporaryDirectory() as d:
+            meta = os.path.join(d, "runs.json")
+            with open(meta, "w") as f:
+                json.dump([{"wall": 433.0, "rc": 0}], f)
+            p = subprocess.run([sys.executable, os.path.join(BENCH, "perf_repeat.py"), "v.jsonl", "--out", d, "--kbx", "/bin/false",
+                                "--run", "1", "--runs", "2", "--deadline", str(time.time() + 200)],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 3, p.stderr)
+            self.assertIn("run 1: not started (deadline)", p.stderr)
+            with open(meta) as f:
+                self.assertEqual(json.load(f), [{"wall": 433.0, "rc": 0}])
+            self.assertEqual(sorted(os.listdir(d)), ["runs.json"])
 
     def test_the_gpus_come_from_nvidia_smi(self):
         with tempfile.TemporaryDirectory() as d:
