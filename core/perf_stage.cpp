@@ -425,9 +425,8 @@ nlohmann::json PerfStage::runPerf(Outcome& o, const Submission& sub, std::int64_
     const auto failure = tritonShareFailure(ev, sub.selfCheckReference);
     m_sink.storePerf(o.evaluationId, shapes.rows, ev, failure);
     o.record.evidence["perf"] = ev;
-    if (failure) {
+    if (failure) {  // the verdict, not exe_ok (Store::addPerf)
         o.record.pass = false;
-        o.record.exeOk = false;
         o.record.failureClass = failure->first;
         o.record.failureDetail = failure->second;
     }

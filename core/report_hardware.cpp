@@ -352,7 +352,8 @@ Report crossHardwareReport(const Store& store, const analysis::Facts& facts, con
 /// Protocol sensitivity (issue 21): every evaluation judged three ways from what was stored —
 /// (a) seed: the cases the seed's own protocol makes (the contract tier's cases of the first public
 /// seed, seed0; suspicious code flagged, not failed: not_triton_kernel does not count),
-/// (b) contract: the verdict of the contract tier, (c) strict: contract and every extended case.
+/// (b) contract: the verdict of the contract tier (and of the perf stage's kernel attribution where it
+/// failed the kernel), (c) strict: contract and every extended case.
 /// Evaluations stored before tiers existed (protocol NULL) cannot be split and are left out.
 Report protocolReport(const Store& store, const analysis::Facts& facts)
 {
@@ -382,7 +383,12 @@ Report protocolReport(const Store& store, const analysis::Facts& facts)
         const auto& r = *it->second;
         const auto& gpu = facts.gpus[std::size_t(r.gpu)];
         const auto& method = facts.methods[std::size_t(r.method)];
-        const bool b = e.cPass;
+        // The perf stage's kernel attribution failed a kernel whose contract tier passed (under half of its
+        // GPU time in its own Triton kernels, PerfStage::tritonShareFailure): the stored verdict, so the
+        // contract column agrees with it; the seed's column still counts it, as the seed does not check this.
+        const bool perfNotTriton = e.cPass && !r.pass && !e.notTriton && r.failureClass >= 0 &&
+                                   facts.classes[std::size_t(r.failureClass)] == "not_triton_kernel";
+        const bool b = e.cPass && !perfNotTriton;
         const bool cExe = e.cExe;
         const int aN = e.aN, aPass = e.aPass;
         // (a) the seed's cases ran and passed; a PyTorch-only kernel is only flagged there
@@ -399,8 +405,10 @@ Report protocolReport(const Store& store, const analysis::Facts& facts)
         if (a != b || b != c) {
             std::string why;
             if (a && !b)
-                why = e.notTriton ? "no Triton kernel ran (the seed only flags this)"
-                                  : "fails contract cases beyond the seed's one public seed: " + e.cFirst.value_or("?");
+                why = e.notTriton      ? "no Triton kernel ran (the seed only flags this)"
+                      : perfNotTriton ? "under half of its profiled GPU time in its own Triton kernels (the perf stage's kernel "
+                                        "attribution; the seed does not check this)"
+                                      : "fails contract cases beyond the seed's one public seed: " + e.cFirst.value_or("?");
             else if (!a && b)
                 why = "passes the contract tier but not its public-seed cases (should not happen)";
             if (b && !c)
@@ -438,7 +446,8 @@ Report protocolReport(const Store& store, const analysis::Facts& facts)
     t.notes.push_back("seed: the contract tier's cases of the first public seed (seed0) all pass, as the seed's own protocol "
                       "runs its cases with one seed; a kernel that runs no Triton kernel still counts, as the seed only flags it");
     t.notes.push_back("contract: the verdict of the contract tier (the argument patterns the seed's tests use, several "
-                      "seeds, secret seed included); strict: contract and every extended case (other dtypes, out=, 0-d, "
+                      "seeds, secret seed included), failed where the perf stage ran and found under half of the GPU time in "
+                      "the candidate's own Triton kernels; strict: contract and every extended case (other dtypes, out=, 0-d, "
                       "None arguments, special values, other modes)");
     if (legacy)
         t.notes.push_back(fmt::format("{} evaluation(s) stored before tiers existed are left out (every case decided them)", legacy));

@@ -169,7 +169,8 @@ public:
     std::optional<ManualLabel> manualLabel(std::int64_t evaluationId) const;
     /// The perf stage's results for an evaluation already stored: one timings row per perf shape,
     /// the perf summary merged into the evidence under "perf", and, when the stage changes the
-    /// verdict (e.g. the GPU time is not in Triton kernels), the new failure. One transaction.
+    /// verdict (e.g. the GPU time is not in Triton kernels), the new failure: verdict and class change,
+    /// call_ok and exe_ok stay (the outputs were checked right). One transaction.
     void addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& rows, const nlohmann::json& perfEvidence,
                  const std::optional<std::pair<std::string, std::string>>& failure = std::nullopt);
     /// Work done for an evaluation after it was stored that decides nothing (the perf shapes'

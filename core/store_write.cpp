@@ -68,7 +68,9 @@ void Store::addPerf(std::int64_t evaluationId, const std::vector<TimingRow>& row
     evidence["perf"] = perfEvidence;
     Stmt(m_db, "UPDATE evaluations SET evidence=? WHERE id=?").bind(1, evidence.dump()).bind(2, evaluationId).step();
     if (failure)
-        Stmt(m_db, "UPDATE evaluations SET verdict='fail', exe_ok=0, failure_class=?, failure_detail=? WHERE id=?")
+        // The verdict fails; exe_ok stays: the outputs were right (exe in the seed's sense), as for a kernel
+        // that launched no Triton kernel at all (TierJudge).
+        Stmt(m_db, "UPDATE evaluations SET verdict='fail', failure_class=?, failure_detail=? WHERE id=?")
             .bind(1, failure->first).bind(2, failure->second).bind(3, evaluationId).step();
     for (const auto& r : rows) {
         Stmt ins(m_db, "INSERT INTO timings(evaluation_id, shape, candidate_ms, baseline_ms, samples) VALUES(?,?,?,?,?)");

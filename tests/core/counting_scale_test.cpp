@@ -298,8 +298,16 @@ TEST_F(CountingScale, TriggersFollowEveryWrite)
     store->finishRun(run, "finished", {{"devices", {{{"name", "NVIDIA H200"}}}}});
     expectSameAsDefinition(*store, {}, "GPU changed");
     // The perf stage fails a kernel that passed (verdict and class change after the insert).
-    for (const auto& j : store->query("SELECT c.evaluation_id AS id FROM counted_evaluations c WHERE c.verdict = 'pass' LIMIT 3"))
-        store->addPerf(j["id"].get<std::int64_t>(), {}, {{"protocol", "kbx-perf v1"}}, std::make_pair(std::string("not_triton_kernel"), std::string("x")));
+    for (const auto& j : store->query("SELECT c.evaluation_id AS id FROM counted_evaluations c WHERE c.verdict = 'pass' LIMIT 3")) {
+        const auto id = j["id"].get<std::int64_t>();
+        store->addPerf(id, {}, {{"protocol", "kbx-perf v1"}}, std::make_pair(std::string("not_triton_kernel"), std::string("x")));
+        // The verdict and class change; call_ok and exe_ok stay (exe in the seed's sense: the outputs were right).
+        const auto e = store->query("SELECT verdict, failure_class, call_ok, exe_ok FROM evaluations WHERE id = " + std::to_string(id));
+        EXPECT_EQ(e.at(0)["verdict"], "fail");
+        EXPECT_EQ(e.at(0)["failure_class"], "not_triton_kernel");
+        EXPECT_EQ(e.at(0)["call_ok"], 1);
+        EXPECT_EQ(e.at(0)["exe_ok"], 1);
+    }
     expectSameAsDefinition(*store, {}, "verdict changed");
     // A run removed as kbx merge replaces one (its rows deleted): the earlier evaluations count again.
     const auto victim = gen.runs[3];

@@ -395,6 +395,84 @@ TEST_F(StatsDb, EveryTableBuildsWithProvenanceAndFilters)
     EXPECT_THROW(st::buildReport(*store, "nope", {}, {false}), std::invalid_argument);
 }
 
+// The protocol table's three columns for the three ways a kernel with right outputs can end: a Triton
+// kernel that passes, one whose GPU time the perf stage's kernel attribution finds in PyTorch (failed
+// after its contract tier passed), and one that launched no Triton kernel (failed by its contract tier).
+// The seed's column counts all three (the seed does not check this); the contract column agrees with
+// the stored verdicts.
+TEST(Stats, ProtocolTableCountsThePerfStagesKernelAttributionAsTheVerdictDoes)
+{
+    const auto path = tempDb("protocol-attribution");
+    {
+        kbx::Store store(path);
+        const auto m = store.ensureMethod("A");
+        const auto run = store.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 8, {{"source", "x.jsonl"}});
+        auto add = [&](const std::string& task, bool contractPass, const std::string& contractClass) {
+            kbx::EvaluationRecord r;
+            r.runId = run;
+            r.submissionId = store.ensureSubmission(store.ensureCandidate(task, task + " code").first, m, 0, "test");
+            r.taskId = task;
+            r.callOk = r.exeOk = true;
+            r.pass = contractPass;
+            if (!contractPass)
+                r.failureClass = contractClass;
+            r.protocol = "contract";
+            r.extCases = 1;
+            r.extPassed = 1;
+            r.evidence["tiers"] = {{"contract", {{"pass", contractPass}, {"exe_ok", true},
+                                                {"failure_class", contractPass ? nlohmann::json() : nlohmann::json(contractClass)}}}};
+            for (int c = 0; c < 2; ++c) {
+                kbx::EvaluationRecord::Case k;
+                k.index = c;
+                k.name = "seed" + std::to_string(c) + "/case";
+                k.tier = "contract";
+                k.status = "pass";
+                r.cases.push_back(k);
+            }
+            kbx::EvaluationRecord::Case x;
+            x.index = 2;
+            x.name = "edge/x";
+            x.tier = "extended";
+            x.status = "pass";
+            r.cases.push_back(x);
+            r.startedAt = r.finishedAt = kbx::nowIso8601();
+            return store.addEvaluation(r);
+        };
+        add("Math/ok", true, "");
+        const auto torch = add("LinearAlgebra/svd", true, "");
+        add("Math/pytorch_only", false, "not_triton_kernel");
+        store.addPerf(torch, {}, {{"protocol", "kbx-perf-2"}},
+                      std::make_pair(std::string("not_triton_kernel"), std::string("only 1% of the GPU time ...")));
+        store.finishRun(run, "finished", {{"devices", {{{"name", "NVIDIA H200"}}}}});
+        const auto rep = st::buildReport(store, "protocol", {}, {false});
+        const auto& t = rep.tables.at(0);
+        bool found = false;
+        for (const auto& row : t.rows)
+            if (row[2] == "(all)") {
+                found = true;
+                EXPECT_EQ(row[3], 3);  // n
+                EXPECT_EQ(row[4], 3);  // seed: all three ran right on the seed's cases
+                EXPECT_EQ(row[6], 1);  // contract: as the stored verdicts (one pass)
+                EXPECT_EQ(row[9], 1);  // strict
+            }
+        EXPECT_TRUE(found);
+        const auto& flips = rep.tables.at(1);
+        ASSERT_EQ(flips.rows.size(), 2u);
+        std::map<std::string, std::string> why;
+        for (const auto& row : flips.rows) {
+            EXPECT_EQ(row[4], "pass");
+            EXPECT_EQ(row[5], "fail");
+            why[row[3].get<std::string>()] = row[7].get<std::string>();
+        }
+        EXPECT_NE(why["LinearAlgebra/svd"].find("kernel attribution"), std::string::npos) << why["LinearAlgebra/svd"];
+        EXPECT_EQ(why["Math/pytorch_only"], "no Triton kernel ran (the seed only flags this)");
+        // The summary's exe column counts all three: exe in the seed's sense is right outputs.
+        EXPECT_EQ(store.query("SELECT sum(exe_ok) AS n FROM evaluations")[0]["n"], 3);
+    }
+    for (const char* suffix : {"", "-wal", "-shm"})
+        fs::remove(path.string() + suffix);
+}
+
 TEST_F(StatsDb, SpeedupsFromDifferentSoftwareStacksAreWarnedAbout)
 {
     // One stack: no warning.
