@@ -386,7 +386,7 @@ Report protocolReport(const Store& store, const analysis::Facts& facts)
         // The perf stage's kernel attribution failed a kernel whose contract tier passed (under half of its
         // GPU time in its own Triton kernels, PerfStage::tritonShareFailure): the stored verdict, so the
         // contract column agrees with it; the seed's column still counts it, as the seed does not check this.
-        const bool perfNotTriton = e.cPass && !r.pass && !e.notTriton && r.failureClass >= 0 &&
+        const bool perfNotTriton = e.cPass && !r.pass && r.failureClass >= 0 &&
                                    facts.classes[std::size_t(r.failureClass)] == "not_triton_kernel";
         const bool b = e.cPass && !perfNotTriton;
         const bool cExe = e.cExe;

@@ -84,9 +84,9 @@ def table(adjudicated: str, versions_file: str, eval_file: str, md: str | None) 
                 continue
             m = re.search(r":(\d+)", j["origin"])
             if m:
-                results[int(m.group(1))] = dict(j)
+                row = results[int(m.group(1))] = dict(j)  # a copy: the perf stage's line may change it
                 if j.get("evaluation_id") is not None:
-                    by_eval[j["evaluation_id"]] = results[int(m.group(1))]
+                    by_eval[j["evaluation_id"]] = row
     lines, counts, bad = [], Counter(), []
     lines.append("| # | task | adjudicated | verdict | class | incl. extended | extended first failure | agrees |")
     lines.append("|---|---|---|---|---|---|---|---|")
