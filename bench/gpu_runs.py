@@ -114,10 +114,35 @@ def capture(cmd):
         return f"{cmd[0]}: {e}"
 
 
+def host_line(cpuinfo="/proc/cpuinfo", meminfo="/proc/meminfo"):
+    """The host's CPU model, usable cores and memory: runs on two machines with the same GPU model
+    differed by ~40 % in wall (the correctness stage and the perf stage's host work run on it)."""
+    model, mem = "CPU model not known", "memory not known"
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if line.startswith("model name") and ":" in line:
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        with open(meminfo) as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    mem = f"{int(line.split()[1]) / 1048576:.0f} GiB memory"
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model}, {cores} usable core(s), {mem}"
+
+
 def write_environment(out):
     lines = [f"date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
              "commit: " + (os.environ.get("KBX_TREE_COMMIT") or capture(["git", "-C", ROOT, "rev-parse", "HEAD"])),
              capture(["nvidia-smi", "--query-gpu=name,uuid,driver_version,memory.total", "--format=csv,noheader"]),
+             "host: " + host_line(),
              capture([sys.executable, "-c", "import sys, torch, triton, numpy; print('python', sys.version.split()[0], "
                       "'torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__, "
                       "'numpy', numpy.__version__)"])]

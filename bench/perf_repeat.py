@@ -288,6 +288,15 @@ def do_runs(a, extra, meta_file):
     return runs
 
 
+def host_cpu_text(h):
+    """A run's host_cpu provenance as words; databases written before kbx recorded it say so."""
+    if not isinstance(h, dict):
+        return "not recorded"
+    mem = h.get("mem_available_gib")
+    return (f"{h.get('model') or 'model not known'}, {h.get('cores', '?')} core(s)"
+            + (f", {mem:g} GiB available" if isinstance(mem, (int, float)) else ""))
+
+
 def header_lines(a, extra, runs, data, gpus, cross):
     n0, _, _, prov = data[0]
     dev = (prov.get("devices") or [{}])[0]
@@ -298,6 +307,8 @@ def header_lines(a, extra, runs, data, gpus, cross):
          f"`{' '.join(extra) or '(defaults)'}`", f"- first progress line: `{runs[0]['first']}`"]
     L.append("- GPUs (NVML uuid of the perf workers): " + "; ".join(
         f"run {i} {', '.join(g) or 'not recorded'}" for i, g in enumerate(gpus)))
+    L.append("- host CPU (the runs' provenance `host_cpu`; the correctness stage's wall is bound by it): " + "; ".join(
+        f"run {i} {host_cpu_text(d[3].get('host_cpu'))}" for i, d in enumerate(data)))
     same = all(g and g == gpus[0] for g in gpus)
     if cross:
         L.append("- **a cross-machine repeat: the runs were timed on different GPUs.** Run-to-run and coverage "

@@ -172,6 +172,7 @@ nlohmann::json Evaluator::provenance(const std::string& coldWhy, bool multi)
     nlohmann::json prov = m_probe.is_null() ? probe() : m_probe;
     prov.erase("type");
     prov["host"] = thisHost();  // core/resume.h: the name --resume and the scratch sweep match
+    prov["host_cpu"] = hostCpu();  // what bounds the correctness stage's wall, beside the GPU
     prov["device"] = m_opt.device;
     prov["kbx_version"] = "0.1.0";
     prov["taxonomy_version"] = kTaxonomyVersion;

@@ -70,6 +70,11 @@ struct AutoJobs {
 AutoJobs autoJobs(Device device, int gpuSlots, int cores, double memAvailableGiB);
 /// This process's usable cores (its CPU affinity) and MemAvailable of /proc/meminfo in GiB (0 if unknown).
 std::pair<int, double> hostResources();
+/// What the host's CPU side is, for a run's provenance (`host_cpu`): the CPU model of /proc/cpuinfo
+/// (its first "model name"; absent where the file has none), the usable cores and MemAvailable (GiB,
+/// one decimal; absent if unknown). The correctness stage and the perf stage's host work are bound
+/// by it: two machines with the same GPU model differed by ~40 % in a run's wall (bench/results).
+nlohmann::json hostCpu(const std::filesystem::path& cpuinfo = "/proc/cpuinfo");
 
 /// When the extended tier's process starts (EvalOptions::extendedStart; `--extended-start`).
 enum class ExtendedStart { Auto, AfterContract, Early };

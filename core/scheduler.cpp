@@ -12,6 +12,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -71,6 +72,27 @@ std::pair<int, double> hostResources()
             break;
         }
     return {cores, mem};
+}
+
+nlohmann::json hostCpu(const std::filesystem::path& cpuinfo)
+{
+    const auto [cores, mem] = hostResources();
+    nlohmann::json h = {{"cores", cores}};
+    if (mem > 0)
+        h["mem_available_gib"] = std::round(mem * 10) / 10;
+    std::ifstream in(cpuinfo);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0) {
+            if (const auto colon = line.find(':'); colon != std::string::npos) {
+                auto model = line.substr(colon + 1);
+                const auto b = model.find_first_not_of(" \t");
+                const auto e = model.find_last_not_of(" \t\r");
+                if (b != std::string::npos)
+                    h["model"] = model.substr(b, e - b + 1).substr(0, 200);
+            }
+            break;
+        }
+    return h;
 }
 
 nlohmann::json Slot::describeForEvidence() const

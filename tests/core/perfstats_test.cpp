@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 using namespace kbx::perf;
@@ -128,6 +132,32 @@ TEST(AutoJobs, PickedFromCoresMemoryAndGpus)
     const auto [cores, mem] = kbx::hostResources();
     EXPECT_GE(cores, 1);
     EXPECT_GT(mem, 0.0);
+}
+
+// A run's provenance names the host's CPU (host_cpu): two machines with the same GPU model ran the
+// corpus pair in 433 s and 300 s. The model is the first "model name" of /proc/cpuinfo, trimmed.
+TEST(AutoJobs, HostCpuNamesTheModelCoresAndMemory)
+{
+    const auto dir = std::filesystem::temp_directory_path() / ("kbx-hostcpu-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream f(dir / "cpuinfo");
+        f << "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t:  Intel(R) Xeon(R) Platinum 8480+ \r\nflags\t\t: fpu\n\n"
+             "processor\t: 1\nmodel name\t: Other\n";
+    }
+    {
+        std::ofstream f(dir / "none");
+        f << "processor\t: 0\nflags\t\t: fpu\n";
+    }
+    const auto h = kbx::hostCpu(dir / "cpuinfo");
+    EXPECT_EQ(h.value("model", ""), "Intel(R) Xeon(R) Platinum 8480+");
+    EXPECT_EQ(h.value("cores", 0), kbx::hostResources().first);
+    EXPECT_GT(h.value("mem_available_gib", 0.0), 0.0);
+    const auto n = kbx::hostCpu(dir / "none");
+    EXPECT_FALSE(n.contains("model")) << n.dump();
+    EXPECT_GE(n.value("cores", 0), 1);
+    EXPECT_FALSE(kbx::hostCpu(dir / "missing").contains("model"));
+    std::filesystem::remove_all(dir);
 }
 
 // Issue 22: the repeat interval. One process and no within-process spread: the prior alone,
@@ -277,8 +307,9 @@ TEST(GroupMedianGeomean, ALevelThatFollowsTheLaunchParityIsAveragedWhateverTheSt
             EXPECT_NEAR(groupMedianGeomean(xs, g), std::sqrt(6.4 * 7.0), 1e-12) << oddPair << start;
             // The plain median is not: with four blocks at one level and three at the other it sits
             // at the first block's level.
-            if (!oddPair)
+            if (!oddPair) {
                 EXPECT_DOUBLE_EQ(quantile(xs, 0.5), start ? 7.0 : 6.4);
+            }
         }
 }
 

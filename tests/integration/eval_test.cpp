@@ -542,6 +542,10 @@ TEST(Eval, TheCriticalPathStartsItsExtendedTierWithItsContractTier)
         const auto prov = nlohmann::json::parse(s.query("SELECT provenance FROM runs")[0]["provenance"].get<std::string>());
         EXPECT_EQ(prov.value("extended_start", ""), mode);
         EXPECT_EQ(prov.value("critical_path", -1), critical);
+        // The host's CPU side beside the GPU (kbx::hostCpu): it bounds the correctness stage's wall.
+        ASSERT_TRUE(prov.contains("host_cpu")) << prov.dump();
+        EXPECT_GE(prov["host_cpu"].value("cores", 0), 1) << prov["host_cpu"].dump();
+        EXPECT_GT(prov["host_cpu"].value("mem_available_gib", 0.0), 0.0) << prov["host_cpu"].dump();
     }
     EXPECT_EQ(stored["auto"], stored["after-contract"]);
     fs::remove_all(dir);

@@ -230,5 +230,21 @@ class RepeatCommand(unittest.TestCase):
         self.assertEqual(gpu_runs.perf_repeat.parse_args(cmd[2:])[1], [])
 
 
+class HostLine(unittest.TestCase):
+    """environment.txt's host line: the CPU model, usable cores and memory, or that they are not known."""
+
+    def test_model_cores_and_memory_from_proc_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            cpu, mem = os.path.join(d, "cpuinfo"), os.path.join(d, "meminfo")
+            with open(cpu, "w") as f:
+                f.write("processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\nflags\t: fpu\n")
+            with open(mem, "w") as f:
+                f.write("MemTotal:       131072000 kB\nMemFree: 1 kB\n")
+            line = gpu_runs.host_line(cpu, mem)
+            self.assertTrue(line.startswith("Intel(R) Xeon(R) Platinum 8480+, "), line)
+            self.assertTrue(line.endswith(" usable core(s), 125 GiB memory"), line)
+            self.assertEqual(gpu_runs.host_line(os.path.join(d, "no"), os.path.join(d, "no")).split(", ")[0], "CPU model not known")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -21,7 +21,7 @@ def iv(e, lo, hi):
     return {"estimate": e, "lo": lo, "hi": hi}
 
 
-def make_db(path, kernels, gpu="GPU-aaaa", no_peaks=()):
+def make_db(path, kernels, gpu="GPU-aaaa", no_peaks=(), host_cpu=None):
     """kernels: {(task, code): (geomean interval, flags)}; one shape each, 10 us candidate, 12 us eager,
     its roofline bound from the device's peaks unless its task is in no_peaks.
     Returns {code: its stored hash}."""
@@ -37,7 +37,7 @@ def make_db(path, kernels, gpu="GPU-aaaa", no_peaks=()):
                     "stage_seconds": {"candidate": 1.0, "compare": 0.1, "reference": 0.5, "evaluation": 1.5 + len(evs),
                                       "precompile": 0.25},
                     "timings": [{"shape": "1M_f32", "candidate_ms": 0.010, "baseline_ms": 0.012, "samples": samples}]})
-    return fixture_db.write(path, [{"device": "cuda", "provenance": {"devices": [{"name": "Test GPU"}], "versions": {"torch": "x"}},
+    return fixture_db.write(path, [{"device": "cuda", "provenance": dict({"devices": [{"name": "Test GPU"}], "versions": {"torch": "x"}}, **({"host_cpu": host_cpu} if host_cpu else {})),
                                     "evaluations": evs}])
 
 
@@ -269,6 +269,15 @@ class PerfRepeatReport(unittest.TestCase):
         self.assertIn("**a cross-machine repeat: the runs were timed on different GPUs.**", md)
         self.assertIn("## CI coverage (across GPUs)", md)
         self.assertIn("### run 0 and run 1 (on another GPU)", md)
+
+    def test_each_runs_host_cpu_is_named_and_an_older_database_says_not_recorded(self):
+        k = {("Math/abs", "a" * 40): (iv(1.000, 0.990, 1.010), [])}
+        with tempfile.TemporaryDirectory() as out:
+            make_db(os.path.join(out, "run-0.sqlite"), k, host_cpu={"model": "AMD EPYC 9654", "cores": 16, "mem_available_gib": 125.3})
+            make_db(os.path.join(out, "run-1.sqlite"), k)
+            runs = [{"rc": 0, "wall": 10.0, "correct_wall": 2.0, "first": "", "db": f"run-{r}.sqlite"} for r in (0, 1)]
+            md = self.report(out, runs)
+        self.assertIn("run 0 AMD EPYC 9654, 16 core(s), 125.3 GiB available; run 1 not recorded", md)
 
 
 class ParityBalance(unittest.TestCase):
