@@ -354,6 +354,17 @@ bool mergePinBatch(std::vector<PinRun>& pins, std::size_t from, std::size_t to, 
 }
 }  // namespace
 
+AutotuneSweepPlan autotuneSweepPlan(const nlohmann::json& autotuneRecord)
+{
+    AutotuneSweepPlan p;
+    if (autotuneRecord.is_object())
+        for (const auto& [name, a] : autotuneRecord.items())
+            if (a.is_object() && a.contains("configs") && a["configs"].is_number_integer())
+                p.declared = std::max(p.declared, a["configs"].get<int>());
+    p.configs = std::min(p.declared, kMaxAutotuneSweepConfigs);
+    return p;
+}
+
 void CorrectnessStage::autotuneSweep(const Submission& sub, const TaskInfo& task, const RefBundle::Tier& contract, const fs::path& dir,
                                      EvaluationRecord& rec, const Slot& slot)
 {
@@ -363,14 +374,17 @@ void CorrectnessStage::autotuneSweep(const Submission& sub, const TaskInfo& task
     // differently on 12 of 93 timed shapes on the H200, and a real generated smooth_l1_loss, wrong at
     // BLOCK_SIZE 256 and 512, passed or failed with the winner): a kernel must be right under every
     // config its autotuner may choose. K comes from the candidate process's autotune record (at most
-    // 16); configs that cannot run for an input are skipped as the autotuner skips them.
-    int k = 1;
-    for (const auto& [name, a] : rec.evidence["autotune"].items())
-        if (a.is_object() && a.contains("configs") && a["configs"].is_number_integer())
-            k = std::max(k, std::min(16, a["configs"].get<int>()));
+    // kMaxAutotuneSweepConfigs; more are named as not swept); configs that cannot run for an input
+    // are skipped as the autotuner skips them.
+    const auto plan = autotuneSweepPlan(rec.evidence["autotune"]);
+    const int k = plan.configs;
     if (k <= 1)
         return;
     nlohmann::json sweep = {{"configs", k}, {"runs", nlohmann::json::array()}};
+    if (plan.declared > k) {
+        sweep["declared"] = plan.declared;
+        sweep["not_swept"] = fmt::format("configs {}-{} of {}: the sweep runs at most {}", k + 1, plan.declared, plan.declared, k);
+    }
     sweep["runs"].push_back({{"pin", 0}, {"pass", true}, {"config", chosenConfigs(rec.evidence["autotune"])}});
     // The other configs run at once, up to kSweepParallel processes (issue 22: a swept kernel was the
     // correctness stage's tail, sequential sweep processes on the H200). Each in a directory of its

@@ -23,6 +23,18 @@ class PerfStage;
 class ResultSink;
 struct Slot;
 
+/// The autotune sweep's reach (issue 22): a candidate's contract cases run under each config its
+/// @triton.autotune declares, the largest count over its autotuned kernels (from the candidate
+/// process's record, `autotune.<kernel>.configs`), at most kMaxAutotuneSweepConfigs. `declared` is
+/// that count uncapped: a kernel with more has configs configs+1..declared left unswept, and its
+/// evidence (`autotune_sweep.declared`, `not_swept`) and `kbx show` say so.
+struct AutotuneSweepPlan {
+    int configs = 1;   ///< configs the sweep runs (the first one is the contract tier's own run)
+    int declared = 1;  ///< configs declared
+};
+inline constexpr int kMaxAutotuneSweepConfigs = 32;
+AutotuneSweepPlan autotuneSweepPlan(const nlohmann::json& autotuneRecord);
+
 class CorrectnessStage {
 public:
     CorrectnessStage(const TaskCatalogue& catalogue, const EvalOptions& opt, const WorkerLauncher& launcher, ReferenceCache& refs,

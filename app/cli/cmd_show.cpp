@@ -235,7 +235,10 @@ void printText(const json& ev, const json& cases, const json& timings, std::int6
     // @triton.autotune, first config first.
     if (evidence.is_object() && evidence.contains("autotune_sweep") && evidence["autotune_sweep"].is_object()) {
         const auto& sw = evidence["autotune_sweep"];
-        std::cout << fmt::format("autotune sweep: contract cases under each of {} config(s)\n", str(sw, "configs"));
+        std::cout << fmt::format("autotune sweep: contract cases under each of {} config(s){}\n", str(sw, "configs"),
+                                 sw.contains("not_swept") ? fmt::format(" (of {} declared; not swept: {})", str(sw, "declared"),
+                                                                        oneLine(str(sw, "not_swept")).substr(0, 200))
+                                                          : std::string());
         for (const auto& r : sw.value("runs", json::array())) {
             if (!r.is_object())
                 continue;

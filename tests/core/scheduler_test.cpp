@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The correctness queue's order (core/scheduler): longest expected work first; the pool's tail work.
 #include "catalogue.h"
+#include "correctness_stage.h"
 #include "importers.h"
 #include "result_sink.h"
 #include "scheduler.h"
@@ -179,4 +180,25 @@ TEST(CorrectnessPool, ThreadsThatFindTheQueueEmptyTakeTheTailWorkAndThenEnd)
     EXPECT_EQ(tailDone, (std::vector<int>{0, 1, 2, 3, 4, 5})) << "the long first evaluation's tail work is done too";
     EXPECT_TRUE(pending.empty());
     EXPECT_EQ(sum.passed, 6);
+}
+
+// Issue 22's autotune sweep reaches every config a candidate's @triton.autotune declares up to
+// kMaxAutotuneSweepConfigs (the largest count over its kernels); beyond it `declared` keeps the count
+// so the evidence and kbx show name the configs not swept. A record without counts sweeps nothing.
+TEST(AutotuneSweepPlan, EveryDeclaredConfigUpToTheCapAndTheDeclaredCountBeyondIt)
+{
+    using kbx::autotuneSweepPlan;
+    const auto none = autotuneSweepPlan(nlohmann::json::object());
+    EXPECT_EQ(none.configs, 1);
+    EXPECT_EQ(none.declared, 1);
+    EXPECT_EQ(autotuneSweepPlan(nlohmann::json()).configs, 1);
+    const auto four = autotuneSweepPlan({{"_k", {{"configs", 4}}}});
+    EXPECT_EQ(four.configs, 4);
+    EXPECT_EQ(four.declared, 4);
+    // 17-32: swept in full (the cap was 16 before; a real kernel's list of 20 configs went unchecked past 16).
+    EXPECT_EQ(autotuneSweepPlan({{"_k", {{"configs", 20}}}}).configs, 20);
+    const auto many = autotuneSweepPlan({{"_a", {{"configs", 3}}}, {"_b", {{"configs", 40}}}, {"_c", "junk"}, {"_d", {{"configs", "9"}}}});
+    EXPECT_EQ(many.configs, kbx::kMaxAutotuneSweepConfigs);
+    EXPECT_EQ(many.declared, 40);
+    EXPECT_EQ(autotuneSweepPlan({{"_k", {{"configs", -5}}}}).configs, 1);
 }

@@ -79,7 +79,24 @@ TEST(Show, ATimedEvaluationShowsItsVerdictEveryPerfShapeAndTheProfiledKernels)
         ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
         sqlite3_close(h);
     }
+    // An autotune sweep that stopped at the cap (issue 22): the configs left unswept are named.
+    {
+        sqlite3* h = nullptr;
+        ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+        const std::string sql = "UPDATE evaluations SET evidence = json_set(evidence, '$.autotune_sweep', json('{\"configs\": 32, "
+           "\"declared\": 40, \"not_swept\": \"configs 33-40 of 40: the sweep runs at most 32\", \"runs\": [{\"pin\": 0, "
+           "\"pass\": true, \"config\": \"_k: BLOCK: 64\"}, {\"pin\": 1, \"pass\": true, \"config\": \"_k: BLOCK: 128\"}]}')) "
+           "WHERE id = " + std::to_string(id);
+        char* err = nullptr;
+        ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+        sqlite3_close(h);
+    }
     auto a = run(kbxBin() + " show " + std::to_string(id) + " --db " + db.string() + " 2>&1");
+    EXPECT_NE(a.out.find("autotune sweep: contract cases under each of 32 config(s) (of 40 declared; not swept: configs 33-40 of 40: "
+                         "the sweep runs at most 32)"),
+              std::string::npos)
+        << a.out;
+    EXPECT_NE(a.out.find("  config 2: pass  _k: BLOCK: 128"), std::string::npos) << a.out;
     EXPECT_NE(a.out.find("95% repeat interval over 3 fresh process(es)"), std::string::npos) << a.out;
     EXPECT_NE(a.out.find("prior 0.65 % x 4 df, shapes 1.23 % (the shapes' spread decided)"), std::string::npos) << a.out;
     EXPECT_NE(a.out.find("timed in 5 processes: its first processes' geomeans disagreed by 0.62 % (more than 0.50 %); then its "
