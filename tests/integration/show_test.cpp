@@ -27,6 +27,22 @@ std::int64_t scalar(const fs::path& db, const std::string& sql)
     return rows.empty() || rows[0].begin()->is_null() ? 0 : rows[0].begin()->get<std::int64_t>();
 }
 
+/// One SQL statement on the copy (an UPDATE of stored evidence); "" when it ran, else SQLite's message.
+std::string execSql(const fs::path& db, const std::string& sql)
+{
+    sqlite3* h = nullptr;
+    if (sqlite3_open(db.c_str(), &h) != SQLITE_OK) {
+        sqlite3_close(h);
+        return "cannot open " + db.string();
+    }
+    char* err = nullptr;
+    const int rc = sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err);
+    std::string why = rc == SQLITE_OK ? "" : (err ? err : "sqlite3_exec failed");
+    sqlite3_free(err);
+    sqlite3_close(h);
+    return why;
+}
+
 }  // namespace
 
 TEST(Show, ATimedEvaluationShowsItsVerdictEveryPerfShapeAndTheProfiledKernels)
@@ -56,40 +72,28 @@ TEST(Show, ATimedEvaluationShowsItsVerdictEveryPerfShapeAndTheProfiledKernels)
     // What the candidate's @triton.autotune chose for a shape (issue 22), as the perf stage stores it;
     // a config text with an escape sequence is printed on one line with it neutralised.
     {
-        sqlite3* h = nullptr;
-        ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
         const std::string sql = "UPDATE timings SET samples = json_set(samples, '$.autotune', json('[{\"kernel\": \"_k\", \"config\": \"BLOCK: 256\\u001b[2J\", "
            "\"bench_s\": 1.5, \"timings_ms\": {\"BLOCK: 256\": 0.1, \"BLOCK: 512\": 0.2}}]')) WHERE evaluation_id = " +
            std::to_string(id) + " AND shape = '" + shapes[0]["shape"].get<std::string>() + "'";
-        char* err = nullptr;
-        ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-        sqlite3_close(h);
+        ASSERT_EQ(execSql(db, sql), "");
     }
     // The repeat interval's parts, with the shapes' floor where it decided (docs/PERF_PROTOCOL.md).
     {
-        sqlite3* h = nullptr;
-        ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
         const std::string sql = "UPDATE evaluations SET evidence = json_set(evidence, '$.perf.geomean_speedup', json('{\"estimate\": 1.2, "
            "\"lo\": 1.17, \"hi\": 1.23, \"interval\": \"repeat\", \"processes\": 3, \"between_process_rel\": 0.002, "
            "\"within_process_rel\": 0.001, \"sd_rel\": 0.0123, \"prior_rel\": 0.0065, \"prior_df\": 4, "
            "\"shape_spread_rel\": 0.0123, \"sd_from\": \"shapes\"}'), '$.perf.extra_processes', json('{\"spread\": 0.0062, "
            "\"threshold\": 0.005, \"target_width\": 0.02, \"widths\": [{\"processes\": 4, \"width\": 0.0241}], \"processes\": 5}')) "
            "WHERE id = " + std::to_string(id);
-        char* err = nullptr;
-        ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-        sqlite3_close(h);
+        ASSERT_EQ(execSql(db, sql), "");
     }
     // An autotune sweep that stopped at the cap (issue 22): the configs left unswept are named.
     {
-        sqlite3* h = nullptr;
-        ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
         const std::string sql = "UPDATE evaluations SET evidence = json_set(evidence, '$.autotune_sweep', json('{\"configs\": 32, "
            "\"declared\": 40, \"not_swept\": \"configs 33-40 of 40: the sweep runs at most 32\", \"runs\": [{\"pin\": 0, "
            "\"pass\": true, \"config\": \"_k: BLOCK: 64\"}, {\"pin\": 1, \"pass\": true, \"config\": \"_k: BLOCK: 128\"}]}')) "
            "WHERE id = " + std::to_string(id);
-        char* err = nullptr;
-        ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-        sqlite3_close(h);
+        ASSERT_EQ(execSql(db, sql), "");
     }
     auto a = run(kbxBin() + " show " + std::to_string(id) + " --db " + db.string() + " 2>&1");
     EXPECT_NE(a.out.find("autotune sweep: contract cases under each of 32 config(s) (of 40 declared; not swept: configs 33-40 of 40: "
