@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """bench/perf_bench.py's report header: the device, versions and source from the run's provenance,
 and the GPU slots only where the run recorded them (a run spread with --gpus); a one-GPU run has none
-and gets no empty "slots:" line; a run whose repeats ran on different cards names each other card."""
+and gets no empty "slots:" line; a run whose repeats ran on different cards names each other card; the
+noise-floor section's range and the table that names which tasks it leaves out."""
 import argparse
 import os
 import sys
@@ -46,6 +47,30 @@ class Header(unittest.TestCase):
         same = perf_bench.header_lines(args(), PROV, [PROV, PROV])
         self.assertEqual(same, perf_bench.header_lines(args(), PROV))
         self.assertEqual(lines[-1], "")
+
+
+class SelfSpeedups(unittest.TestCase):
+    def test_the_table_names_the_tasks_it_leaves_out_and_the_summary_gives_the_range(self):
+        sp = {f"Math/t{i:02d}": [1 + i / 1000, 1 - 0.0004 * i] for i in range(12)}
+        sp["Reduce/far"] = [1.03, 0.999]  # one value out of band
+        lines = perf_bench.self_speedup_table(sp, 2, [100.0, 120.0])
+        text = "\n".join(lines)
+        self.assertIn("- 13 tasks x 2 runs: 25 of 26 self-speedups within [0.98, 1.02] (96.2%); range 0.996-1.030; "
+                      "tasks within in every run: 12 of 13", text)
+        self.assertIn("| task (the 10 of 13 furthest from 1) | self-speedups |", lines)
+        rows = [l for l in lines if l.startswith("| Math/") or l.startswith("| Reduce/")]
+        self.assertEqual(len(rows), 10)
+        self.assertEqual(rows[0], "| Reduce/far | 1.030, 0.999 |")
+        self.assertEqual(rows[1], "| Math/t11 | 1.011, 0.996 |")
+        self.assertNotIn("Math/t00", text)  # the closest to 1 are the ones left out
+        self.assertNotIn("Math/t01", text)
+
+    def test_every_task_fits_and_the_heading_is_plain(self):
+        lines = perf_bench.self_speedup_table({"Math/a": [0.999], "Math/b": [1.001]}, 1, [50.0])
+        self.assertIn("| task | self-speedups |", lines)
+        self.assertIn("range 0.999-1.001", "\n".join(lines))
+        self.assertEqual(perf_bench.self_speedup_table({}, 3, [])[2],
+                         "- 0 tasks x 3 runs: 0 of 0 self-speedups within [0.98, 1.02] (0.0%); tasks within in every run: 0 of 0")
 
 
 if __name__ == "__main__":
