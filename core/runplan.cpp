@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "runplan.h"
 
+#include "source.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,14 +15,6 @@ namespace {
 
 using Code = RunPlanError::Code;
 
-std::string trimmed(const std::string& s)
-{
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos)
-        return {};
-    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
 void requireOneOf(const std::string& what, const std::string& value, const std::vector<std::string>& choices)
 {
     if (std::find(choices.begin(), choices.end(), value) == choices.end())
@@ -29,12 +23,12 @@ void requireOneOf(const std::string& what, const std::string& value, const std::
 
 bool allGpus(const std::vector<std::string>& gpus)
 {
-    return std::any_of(gpus.begin(), gpus.end(), [](const std::string& g) { return trimmed(g) == "all"; });
+    return std::any_of(gpus.begin(), gpus.end(), [](const std::string& g) { return trimSpace(g) == "all"; });
 }
 
 bool anyGpu(const std::vector<std::string>& gpus)
 {
-    return std::any_of(gpus.begin(), gpus.end(), [](const std::string& g) { return !trimmed(g).empty(); });
+    return std::any_of(gpus.begin(), gpus.end(), [](const std::string& g) { return !trimSpace(g).empty(); });
 }
 
 [[noreturn]] void gpusNeedCuda()
@@ -92,7 +86,7 @@ void checkRequest(const PlanRequest& r)
     perfOverrides(r.perfConfig, r.perfBaselines);
     if (r.device == "cpu" && anyGpu(r.gpus))
         gpusNeedCuda();
-    if (allGpus(r.gpus) && std::count_if(r.gpus.begin(), r.gpus.end(), [](const std::string& g) { return !trimmed(g).empty(); }) > 1)
+    if (allGpus(r.gpus) && std::count_if(r.gpus.begin(), r.gpus.end(), [](const std::string& g) { return !trimSpace(g).empty(); }) > 1)
         throw RunPlanError(Code::BadGpus, "--gpus: 'all' goes alone", "'all' goes alone");
 }
 
@@ -108,8 +102,8 @@ std::vector<std::string> expandGpus(const std::vector<std::string>& gpus, int vi
 {
     std::vector<std::string> out;
     for (const auto& g : gpus)
-        if (auto t = trimmed(g); !t.empty())
-            out.push_back(t);
+        if (auto t = trimSpace(g); !t.empty())
+            out.emplace_back(t);
     if (std::find(out.begin(), out.end(), "all") == out.end())
         return out;
     if (out.size() > 1)
@@ -119,7 +113,7 @@ std::vector<std::string> expandGpus(const std::vector<std::string>& gpus, int vi
     std::vector<std::string> parent;
     std::stringstream ss(parentVisibleDevices);
     for (std::string x; std::getline(ss, x, ',');)
-        parent.push_back(trimmed(x));
+        parent.emplace_back(trimSpace(x));
     out.clear();
     for (int i = 0; i < visible; ++i)
         out.push_back(static_cast<std::size_t>(i) < parent.size() && !parent[i].empty() ? parent[i] : std::to_string(i));

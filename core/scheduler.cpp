@@ -5,6 +5,7 @@
 
 #include "catalogue.h"
 #include "result_sink.h"
+#include "source.h"
 #include "store.h"
 
 #include <fmt/format.h>
@@ -83,13 +84,9 @@ nlohmann::json hostCpu(const std::filesystem::path& cpuinfo)
     std::ifstream in(cpuinfo);
     for (std::string line; std::getline(in, line);)
         if (line.rfind("model name", 0) == 0) {
-            if (const auto colon = line.find(':'); colon != std::string::npos) {
-                auto model = line.substr(colon + 1);
-                const auto b = model.find_first_not_of(" \t");
-                const auto e = model.find_last_not_of(" \t\r");
-                if (b != std::string::npos)
-                    h["model"] = model.substr(b, e - b + 1).substr(0, 200);
-            }
+            if (const auto colon = line.find(':'); colon != std::string::npos)
+                if (const auto model = trimSpace(std::string_view(line).substr(colon + 1)); !model.empty())
+                    h["model"] = std::string(model.substr(0, 200));
             break;
         }
     return h;

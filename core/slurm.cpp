@@ -38,15 +38,6 @@ std::vector<std::string> split(const std::string& s, char sep)
     return out;
 }
 
-std::string trim(std::string s)
-{
-    const auto ws = " \t\r\n";
-    s.erase(0, s.find_first_not_of(ws));
-    auto e = s.find_last_not_of(ws);
-    s.erase(e == std::string::npos ? 0 : e + 1);
-    return s;
-}
-
 }  // namespace
 
 ShardSpec parseShard(const std::string& text)
@@ -208,7 +199,7 @@ std::optional<std::string> parseSbatchJobId(const std::string& out)
     std::istringstream in(out);
     std::string line, last;
     while (std::getline(in, line)) {
-        line = trim(line);
+        line = std::string(trimSpace(line));
         if (!line.empty())
             last = line;
     }
@@ -240,7 +231,7 @@ std::map<int, ArrayTaskState> parseJobTable(const std::string& out, const std::s
     std::istringstream in(out);
     std::string line;
     while (std::getline(in, line)) {
-        line = trim(line);
+        line = std::string(trimSpace(line));
         if (line.empty())
             continue;
         auto f = split(line, '|');
@@ -256,10 +247,10 @@ std::map<int, ArrayTaskState> parseJobTable(const std::string& out, const std::s
         ArrayTaskState st;
         st.jobId = jobId;
         // "CANCELLED by 0" -> CANCELLED; squeue and sacct agree on the names otherwise.
-        st.state = trim(f[1].substr(0, f[1].find(' ')));
+        st.state = std::string(trimSpace(std::string_view(f[1]).substr(0, f[1].find(' '))));
         std::transform(st.state.begin(), st.state.end(), st.state.begin(), [](unsigned char c) { return std::toupper(c); });
-        st.exitCode = f.size() > 2 ? trim(f[2]) : "-";
-        st.nodes = f.size() > 3 ? trim(f[3]) : "";
+        st.exitCode = f.size() > 2 ? std::string(trimSpace(f[2])) : "-";
+        st.nodes = f.size() > 3 ? std::string(trimSpace(f[3])) : "";
         if (st.nodes == "None assigned" || st.nodes == "(null)")
             st.nodes.clear();
         std::vector<int> tasks;

@@ -26,18 +26,17 @@ std::vector<std::string_view> splitLines(std::string_view text)
     return lines;
 }
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-        s.remove_suffix(1);
-    return s;
-}
-
-bool isFence(std::string_view line) { return trim(line).substr(0, 3) == "```"; }
+bool isFence(std::string_view line) { return trimSpace(line).substr(0, 3) == "```"; }
 
 }  // namespace
+
+std::string_view trimSpace(std::string_view s)
+{
+    const auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos)
+        return {};
+    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
 
 std::string stripMarkdownFences(std::string_view text)
 {
@@ -69,7 +68,7 @@ std::string stripSeparatorSection(std::string_view text)
     auto lines = splitLines(text);
     std::string out;
     for (auto line : lines) {
-        auto t = trim(line);
+        auto t = trimSpace(line);
         if (t.size() >= kSeparatorWidth && t.find_first_not_of('#') == std::string_view::npos)
             break;
         out.append(line);

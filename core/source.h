@@ -15,6 +15,8 @@ std::string stripMarkdownFences(std::string_view text);
 std::string stripSeparatorSection(std::string_view text);
 /// Both of the above, then trailing whitespace trimmed: what the candidate actually submits.
 std::string cleanSubmission(std::string_view text);
+/// s without its leading and trailing spaces, tabs, CRs and newlines.
+std::string_view trimSpace(std::string_view s);
 /// Lower-case hex SHA-256 of the bytes.
 std::string sha256Hex(std::string_view bytes);
 
