@@ -79,8 +79,9 @@ class PerfRun(unittest.TestCase):
 
     def test_a_shape_that_converges_in_one_block_still_gets_two(self):
         # min_reps = block = 3 and a target any median meets: one block without the key, two with it,
-        # so that every group has samples.
-        cfg = {**self.CFG, "min_reps": 3, "target_rel_ci": 10.0}
+        # so that every group has samples. (Any: a CPU sample held up by the host can be 20x the median, so
+        # a target of 10 (a CI 20 medians wide) was missed now and then under ctest -j2, giving 9 reps.)
+        cfg = {**self.CFG, "min_reps": 3, "target_rel_ci": 1e12}
         self.assertEqual(relu_worker(dict(cfg), self.SHAPE).time_shape(self.SHAPE)["reps"], 3)
         res = relu_worker({**cfg, "parity_balance": 1}, self.SHAPE).time_shape(self.SHAPE)
         self.assertEqual(res["reps"], 6)
