@@ -28,8 +28,23 @@
 namespace kbx {
 namespace {
 
+/// The rows v6 sets right (a data-only migration: v6's schema is v5's). Before 264d555 the perf stage's
+/// kernel attribution (too little of a profiled call's GPU time in the candidate's Triton kernels) failed
+/// the verdict and also cleared exe_ok, although the outputs had been checked right; since then it keeps
+/// exe_ok (exe in the seed's sense, as for a kernel that launched no Triton kernel at all: TierJudge), so
+/// a database made before counted such candidates out of exe and one made after counts them in. Only
+/// rows whose failure the attribution made: not_triton_kernel with perf attribution evidence, call_ok
+/// set, never an imported row (the seed's own exe_ok).
+const std::string kV6StaleExe =
+    "failure_class = 'not_triton_kernel' AND exe_ok = 0 AND call_ok = 1 AND json_valid(evidence) "
+    "AND json_extract(evidence, '$.perf.attribution.available') = 1 AND json_type(evidence, '$.imported') IS NULL";
+
+/// The last version that changed the schema; later ones change data only, so a read-only open of a
+/// file at this version or later reads it right where those migrations would change nothing.
+constexpr int kLastSchemaChange = 5;
+
 /// Forward migrations: entry i brings a database from user_version i to i+1.
-const std::vector<const char*> kMigrations = {
+const std::vector<std::string> kMigrations = {
     R"SQL(
 CREATE TABLE methods(
   id INTEGER PRIMARY KEY,
@@ -247,6 +262,8 @@ JOIN methods m ON m.id = s.method_id
 JOIN runs r ON r.id = e.run_id
 LEFT JOIN manual_labels l ON l.evaluation_id = e.id;
 )SQL",
+    // v6 (data only): the perf stage's kernel-attribution failures keep exe_ok (kV6StaleExe).
+    "UPDATE evaluations SET exe_ok = 1 WHERE " + kV6StaleExe + ";\n",
 };
 
 using store_detail::Stmt;
@@ -413,11 +430,23 @@ void Store::openReadOnly()
                                          m_path.string(), version, kSchemaVersion));
         if (version == 0)
             throw StoreError(fmt::format("{} is not a kbx database (no kbx schema)", m_path.string()));
-        if (version < kSchemaVersion)
-            throw StoreError(fmt::format("{} has schema version {}, older than this kbx's ({}); kbx upgrades such a database "
+        // An older file is read as it is only where its schema is this kbx's and the data-only migrations
+        // after it would change nothing (v6: no evaluation whose exe_ok it sets right); else it needs the
+        // upgrade a writable open makes, which this open cannot.
+        std::string why;
+        if (version >= kLastSchemaChange && version < kSchemaVersion) {
+            Stmt st(m_db, "SELECT count(*) FROM evaluations WHERE " + kV6StaleExe);
+            st.step();
+            if (const auto stale = st.i64(0); stale > 0)
+                why = fmt::format(": {} evaluation{} stored with exe_ok 0 although only the perf stage's kernel attribution failed "
+                                  "{} (the outputs were right; kbx counts them as exe since schema 6)",
+                                  stale, stale == 1 ? "" : "s", stale == 1 ? "it" : "them");
+        }
+        if (version < kSchemaVersion && (version < kLastSchemaChange || !why.empty()))
+            throw StoreError(fmt::format("{} has schema version {}, older than this kbx's ({}){}; kbx upgrades such a database "
                                          "in place, but it is opened read-only{}. Copy it to a place you can write (e.g. cp {} ~/) "
                                          "and use the copy",
-                                         m_path.string(), version, kSchemaVersion,
+                                         m_path.string(), version, kSchemaVersion, why,
                                          m_readOnlyReason.empty() ? "" : " (" + m_readOnlyReason + ")", m_path.string()));
     } catch (...) {
         sqlite3_close(m_db);
@@ -516,6 +545,8 @@ void Store::migrate()
         throw StoreError(fmt::format("{} has schema version {}, newer than this kbx understands ({}); use a newer kbx",
                                      m_path.string(), version, kSchemaVersion));
     // Whether the file is ours at all was settled before anything wrote (requireKbxDatabase).
+    if (kMigrations.size() != static_cast<std::size_t>(kSchemaVersion))
+        throw StoreError(fmt::format("internal error: {} migrations for schema version {}", kMigrations.size(), kSchemaVersion));
     for (int v = version; v < kSchemaVersion; ++v) {
         Transaction tx(m_db);
         exec(withoutExistingColumns(kMigrations[static_cast<std::size_t>(v)]));

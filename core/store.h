@@ -21,7 +21,7 @@ namespace kbx {
 struct ImportBatch;    // seed_import.h
 struct ImportSummary;  // seed_import.h
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 /// The most evidence one evaluation keeps (its own and its cases' together; issue 20).
 inline constexpr std::size_t kEvidenceBytes = 256 * 1024;
 

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <map>
 #include <vector>
 
 #include <sys/wait.h>
@@ -242,6 +243,87 @@ TEST(Store, MigrationToV5IsIdempotentOnExistingColumns)
     Store s(p);
     EXPECT_EQ(s.schemaVersion(), kSchemaVersion);
     EXPECT_FALSE(s.query("SELECT 1 FROM pragma_table_info('case_results') WHERE name = 'tier'").empty());
+}
+
+// v6 (data only): before the perf stage's kernel attribution kept exe_ok, it stored such a failure with
+// exe_ok 0 although the outputs had been checked right. The migration sets exe_ok there and only there:
+// a value mismatch with the same perf evidence, an attribution that was not available, a call failure
+// and an imported row (the seed's own exe) stay as they were. Read-only, such a v5 file is refused with
+// the reason; a v5 file without such rows is read as it is (v6's schema is v5's).
+TEST(Store, MigrationToV6SetsExeOfKernelAttributionFailuresOnly)
+{
+    auto p = tempDb("v6");
+    const nlohmann::json attributed = {{"perf", {{"attribution", {{"available", true}, {"triton_share", 0.17}}}}}};
+    std::map<std::string, std::int64_t> id;
+    {
+        Store s(p);
+        auto m = s.ensureMethod("m");
+        auto run = s.beginRun("cuda", {{"devices", {{{"name", "NVIDIA H200"}}}}}, {0}, 1, {});
+        auto add = [&](const std::string& name, const std::string& task, const char* cls, bool callOk, const nlohmann::json& ev) {
+            auto sub = s.ensureSubmission(s.ensureCandidate(task, "# " + name + "\n").first, m, 0, name);
+            EvaluationRecord r = rec(run, sub, false);
+            r.taskId = task;
+            r.callOk = callOk;
+            r.exeOk = false;
+            r.failureClass = cls;
+            r.evidence = ev;
+            id[name] = s.addEvaluation(r);
+        };
+        add("attribution", "Activation/relu", "not_triton_kernel", true, attributed);
+        add("mismatch", "Activation/gelu", "value_mismatch", true, attributed);
+        add("unavailable", "Activation/silu", "not_triton_kernel", true,
+            nlohmann::json{{"perf", {{"attribution", {{"available", false}}}}}});
+        add("call", "Activation/tanh", "not_triton_kernel", false, attributed);
+        auto imported = attributed;
+        imported["imported"] = {{"format", "seed"}, {"exe_ok", false}};
+        add("imported", "Activation/sigmoid", "not_triton_kernel", true, imported);
+        s.query("PRAGMA user_version = 5");
+    }
+    auto userVersion = [&] {
+        sqlite3* db = nullptr;
+        sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
+        const int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return v;
+    };
+    try {
+        Store ro(p, OpenMode::ReadOnly);
+        ADD_FAILURE() << "a v5 file with an evaluation v6 sets right was read as it is";
+    } catch (const StoreError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("schema version 5, older"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("1 evaluation stored with exe_ok 0"), std::string::npos) << msg;
+    }
+    EXPECT_EQ(userVersion(), 5);
+    {
+        Store s(p);
+        EXPECT_EQ(s.schemaVersion(), 6);
+        auto exe = [&](const std::string& name) {
+            return s.query("SELECT exe_ok FROM evaluations WHERE id = " + std::to_string(id.at(name)))[0]["exe_ok"];
+        };
+        EXPECT_EQ(exe("attribution"), 1);
+        EXPECT_EQ(exe("mismatch"), 0);
+        EXPECT_EQ(exe("unavailable"), 0);
+        EXPECT_EQ(exe("call"), 0);
+        EXPECT_EQ(exe("imported"), 0);
+        // The verdict and class stay; the counts follow (the derived table's trigger).
+        const auto row = s.query("SELECT verdict, failure_class FROM evaluations WHERE id = " + std::to_string(id.at("attribution")));
+        EXPECT_EQ(row[0]["verdict"], "fail");
+        EXPECT_EQ(row[0]["failure_class"], "not_triton_kernel");
+        const auto rows = s.report();
+        ASSERT_EQ(rows.size(), 1u);
+        EXPECT_EQ(rows[0].total, 5);
+        EXPECT_EQ(rows[0].callOk, 4);
+        EXPECT_EQ(rows[0].exeOk, 1);
+        // A v5 file with nothing for v6 to set right: read-only as it is.
+        s.query("PRAGMA user_version = 5");
+    }
+    Store ro(p, OpenMode::ReadOnly);
+    EXPECT_EQ(ro.schemaVersion(), 5);
+    EXPECT_EQ(ro.report().at(0).exeOk, 1);
 }
 
 // What one evaluation keeps is bounded (issue 20): its own evidence and its cases' together at most
