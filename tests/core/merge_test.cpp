@@ -50,26 +50,12 @@ std::vector<Cand> allCandidates()
 
 using kbx_test::Snapshot;
 using kbx_test::snapshot;
+using kbx_test::userVersion;
 
 bool exists(const fs::path& p)
 {
     std::error_code ec;
     return fs::exists(p, ec);
-}
-
-/// PRAGMA user_version of a file, read through a read-only connection of SQLite's own.
-int userVersion(const fs::path& p)
-{
-    sqlite3* db = nullptr;
-    int v = -1;
-    if (sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    return v;
 }
 
 /// Brings a closed kbx database back to schema version 3 (before the code-quality cache of v4).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "store.h"
 
+#include "file_snapshot.h"
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -279,16 +281,6 @@ TEST(Store, MigrationToV6SetsExeOfKernelAttributionFailuresOnly)
         add("imported", "Activation/sigmoid", "not_triton_kernel", true, imported);
         s.query("PRAGMA user_version = 5");
     }
-    auto userVersion = [&] {
-        sqlite3* db = nullptr;
-        sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-        sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
-        const int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-        sqlite3_finalize(st);
-        sqlite3_close(db);
-        return v;
-    };
     try {
         Store ro(p, OpenMode::ReadOnly);
         ADD_FAILURE() << "a v5 file with an evaluation v6 sets right was read as it is";
@@ -297,7 +289,7 @@ TEST(Store, MigrationToV6SetsExeOfKernelAttributionFailuresOnly)
         EXPECT_NE(msg.find("schema version 5, older"), std::string::npos) << msg;
         EXPECT_NE(msg.find("1 evaluation stored with exe_ok 0"), std::string::npos) << msg;
     }
-    EXPECT_EQ(userVersion(), 5);
+    EXPECT_EQ(kbx_test::userVersion(p), 5);
     {
         Store s(p);
         EXPECT_EQ(s.schemaVersion(), 6);
